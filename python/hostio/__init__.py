@@ -1,0 +1,5 @@
+"""hostio: simulate, measure and tune the host network I/O path (NIC, PCIe, DDIO, LLC, cores)."""
+from hostio._core import __version__
+from hostio.errors import ConfigError, HostioError
+
+__all__ = ["__version__", "ConfigError", "HostioError"]

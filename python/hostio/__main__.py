@@ -1,0 +1,5 @@
+import sys
+
+from hostio.cli import main
+
+sys.exit(main())

@@ -1,0 +1,45 @@
+"""The ``hostio`` command line. Each command group lives in its own module and registers its
+sub-commands here; the CLI only parses arguments and prints, the logic is in the Python API."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from hostio.errors import HostioError
+
+#: Modules that each define ``register(subparsers)``; a sub-command sets ``func(args) -> int``.
+COMMAND_MODULES = ("hostio.simcli", "hostio.pcie_cli", "hostio.hw_cli")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from hostio import __version__
+
+    parser = argparse.ArgumentParser(prog="hostio", description="The host network I/O path laboratory.")
+    parser.add_argument("--version", action="version", version=f"hostio {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except HostioError as exc:
+        print(f"hostio: error: {exc}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"hostio: error: {exc.filename}: no such file", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hostio: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

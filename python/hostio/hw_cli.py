@@ -1,0 +1,5 @@
+"""Command-line registration (see hostio.cli)."""
+
+
+def register(subparsers) -> None:
+    pass

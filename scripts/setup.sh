@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Create .venv (if needed), install the Python dependencies and build the release extension into it.
+# Idempotent and quick when nothing changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.deps-stamp
+want=$(sha256sum pyproject.toml | cut -c1-16)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  .venv/bin/python -m pip install -q --upgrade pip >/dev/null
+  .venv/bin/python -m pip install -q "maturin>=1.5,<2" "matplotlib>=3.7" "pytest>=7"
+  echo "$want" > "$stamp"
+fi
+# Release build of the compiled module, installed editable so python/hostio is used in place.
+VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release --quiet
+.venv/bin/python -c "import hostio; print('hostio', hostio.__version__, 'ready in .venv')"
