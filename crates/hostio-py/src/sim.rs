@@ -1,6 +1,63 @@
-//! Python bindings of `hostio-sim`.
+//! Python bindings of `hostio-sim`: runs release the GIL in slices of simulated time and check
+//! for Ctrl-C between slices.
+use crate::config_err;
 use pyo3::prelude::*;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+/// Simulated µs per slice between GIL re-acquisitions (interrupt checks and progress calls).
+const SLICE_US: f64 = 100.0;
+
+/// Run a scenario (TOML text) and return the result as a JSON string.
+#[pyfunction]
+#[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None))]
+fn simulate(py: Python<'_>, text: &str, overrides: Vec<String>, seed: Option<u64>, progress: Option<PyObject>) -> PyResult<String> {
+    let mut run = hostio_sim::Run::new(text, &overrides, seed).map_err(config_err)?;
+    loop {
+        let (done, frac) = py.allow_threads(|| run.step(SLICE_US));
+        py.check_signals()?;
+        if let Some(cb) = &progress {
+            cb.call1(py, (frac,))?;
+        }
+        if done {
+            break;
+        }
+    }
+    Ok(serde_json::to_string(&run.finish()).expect("serialisable"))
+}
+
+/// Parse, override and validate a scenario; return the resolved scenario as JSON.
+#[pyfunction]
+#[pyo3(signature = (text, overrides = Vec::new()))]
+fn check_scenario(text: &str, overrides: Vec<String>) -> PyResult<String> {
+    let sc = hostio_sim::parse_scenario(text, &overrides).map_err(config_err)?;
+    let r = sc.resolve().map_err(config_err)?;
+    let out = serde_json::json!({
+        "scenario": r.scenario,
+        "platform": r.platform,
+        "ddio_mask": format!("{:#x}", r.io_mask),
+        "warnings": r.warnings,
+    });
+    Ok(out.to_string())
+}
+
+/// Names of the built-in platform presets.
+#[pyfunction]
+fn presets() -> Vec<&'static str> {
+    hostio_sim::config::PRESETS.to_vec()
+}
+
+/// A preset's facts as JSON.
+#[pyfunction]
+fn preset(name: &str) -> PyResult<String> {
+    let p = hostio_sim::config::Platform::preset(name).ok_or_else(|| {
+        config_err(hostio_sim::ConfigError::new("preset", name, format!("one of {}", hostio_sim::config::PRESETS.join(", "))))
+    })?;
+    Ok(serde_json::to_string(&p).expect("serialisable"))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(preset, m)?)?;
     Ok(())
 }

@@ -1,0 +1,727 @@
+//! One socket's cache hierarchy: private L2s and a sliced, way-partitioned LLC with DDIO.
+//!
+//! # Mechanism
+//! * **Geometry.** `slices × sets × ways` lines of 64 B. The set index is physical-address bits
+//!   6.. (inside a 2 MiB page, so a buffer's offset decides its set); the slice is an XOR-parity
+//!   hash of the physical line address reduced modulo the slice count. Intel's hash for
+//!   non-power-of-two slice counts is unpublished; parity bits reduced mod 18 load the slices
+//!   unevenly (some get twice the lines of others), which is what lets a buffer set smaller than
+//!   the I/O capacity still conflict (the DDIO paper saw ~10 % misses with 187.5 KiB of buffers).
+//! * **Directory.** Every simulated line has a directory entry (where it is in this socket: LLC
+//!   way, which core's L2 and way, dirty bits, I/O history). Lookups are O(1); only victim
+//!   selection scans a set.
+//! * **Device write (ItoM, DDIO on).** Line anywhere in the hierarchy → *write update* (hit): a
+//!   copy in an L2 is invalidated and the line is written in the LLC. Not present → *write
+//!   allocate* (miss) into the I/O ways, LRU, filled from the highest way, without reading DRAM.
+//!   Device writes update replacement state. The victim is written back if dirty.
+//! * **Recycled I/O lines.** A line written by the device, then by a core, then by the device again
+//!   lands in the `recycled_io_mask` ways (0x003 on Skylake-SP/Cascade Lake, the "inclusive ways"
+//!   measured by the A4 and Double-Trouble studies). This is the L2 forwarder's buffer-recycling
+//!   pattern, and why the ATC'20 paper saw I/O interference at CAT mask 0x003.
+//! * **Device read (PCIeRdCur).** Hit if in the LLC or in an L2 (snoop); else DRAM, without
+//!   allocation and without touching replacement state.
+//! * **Non-allocating device write** (DDIO off on the port, or a NIC on another socket): cached
+//!   copies are invalidated and the line goes to DRAM.
+//! * **Core access, non-inclusive LLC (Skylake-SP).** L2 hit; else an LLC hit moves the line into
+//!   the L2 (it leaves the LLC); else DRAM fills the L2 directly, bypassing the LLC. L2 victims,
+//!   clean or dirty, are inserted into the LLC within the core's CAT ways.
+//! * **Core access, inclusive LLC (Haswell-EP).** Misses fill both LLC (CAT ways) and L2; an LLC
+//!   victim back-invalidates the L2 copy.
+//! * **CAT.** A core fills only into its class's ways but hits in any way.
+//!
+//! Replacement outside I/O allocations is selectable (LRU, bit-PLRU, QLRU, random); allocations
+//! into the I/O ways are always LRU, as measured.
+use crate::config::Replacement;
+use crate::rng::Rng;
+
+pub const NONE: u8 = 0xFF;
+const INVALID: u32 = u32::MAX;
+
+const F_LLC_DIRTY: u8 = 1;
+const F_L2_DIRTY: u8 = 2;
+/// Last written by a device.
+const F_DEV: u8 = 4;
+/// Written by a core after a device write: the next device write goes to the recycled ways.
+const F_RECYCLED: u8 = 8;
+
+/// Per-line directory entry of one socket.
+#[derive(Clone, Copy)]
+struct Dir {
+    /// `slice * sets + set` of the line in this LLC.
+    set: u32,
+    llc_way: u8,
+    l2_core: u8,
+    l2_way: u8,
+    flags: u8,
+}
+
+/// Where a core access was served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Src {
+    L2,
+    /// Another core's L2 (cache-to-cache transfer).
+    OtherL2,
+    Llc,
+    /// Missed the whole hierarchy of this socket.
+    Mem,
+}
+
+/// Counters of one hierarchy; reset at the end of warm-up.
+#[derive(Debug, Default, Clone)]
+pub struct HierStats {
+    /// Lines the hierarchy wrote back to DRAM (dirty victims).
+    pub writebacks: u64,
+    /// Device write-allocations into the LLC (ItoM misses).
+    pub io_allocations: u64,
+    /// Valid lines evicted by device allocations.
+    pub io_evictions: u64,
+}
+
+struct L2 {
+    tag: Vec<u32>,
+    stamp: Vec<u64>,
+    cat: u32,
+}
+
+pub struct Hierarchy {
+    ways: usize,
+    sets_per_slice: u32,
+    l2_ways: usize,
+    l2_sets: u32,
+    inclusive: bool,
+    io_mask: u32,
+    recycled_mask: u32,
+    policy: Replacement,
+    llc_tag: Vec<u32>,
+    llc_lru: Vec<u64>,
+    /// PLRU MRU bits or QLRU ages, by policy.
+    llc_aux: Vec<u8>,
+    l2: Vec<L2>,
+    dir: Vec<Dir>,
+    tick: u64,
+    rng: Rng,
+    pub stats: HierStats,
+    /// Dirty lines evicted since the caller last took them (to charge DRAM bandwidth).
+    pending_writebacks: u32,
+}
+
+/// Geometry and policy of one socket's hierarchy.
+pub struct HierParams {
+    pub slices: u32,
+    pub sets_per_slice: u32,
+    pub ways: u32,
+    pub l2_sets: u32,
+    pub l2_ways: u32,
+    pub cores: u32,
+    pub inclusive: bool,
+    pub io_mask: u32,
+    pub recycled_mask: u32,
+    pub policy: Replacement,
+    pub seed: u64,
+}
+
+/// Slice of a physical line address: `bits` XOR-parity bits over pseudo-random masks, reduced
+/// modulo `slices`. Power-of-two slice counts are spread evenly; others unevenly.
+pub fn slice_of(pa_line: u64, slices: u32) -> u32 {
+    if slices <= 1 {
+        return 0;
+    }
+    // Fixed masks over line-address bits 0..36 (physical bits 6..42), drawn once from SplitMix64.
+    const MASKS: [u64; 8] = [
+        0x0b_5ad4_eceda,
+        0x0c_79e7_b9d5f,
+        0x04_1a2b_3c4d5,
+        0x0e_f0f1_e2d3c,
+        0x0a_9b8c_7d6e5,
+        0x07_3c2d_1e0f9,
+        0x0d_4e5f_6a7b8,
+        0x09_8877_66554,
+    ];
+    let bits = if slices.is_power_of_two() { slices.trailing_zeros() } else { 32 - slices.leading_zeros() + 1 };
+    let mut v = 0u32;
+    for (i, m) in MASKS.iter().enumerate().take(bits as usize) {
+        v |= (((pa_line & m).count_ones() & 1) as u32) << i;
+    }
+    v % slices
+}
+
+impl Hierarchy {
+    /// `pa_lines[i]` is the physical line address of simulated line `i` (for the slice hash).
+    pub fn new(p: &HierParams, pa_lines: &[u64]) -> Hierarchy {
+        let nsets = (p.slices * p.sets_per_slice) as usize;
+        let ways = p.ways as usize;
+        let dir = pa_lines
+            .iter()
+            .map(|&pa| Dir {
+                set: slice_of(pa, p.slices) * p.sets_per_slice + (pa as u32 & (p.sets_per_slice - 1)),
+                llc_way: NONE,
+                l2_core: NONE,
+                l2_way: NONE,
+                flags: 0,
+            })
+            .collect();
+        let l2n = (p.l2_sets * p.l2_ways) as usize;
+        Hierarchy {
+            ways,
+            sets_per_slice: p.sets_per_slice,
+            l2_ways: p.l2_ways as usize,
+            l2_sets: p.l2_sets,
+            inclusive: p.inclusive,
+            io_mask: p.io_mask,
+            recycled_mask: p.recycled_mask,
+            policy: p.policy,
+            llc_tag: vec![INVALID; nsets * ways],
+            llc_lru: vec![0; nsets * ways],
+            llc_aux: vec![0; nsets * ways],
+            l2: (0..p.cores).map(|_| L2 { tag: vec![INVALID; l2n], stamp: vec![0; l2n], cat: crate::config::full_mask(p.ways) }).collect(),
+            dir,
+            tick: 1,
+            rng: Rng::new(p.seed ^ 0x5eed_cac4e),
+            stats: HierStats::default(),
+            pending_writebacks: 0,
+        }
+    }
+
+    /// Set a core's CAT fill mask.
+    pub fn set_cat(&mut self, core: usize, mask: u32) {
+        self.l2[core].cat = mask;
+    }
+
+    /// Dirty lines evicted to DRAM since the last call.
+    pub fn take_writebacks(&mut self) -> u32 {
+        std::mem::take(&mut self.pending_writebacks)
+    }
+
+    pub fn sets_per_slice(&self) -> u32 {
+        self.sets_per_slice
+    }
+
+    // -------------------------------------------------------------------------------------------
+    // Queries (tests and reports)
+    // -------------------------------------------------------------------------------------------
+
+    /// LLC way holding `line`, if any.
+    pub fn llc_way(&self, line: u32) -> Option<u32> {
+        let w = self.dir[line as usize].llc_way;
+        (w != NONE).then_some(w as u32)
+    }
+
+    /// Core whose L2 holds `line`, if any.
+    pub fn l2_owner(&self, line: u32) -> Option<u32> {
+        let c = self.dir[line as usize].l2_core;
+        (c != NONE).then_some(c as u32)
+    }
+
+    /// LLC set index (`slice * sets + set`) of `line`.
+    pub fn set_of(&self, line: u32) -> u32 {
+        self.dir[line as usize].set
+    }
+
+    /// Replacement stamp of `line` in the LLC (LRU order; larger = more recent).
+    pub fn llc_stamp(&self, line: u32) -> Option<u64> {
+        let d = self.dir[line as usize];
+        (d.llc_way != NONE).then(|| self.llc_lru[d.set as usize * self.ways + d.llc_way as usize])
+    }
+
+    pub fn is_cached(&self, line: u32) -> bool {
+        let d = self.dir[line as usize];
+        d.llc_way != NONE || d.l2_core != NONE
+    }
+
+    // -------------------------------------------------------------------------------------------
+    // LLC internals
+    // -------------------------------------------------------------------------------------------
+
+    #[inline]
+    fn touch_llc(&mut self, idx: usize, base: usize) {
+        self.tick += 1;
+        self.llc_lru[idx] = self.tick;
+        match self.policy {
+            Replacement::Plru => {
+                self.llc_aux[idx] = 1;
+                if self.llc_aux[base..base + self.ways].iter().all(|&b| b == 1) {
+                    for b in &mut self.llc_aux[base..base + self.ways] {
+                        *b = 0;
+                    }
+                    self.llc_aux[idx] = 1;
+                }
+            }
+            Replacement::Qlru => self.llc_aux[idx] = 0,
+            _ => {}
+        }
+    }
+
+    /// Victim way in `set` among `mask`: an invalid way first (highest first), then by policy.
+    fn llc_victim(&mut self, set: u32, mask: u32, lru_only: bool) -> usize {
+        let base = set as usize * self.ways;
+        let mut m = mask;
+        while m != 0 {
+            let w = 31 - m.leading_zeros() as usize;
+            if self.llc_tag[base + w] == INVALID {
+                return w;
+            }
+            m &= !(1 << w);
+        }
+        let policy = if lru_only { Replacement::Lru } else { self.policy };
+        match policy {
+            Replacement::Lru => {
+                let mut best = usize::MAX;
+                let mut best_stamp = u64::MAX;
+                let mut m = mask;
+                while m != 0 {
+                    let w = 31 - m.leading_zeros() as usize;
+                    let s = self.llc_lru[base + w];
+                    if s < best_stamp {
+                        best_stamp = s;
+                        best = w;
+                    }
+                    m &= !(1 << w);
+                }
+                best
+            }
+            Replacement::Plru => {
+                let mut m = mask;
+                while m != 0 {
+                    let w = m.trailing_zeros() as usize;
+                    if self.llc_aux[base + w] == 0 {
+                        return w;
+                    }
+                    m &= m - 1;
+                }
+                mask.trailing_zeros() as usize
+            }
+            Replacement::Qlru => loop {
+                let mut m = mask;
+                while m != 0 {
+                    let w = m.trailing_zeros() as usize;
+                    if self.llc_aux[base + w] >= 3 {
+                        return w;
+                    }
+                    m &= m - 1;
+                }
+                let mut m = mask;
+                while m != 0 {
+                    let w = m.trailing_zeros() as usize;
+                    self.llc_aux[base + w] += 1;
+                    m &= m - 1;
+                }
+            },
+            Replacement::Random => {
+                let n = mask.count_ones() as u64;
+                let mut k = self.rng.below(n);
+                let mut m = mask;
+                loop {
+                    let w = m.trailing_zeros() as usize;
+                    if k == 0 {
+                        return w;
+                    }
+                    k -= 1;
+                    m &= m - 1;
+                }
+            }
+        }
+    }
+
+    /// Remove `line` from the LLC (no write-back: the caller moves or overwrites it).
+    fn llc_unlink(&mut self, line: u32) {
+        let d = &mut self.dir[line as usize];
+        if d.llc_way != NONE {
+            let idx = d.set as usize * self.ways + d.llc_way as usize;
+            d.llc_way = NONE;
+            self.llc_tag[idx] = INVALID;
+        }
+    }
+
+    /// Insert `line` into the LLC within `mask`; evicts (and writes back) the victim.
+    /// Returns true when a valid line was evicted.
+    fn llc_insert(&mut self, line: u32, mask: u32, lru_only: bool) -> bool {
+        let set = self.dir[line as usize].set;
+        let w = self.llc_victim(set, mask, lru_only);
+        let base = set as usize * self.ways;
+        let idx = base + w;
+        let victim = self.llc_tag[idx];
+        let evicted = victim != INVALID;
+        if evicted {
+            self.evict_llc_line(victim);
+        }
+        self.llc_tag[idx] = line;
+        self.dir[line as usize].llc_way = w as u8;
+        self.touch_llc(idx, base);
+        if self.policy == Replacement::Qlru && !lru_only {
+            self.llc_aux[idx] = 2;
+        }
+        evicted
+    }
+
+    fn evict_llc_line(&mut self, victim: u32) {
+        let vd = self.dir[victim as usize];
+        let mut dirty = vd.flags & F_LLC_DIRTY != 0;
+        if self.inclusive && vd.l2_core != NONE {
+            // Back-invalidation keeps the LLC inclusive.
+            dirty |= vd.flags & F_L2_DIRTY != 0;
+            self.l2_unlink(victim);
+        }
+        if dirty {
+            self.stats.writebacks += 1;
+            self.pending_writebacks += 1;
+        }
+        let d = &mut self.dir[victim as usize];
+        d.llc_way = NONE;
+        d.flags &= !F_LLC_DIRTY;
+        if d.l2_core == NONE {
+            d.flags = 0;
+        }
+    }
+
+    // -------------------------------------------------------------------------------------------
+    // L2 internals
+    // -------------------------------------------------------------------------------------------
+
+    fn l2_unlink(&mut self, line: u32) {
+        let d = &mut self.dir[line as usize];
+        if d.l2_core != NONE {
+            let c = d.l2_core as usize;
+            let set = line & (self.l2_sets - 1);
+            let idx = set as usize * self.l2_ways + d.l2_way as usize;
+            d.l2_core = NONE;
+            d.l2_way = NONE;
+            d.flags &= !F_L2_DIRTY;
+            self.l2[c].tag[idx] = INVALID;
+        }
+    }
+
+    fn l2_touch(&mut self, core: usize, line: u32) {
+        let d = self.dir[line as usize];
+        let set = line & (self.l2_sets - 1);
+        self.tick += 1;
+        self.l2[core].stamp[set as usize * self.l2_ways + d.l2_way as usize] = self.tick;
+    }
+
+    /// Insert `line` into `core`'s L2; the LRU victim goes to the LLC (non-inclusive) or marks the
+    /// LLC copy dirty (inclusive).
+    fn l2_insert(&mut self, core: usize, line: u32, dirty: bool) {
+        let set = line & (self.l2_sets - 1);
+        let base = set as usize * self.l2_ways;
+        let l2 = &self.l2[core];
+        let mut w = usize::MAX;
+        let mut best = u64::MAX;
+        for i in 0..self.l2_ways {
+            if l2.tag[base + i] == INVALID {
+                w = i;
+                break;
+            }
+            if l2.stamp[base + i] < best {
+                best = l2.stamp[base + i];
+                w = i;
+            }
+        }
+        let victim = self.l2[core].tag[base + w];
+        if victim != INVALID {
+            let vd = self.dir[victim as usize];
+            let vdirty = vd.flags & F_L2_DIRTY != 0;
+            {
+                let d = &mut self.dir[victim as usize];
+                d.l2_core = NONE;
+                d.l2_way = NONE;
+                d.flags &= !F_L2_DIRTY;
+            }
+            if self.inclusive {
+                if vd.llc_way != NONE {
+                    if vdirty {
+                        self.dir[victim as usize].flags |= F_LLC_DIRTY;
+                    }
+                } else if vdirty {
+                    self.stats.writebacks += 1;
+                    self.pending_writebacks += 1;
+                }
+            } else if vd.llc_way == NONE {
+                let cat = self.l2[core].cat;
+                self.llc_insert(victim, cat, false);
+                if vdirty {
+                    self.dir[victim as usize].flags |= F_LLC_DIRTY;
+                }
+            } else if vdirty {
+                self.dir[victim as usize].flags |= F_LLC_DIRTY;
+            }
+        }
+        self.tick += 1;
+        let l2 = &mut self.l2[core];
+        l2.tag[base + w] = line;
+        l2.stamp[base + w] = self.tick;
+        let d = &mut self.dir[line as usize];
+        d.l2_core = core as u8;
+        d.l2_way = w as u8;
+        if dirty {
+            d.flags |= F_L2_DIRTY;
+        }
+    }
+
+    // -------------------------------------------------------------------------------------------
+    // The stage contract: core and device accesses
+    // -------------------------------------------------------------------------------------------
+
+    /// A core load (`write = false`) or store (read-for-ownership, then dirty in its L2).
+    pub fn core_access(&mut self, core: usize, line: u32, write: bool) -> Src {
+        let d = self.dir[line as usize];
+        let src = if d.l2_core as usize == core {
+            self.l2_touch(core, line);
+            Src::L2
+        } else if d.l2_core != NONE {
+            // Migratory transfer from another core's L2 (dirty data moves with it).
+            let dirty = d.flags & F_L2_DIRTY != 0;
+            self.l2_unlink(line);
+            self.l2_insert(core, line, dirty);
+            Src::OtherL2
+        } else if d.llc_way != NONE {
+            if self.inclusive {
+                let idx = d.set as usize * self.ways + d.llc_way as usize;
+                self.touch_llc(idx, d.set as usize * self.ways);
+                self.l2_insert(core, line, false);
+            } else {
+                let dirty = d.flags & F_LLC_DIRTY != 0;
+                self.llc_unlink(line);
+                self.dir[line as usize].flags &= !F_LLC_DIRTY;
+                self.l2_insert(core, line, dirty);
+            }
+            Src::Llc
+        } else {
+            if self.inclusive {
+                let cat = self.l2[core].cat;
+                self.llc_insert(line, cat, false);
+            }
+            self.l2_insert(core, line, false);
+            Src::Mem
+        };
+        if write {
+            let d = &mut self.dir[line as usize];
+            d.flags |= F_L2_DIRTY;
+            if d.flags & F_DEV != 0 {
+                d.flags |= F_RECYCLED;
+            }
+        }
+        src
+    }
+
+    /// A device full-line write. `allocating` = DDIO on for this port and the line is homed on
+    /// this socket. Returns true for a hit (the line was cached here).
+    pub fn dev_write(&mut self, line: u32, allocating: bool) -> bool {
+        let d = self.dir[line as usize];
+        let in_l2 = d.l2_core != NONE;
+        let in_llc = d.llc_way != NONE;
+        let hit = in_l2 || in_llc;
+        if !allocating {
+            if in_l2 {
+                self.l2_unlink(line);
+            }
+            if in_llc {
+                self.llc_unlink(line);
+            }
+            self.dir[line as usize].flags = 0;
+            return hit;
+        }
+        let recycled = self.recycled_mask != 0 && d.flags & F_RECYCLED != 0;
+        if in_l2 {
+            // The device overwrites the whole line: the core's copy is simply dropped.
+            self.l2_unlink(line);
+        }
+        let in_llc = self.dir[line as usize].llc_way != NONE;
+        if in_llc {
+            let way = self.dir[line as usize].llc_way as u32;
+            if recycled && self.recycled_mask & (1 << way) == 0 {
+                self.llc_unlink(line);
+                self.llc_insert(line, self.recycled_mask, true);
+            } else {
+                let set = self.dir[line as usize].set as usize;
+                self.touch_llc(set * self.ways + way as usize, set * self.ways);
+            }
+        } else {
+            let mask = if recycled { self.recycled_mask } else { self.io_mask };
+            let evicted = self.llc_insert(line, mask, true);
+            if !hit {
+                self.stats.io_allocations += 1;
+            }
+            if evicted {
+                self.stats.io_evictions += 1;
+            }
+        }
+        let d = &mut self.dir[line as usize];
+        d.flags = F_LLC_DIRTY | F_DEV;
+        hit
+    }
+
+    /// A device read (PCIeRdCur): hit if cached anywhere in this socket; no allocation and no
+    /// replacement update.
+    pub fn dev_read(&self, line: u32) -> bool {
+        self.is_cached(line)
+    }
+
+    /// Drop every copy of `line` (a write by an agent on another socket). Returns true if a dirty
+    /// copy was dropped.
+    pub fn invalidate(&mut self, line: u32) -> bool {
+        let d = self.dir[line as usize];
+        let dirty = d.flags & (F_L2_DIRTY | F_LLC_DIRTY) != 0;
+        if d.l2_core != NONE {
+            self.l2_unlink(line);
+        }
+        if d.llc_way != NONE {
+            self.llc_unlink(line);
+        }
+        self.dir[line as usize].flags = 0;
+        dirty
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 1 slice × 4 sets × 11 ways, 2 cores with 2-set × 2-way L2s; I/O mask 0x600.
+    fn small(inclusive: bool, recycled: u32) -> Hierarchy {
+        let p = HierParams {
+            slices: 1,
+            sets_per_slice: 4,
+            ways: 11,
+            l2_sets: 2,
+            l2_ways: 2,
+            cores: 2,
+            inclusive,
+            io_mask: 0x600,
+            recycled_mask: recycled,
+            policy: Replacement::Lru,
+            seed: 1,
+        };
+        let pa: Vec<u64> = (0..256).collect();
+        Hierarchy::new(&p, &pa)
+    }
+
+    #[test]
+    fn device_write_allocates_into_io_ways_then_updates() {
+        let mut h = small(false, 0x3);
+        assert!(!h.dev_write(0, true));
+        assert_eq!(h.llc_way(0), Some(10), "filled from the highest I/O way");
+        assert_eq!(h.stats.io_allocations, 1);
+        assert!(!h.dev_write(4, true));
+        assert_eq!(h.llc_way(4), Some(9));
+        // Third line in the same set evicts the LRU one (line 0) — only I/O ways are used.
+        assert!(!h.dev_write(8, true));
+        assert_eq!(h.llc_way(8), Some(10));
+        assert_eq!(h.llc_way(0), None);
+        assert_eq!(h.stats.io_evictions, 1);
+        assert_eq!(h.take_writebacks(), 1, "the evicted device line was dirty");
+        // Write update: a line already present hits and stays in its way.
+        assert!(h.dev_write(4, true));
+        assert_eq!(h.llc_way(4), Some(9));
+    }
+
+    #[test]
+    fn device_write_updates_replacement_state_device_read_does_not() {
+        let mut h = small(false, 0x3);
+        h.dev_write(0, true);
+        h.dev_write(4, true);
+        let s0 = h.llc_stamp(0).unwrap();
+        assert!(h.dev_read(0));
+        assert_eq!(h.llc_stamp(0).unwrap(), s0, "PCIeRdCur leaves LRU state alone");
+        // Because the read did not refresh line 0, the next allocation evicts it.
+        h.dev_write(8, true);
+        assert_eq!(h.llc_way(0), None);
+        assert!(!h.dev_read(0), "a device read miss does not allocate");
+        assert!(!h.is_cached(0));
+        // A write update does refresh: line 4 survives the next allocation, line 8 goes.
+        h.dev_write(4, true);
+        h.dev_write(12, true);
+        assert!(h.llc_way(4).is_some());
+        assert_eq!(h.llc_way(8), None);
+    }
+
+    #[test]
+    fn non_inclusive_core_read_moves_line_to_l2_and_dram_fill_bypasses_llc() {
+        let mut h = small(false, 0x3);
+        h.dev_write(0, true);
+        assert_eq!(h.core_access(0, 0, false), Src::Llc);
+        assert_eq!(h.llc_way(0), None);
+        assert_eq!(h.l2_owner(0), Some(0));
+        assert_eq!(h.core_access(0, 0, false), Src::L2);
+        assert_eq!(h.core_access(1, 0, false), Src::OtherL2);
+        assert_eq!(h.core_access(0, 100, false), Src::Mem);
+        assert_eq!(h.llc_way(100), None, "DRAM fills go to the L2 only");
+    }
+
+    #[test]
+    fn l2_victims_go_to_llc_within_cat_ways() {
+        let mut h = small(false, 0x3);
+        h.set_cat(0, 0x0C0);
+        // L2 set 0 (even lines) has 2 ways: the third even line evicts the first.
+        h.core_access(0, 2, false);
+        h.core_access(0, 4, false);
+        h.core_access(0, 6, false);
+        assert_eq!(h.l2_owner(2), None);
+        let w = h.llc_way(2).expect("L2 victim inserted into the LLC");
+        assert!(0x0C0 & (1 << w) != 0, "CAT fill mask respected, got way {w}");
+        // But a core hits in any way: a device-allocated line in way 10 is an LLC hit.
+        h.dev_write(9, true);
+        assert_eq!(h.core_access(0, 9, false), Src::Llc);
+    }
+
+    #[test]
+    fn recycled_lines_land_in_the_0x003_region() {
+        let mut h = small(false, 0x3);
+        h.dev_write(0, true);
+        assert_eq!(h.llc_way(0), Some(10));
+        h.core_access(0, 0, true); // MAC swap: core writes the device-written line
+        assert!(h.dev_write(0, true), "found in the core's L2: a hit");
+        let w = h.llc_way(0).unwrap();
+        assert!(0x3 & (1 << w) != 0, "device→core→device lands in 0x003, got way {w}");
+        assert_eq!(h.l2_owner(0), None);
+        // A line the core only reads does not move there.
+        h.dev_write(4, true);
+        h.core_access(0, 4, false);
+        h.dev_write(4, true);
+        assert!(0x600 & (1 << h.llc_way(4).unwrap()) != 0);
+        // Without the region (Haswell-like), the rewrite stays in the I/O ways.
+        let mut h = small(true, 0);
+        h.dev_write(0, true);
+        h.core_access(0, 0, true);
+        h.dev_write(0, true);
+        assert!(0x600 & (1 << h.llc_way(0).unwrap()) != 0);
+    }
+
+    #[test]
+    fn inclusive_llc_back_invalidates_l2() {
+        let mut h = small(true, 0);
+        h.set_cat(0, 0x1);
+        assert_eq!(h.core_access(0, 0, false), Src::Mem);
+        assert_eq!(h.llc_way(0), Some(0), "inclusive fill into the CAT way");
+        assert_eq!(h.l2_owner(0), Some(0));
+        h.core_access(0, 4, false); // same LLC set (4 sets), same single CAT way → evicts line 0
+        assert_eq!(h.llc_way(0), None);
+        assert_eq!(h.l2_owner(0), None, "back-invalidated");
+    }
+
+    #[test]
+    fn non_allocating_write_invalidates_and_misses() {
+        let mut h = small(false, 0x3);
+        assert!(!h.dev_write(0, false));
+        assert!(!h.is_cached(0));
+        h.core_access(0, 0, false);
+        assert!(h.dev_write(0, false));
+        assert!(!h.is_cached(0));
+        assert_eq!(h.stats.io_allocations, 0);
+    }
+
+    #[test]
+    fn eighteen_slices_are_loaded_unevenly_but_all_used() {
+        let mut count = [0u32; 18];
+        for l in 0..(1u64 << 16) {
+            count[slice_of(l * 977 + 12345, 18) as usize] += 1;
+        }
+        let min = *count.iter().min().unwrap();
+        let max = *count.iter().max().unwrap();
+        assert!(min > 0);
+        assert!(max as f64 / min as f64 > 1.5, "{count:?}");
+        let mut c4 = [0u32; 4];
+        for l in 0..4096u64 {
+            c4[slice_of(l, 4) as usize] += 1;
+        }
+        assert!(c4.iter().all(|&c| c == 1024), "{c4:?}");
+    }
+}

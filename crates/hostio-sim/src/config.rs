@@ -1,0 +1,903 @@
+//! Scenario files: the public contract of the simulator.
+//!
+//! A scenario is TOML with five tables: `[run]`, `[platform]`, `[nics.<name>]`,
+//! `[traffic.<name>]` and `[apps.<name>]`. Every table is a serde struct declared once here with
+//! its defaults and units; unknown keys and out-of-range values are errors that name the key
+//! path, the value and what is allowed. `--set a.b.c=value` overrides are applied to the parsed
+//! TOML tree before it is checked, so every key is reachable.
+//!
+//! Platform presets carry the machine facts (BRIEF §3). Sources: Intel Xeon Gold 6140 and
+//! E5-2699 v3 product pages (cores, clock, LLC size/ways, L2), the DDIO paper (ATC'20) for the
+//! default IIO LLC WAYS masks, and typical published load-to-use latencies for these parts
+//! (Skylake-SP: L2 ≈ 14 cycles, LLC ≈ 60 cycles, DRAM ≈ 90 ns; Haswell-EP: L2 ≈ 12 cycles,
+//! LLC ≈ 45 cycles, DRAM ≈ 85 ns). Memory bandwidth is the sustained (≈ 80 %) share of the
+//! channels' peak: 6 × DDR4-2666 on Skylake-SP, 4 × DDR4-2133 on Haswell-EP.
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A user error: the key path, the offending value and what is allowed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub key: String,
+    pub value: String,
+    pub allowed: String,
+}
+
+impl ConfigError {
+    pub fn new(key: impl Into<String>, value: impl fmt::Display, allowed: impl Into<String>) -> Self {
+        ConfigError { key: key.into(), value: value.to_string(), allowed: allowed.into() }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.value.is_empty() {
+            write!(f, "{}: {}", self.key, self.allowed)
+        } else {
+            write!(f, "{} = {}: {}", self.key, self.value, self.allowed)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+// ------------------------------------------------------------------------------------------------
+// The scenario tables
+// ------------------------------------------------------------------------------------------------
+
+/// A whole scenario, as written in a TOML file.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default)]
+    pub run: RunCfg,
+    #[serde(default)]
+    pub platform: PlatformCfg,
+    #[serde(default)]
+    pub nics: BTreeMap<String, NicCfg>,
+    #[serde(default)]
+    pub traffic: BTreeMap<String, TrafficCfg>,
+    #[serde(default)]
+    pub apps: BTreeMap<String, AppCfg>,
+}
+
+/// `[run]`: how long to simulate and with which seed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunCfg {
+    /// Seed of the simulation's one RNG (traffic sizes and flows, page placement, random
+    /// replacement). Same scenario + seed → bit-identical results.
+    pub seed: u64,
+    /// Simulated time that is measured, µs.
+    pub duration_us: f64,
+    /// Simulated time before measurement starts (caches and rings reach steady state), µs.
+    pub warmup_us: f64,
+}
+
+impl Default for RunCfg {
+    fn default() -> Self {
+        RunCfg { seed: 1, duration_us: 2000.0, warmup_us: 1000.0 }
+    }
+}
+
+/// LLC replacement policy outside the I/O ways (the I/O ways are always LRU, as measured).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Replacement {
+    /// True least-recently-used.
+    Lru,
+    /// Bit-PLRU (MRU bits): one bit per way, cleared when all are set.
+    Plru,
+    /// Quad-age LRU (2-bit ages, insert at age 2, hit → 0), the family used by recent Intel LLCs.
+    Qlru,
+    /// Uniformly random victim from the simulation's RNG.
+    Random,
+}
+
+/// `[platform]`: which machine, and the DDIO/LLC knobs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlatformCfg {
+    /// `skylake-gold-6140`, `haswell-e5-2699v3`, `icelake-silver-4314`, or `file:PATH` (a platform
+    /// file as written by `hostio probe --platform-out`).
+    pub preset: String,
+    /// DDIO on for every root port (a NIC's `ddio` overrides it per port).
+    pub ddio: bool,
+    /// Number of I/O ways; the mask is left-aligned and contiguous, as a tuner writes it.
+    pub ddio_ways: Option<u32>,
+    /// An explicit IIO LLC WAYS mask (MSR 0xC8B). Exclusive with `ddio_ways`.
+    pub ddio_mask: Option<u32>,
+    /// Override: LLC ways.
+    pub llc_ways: Option<u32>,
+    /// Override: LLC slices per socket.
+    pub llc_slices: Option<u32>,
+    /// Override: MiB per LLC slice.
+    pub llc_mib_per_slice: Option<f64>,
+    /// Override: replacement outside the I/O ways.
+    pub replacement: Option<Replacement>,
+    /// Number of sockets (1 or 2).
+    pub sockets: u32,
+}
+
+impl Default for PlatformCfg {
+    fn default() -> Self {
+        PlatformCfg {
+            preset: "skylake-gold-6140".into(),
+            ddio: true,
+            ddio_ways: None,
+            ddio_mask: None,
+            llc_ways: None,
+            llc_slices: None,
+            llc_mib_per_slice: None,
+            replacement: None,
+            sockets: 2,
+        }
+    }
+}
+
+/// `[nics.<name>]`: a ConnectX-5-like 100 GbE NIC on PCIe Gen3 x16.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NicCfg {
+    /// Socket whose root port the NIC hangs off.
+    pub socket: u32,
+    /// Ethernet line rate, Gb/s.
+    pub line_rate_gbps: f64,
+    /// RX descriptors per queue (one queue per core of the app using the NIC). Power of two.
+    pub rx_descriptors: u32,
+    /// TX descriptors per queue. Power of two.
+    pub tx_descriptors: u32,
+    /// Send IEEE 802.3x PAUSE frames instead of dropping when the NIC buffer fills.
+    pub pause_frames: bool,
+    /// Per-root-port DDIO override (Use_Allocating_Flow_Wr); unset → `platform.ddio`.
+    pub ddio: Option<bool>,
+    /// On-NIC receive packet buffer, KiB.
+    pub buffer_kib: u32,
+    /// Usable PCIe TLP bandwidth per direction, Gb/s (Gen3 x16 with MPS 256: ≈ 115.8).
+    pub pcie_gbps: f64,
+    /// Maximum payload size of the PCIe link, bytes (per-TLP overhead is 24 B for MWr/MRd,
+    /// 20 B for CplD with 64-bit addresses).
+    pub pcie_mps: u32,
+    /// Posted DMA write until visible to the host, ns.
+    pub dma_write_latency_ns: f64,
+    /// DMA read round trip when the host hits in its cache, ns (pcie-bench: 64 B read ≈ 520–547 ns
+    /// on Haswell, of which the LLC part is ≈ 70 ns less than a DRAM read).
+    pub dma_read_latency_ns: f64,
+}
+
+impl Default for NicCfg {
+    fn default() -> Self {
+        NicCfg {
+            socket: 0,
+            line_rate_gbps: 100.0,
+            rx_descriptors: 1024,
+            tx_descriptors: 1024,
+            pause_frames: false,
+            ddio: None,
+            buffer_kib: 512,
+            pcie_gbps: 115.8,
+            pcie_mps: 256,
+            dma_write_latency_ns: 400.0,
+            dma_read_latency_ns: 500.0,
+        }
+    }
+}
+
+/// Named packet-size mixes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SizeMix {
+    /// Simple IMIX 7:4:1 of 64, 576, 1500 B (mean ≈ 353 B).
+    Imix,
+    /// A campus-trace-like mix, mean ≈ 981 B (bimodal: small ACKs and MTU-sized data).
+    Campus,
+}
+
+/// `[traffic.<name>]`: a packet source feeding one NIC.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrafficCfg {
+    /// The NIC receiving this traffic.
+    pub nic: String,
+    /// Offered rate, Gb/s on the wire (20 B preamble+IFG per frame included); unset → line rate.
+    pub rate_gbps: Option<f64>,
+    /// Fixed Ethernet frame size including FCS, bytes (64..=9018). Exclusive with `size_mix`.
+    pub packet_size: Option<u32>,
+    /// A named size mix. Exclusive with `packet_size`.
+    pub size_mix: Option<SizeMix>,
+    /// Number of flows; RSS hashes each flow to one queue.
+    pub flows: u32,
+    /// Zipf exponent of flow popularity (0 = uniform); larger values imbalance the queues.
+    pub flow_skew: f64,
+}
+
+impl Default for TrafficCfg {
+    fn default() -> Self {
+        TrafficCfg { nic: String::new(), rate_gbps: None, packet_size: None, size_mix: None, flows: 4096, flow_skew: 0.0 }
+    }
+}
+
+/// Application kinds.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum AppKind {
+    /// DPDK/FastClick L2 forwarder: reads the header line, swaps MACs (writes it), forwards.
+    L2fwd,
+    /// L2 forwarding plus `cycles_per_packet` of computation (the paper's mt19937 calls).
+    Compute,
+    /// Router + NAPT + load balancer: per-packet flow-table accesses in a working set.
+    StatefulChain,
+    /// A cache-hungry co-runner (no NIC): random accesses over a working set at a fixed rate.
+    CacheHungry,
+}
+
+/// `[apps.<name>]`: a program pinned to cores of one socket.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AppCfg {
+    pub kind: AppKind,
+    /// The NIC it receives from and transmits to (I/O kinds).
+    pub nic: Option<String>,
+    /// Number of cores; each gets one RX and one TX queue.
+    pub cores: u32,
+    /// Socket of the cores.
+    pub socket: u32,
+    /// Socket whose memory holds the app's packet buffers and rings; unset → `socket`.
+    pub mempool_socket: Option<u32>,
+    /// CAT capacity bitmask for the app's cores (contiguous); unset → all ways.
+    pub cat_mask: Option<u32>,
+    /// Compute cycles per packet beyond the kind's own work (I/O kinds).
+    pub cycles_per_packet: Option<u32>,
+    /// Working set: the flow table (stateful-chain) or the co-runner's data, MiB.
+    pub working_set_mib: Option<f64>,
+    /// Cache-hungry co-runner: accesses per µs.
+    pub accesses_per_us: Option<f64>,
+    /// Stateful chain: flow-state lines touched per packet.
+    pub accesses_per_packet: Option<u32>,
+    /// MBA throttle: share of a core's memory bandwidth, % (10..=100, steps of 10).
+    pub mba_percent: u32,
+}
+
+impl Default for AppCfg {
+    fn default() -> Self {
+        AppCfg {
+            kind: AppKind::L2fwd,
+            nic: None,
+            cores: 1,
+            socket: 0,
+            mempool_socket: None,
+            cat_mask: None,
+            cycles_per_packet: None,
+            working_set_mib: None,
+            accesses_per_us: None,
+            accesses_per_packet: None,
+            mba_percent: 100,
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Platforms
+// ------------------------------------------------------------------------------------------------
+
+/// How an IIO LLC WAYS value must look on a microarchitecture.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum MaskRule {
+    /// Skylake-SP: set bits must be consecutive.
+    Contiguous,
+    /// Haswell-EP: any value that keeps the default bits.
+    Any,
+}
+
+/// Machine facts of one socket. The same keys make a platform file (`preset = "file:PATH"`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Platform {
+    pub name: String,
+    /// Core clock, GHz.
+    pub clock_ghz: f64,
+    pub cores_per_socket: u32,
+    pub llc_ways: u32,
+    pub llc_slices: u32,
+    pub llc_mib_per_slice: f64,
+    /// Inclusive LLC (Haswell) or non-inclusive (Skylake-SP).
+    pub llc_inclusive: bool,
+    pub l2_kib: u32,
+    pub l2_ways: u32,
+    /// Default IIO LLC WAYS mask; 0 = the CPU has no DDIO.
+    pub ddio_default_mask: u32,
+    pub ddio_mask_rule: MaskRule,
+    pub l1_latency_ns: f64,
+    pub l2_latency_ns: f64,
+    pub llc_latency_ns: f64,
+    /// Loaded-idle local DRAM latency, ns.
+    pub dram_latency_ns: f64,
+    /// Cache-line transfer from another core's L2, ns.
+    pub c2c_latency_ns: f64,
+    /// Sustained memory bandwidth per socket, GB/s (1e9 B/s).
+    pub memory_bandwidth_gbyte_s: f64,
+    /// Extra latency of one UPI/QPI hop, ns.
+    #[serde(default = "default_upi_ns")]
+    pub upi_latency_ns: f64,
+    /// Ways where a line written device → core → device lands ("inclusive ways", 0x003 on
+    /// Skylake/Cascade Lake); 0 = no such region. Unset in a platform file → 0x3 for
+    /// non-inclusive LLCs with DDIO, else 0.
+    #[serde(default)]
+    pub recycled_io_mask: Option<u32>,
+    /// Writes to IIO LLC WAYS are accepted but have no effect (Ice Lake and later).
+    #[serde(default)]
+    pub ddio_ways_ignored: bool,
+    /// Single-core DRAM bandwidth at MBA 100 %, GB/s (MBA scales it).
+    #[serde(default = "default_core_bw")]
+    pub core_memory_bandwidth_gbyte_s: f64,
+}
+
+fn default_upi_ns() -> f64 {
+    50.0
+}
+fn default_core_bw() -> f64 {
+    12.0
+}
+
+/// Names of the built-in presets.
+pub const PRESETS: &[&str] = &["skylake-gold-6140", "haswell-e5-2699v3", "icelake-silver-4314"];
+
+impl Platform {
+    /// A built-in preset by name.
+    pub fn preset(name: &str) -> Option<Platform> {
+        match name {
+            "skylake-gold-6140" => Some(Platform {
+                name: "Intel Xeon Gold 6140 (Skylake-SP)".into(),
+                clock_ghz: 2.3,
+                cores_per_socket: 18,
+                llc_ways: 11,
+                llc_slices: 18,
+                llc_mib_per_slice: 1.375,
+                llc_inclusive: false,
+                l2_kib: 1024,
+                l2_ways: 16,
+                ddio_default_mask: 0x600,
+                ddio_mask_rule: MaskRule::Contiguous,
+                l1_latency_ns: 1.7,
+                l2_latency_ns: 6.1,
+                llc_latency_ns: 26.0,
+                dram_latency_ns: 90.0,
+                c2c_latency_ns: 55.0,
+                memory_bandwidth_gbyte_s: 102.0,
+                upi_latency_ns: 50.0,
+                recycled_io_mask: Some(0x3),
+                ddio_ways_ignored: false,
+                core_memory_bandwidth_gbyte_s: 12.0,
+            }),
+            "haswell-e5-2699v3" => Some(Platform {
+                name: "Intel Xeon E5-2699 v3 (Haswell-EP)".into(),
+                clock_ghz: 2.3,
+                cores_per_socket: 18,
+                llc_ways: 20,
+                llc_slices: 18,
+                llc_mib_per_slice: 2.5,
+                llc_inclusive: true,
+                l2_kib: 256,
+                l2_ways: 8,
+                ddio_default_mask: 0x60000,
+                ddio_mask_rule: MaskRule::Any,
+                l1_latency_ns: 1.7,
+                l2_latency_ns: 5.2,
+                llc_latency_ns: 20.0,
+                dram_latency_ns: 85.0,
+                c2c_latency_ns: 45.0,
+                memory_bandwidth_gbyte_s: 55.0,
+                upi_latency_ns: 45.0,
+                recycled_io_mask: Some(0),
+                ddio_ways_ignored: false,
+                core_memory_bandwidth_gbyte_s: 10.0,
+            }),
+            "icelake-silver-4314" => Some(Platform {
+                name: "Intel Xeon Silver 4314 (Ice Lake-SP)".into(),
+                clock_ghz: 2.4,
+                cores_per_socket: 16,
+                llc_ways: 12,
+                llc_slices: 16,
+                llc_mib_per_slice: 1.5,
+                llc_inclusive: false,
+                l2_kib: 1280,
+                l2_ways: 20,
+                ddio_default_mask: 0xC00,
+                ddio_mask_rule: MaskRule::Contiguous,
+                l1_latency_ns: 2.1,
+                l2_latency_ns: 5.8,
+                llc_latency_ns: 32.0,
+                dram_latency_ns: 95.0,
+                c2c_latency_ns: 60.0,
+                memory_bandwidth_gbyte_s: 130.0,
+                upi_latency_ns: 55.0,
+                recycled_io_mask: Some(0x3),
+                ddio_ways_ignored: true,
+                core_memory_bandwidth_gbyte_s: 14.0,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Read a platform file (`file:PATH`).
+    pub fn from_file(path: &str) -> Result<Platform, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError::new("platform.preset", format!("file:{path}"), format!("cannot read the platform file: {e}")))?;
+        let value: toml::Value = toml::from_str(&text).map_err(|e| {
+            ConfigError::new("platform.preset", format!("file:{path}"), format!("not valid TOML: {}", one_line(&e.to_string())))
+        })?;
+        let p: Platform = deserialize_value(value, &format!("platform file {path}: "))?;
+        p.check(&format!("platform file {path}: "))?;
+        Ok(p)
+    }
+
+    fn check(&self, prefix: &str) -> Result<(), ConfigError> {
+        let k = |name: &str| format!("{prefix}{name}");
+        if !(self.clock_ghz > 0.1 && self.clock_ghz < 10.0) {
+            return Err(ConfigError::new(k("clock_ghz"), self.clock_ghz, "a clock in (0.1, 10) GHz"));
+        }
+        if !(1..=32).contains(&self.llc_ways) {
+            return Err(ConfigError::new(k("llc_ways"), self.llc_ways, "1..=32 ways"));
+        }
+        if !(1..=64).contains(&self.llc_slices) {
+            return Err(ConfigError::new(k("llc_slices"), self.llc_slices, "1..=64 slices"));
+        }
+        let sets = self.llc_sets_per_slice_exact();
+        if sets.is_none() {
+            return Err(ConfigError::new(
+                k("llc_mib_per_slice"),
+                self.llc_mib_per_slice,
+                format!("a size giving a power-of-two number of sets per slice with {} ways of 64 B (e.g. 1.375 MiB with 11 ways = 2048 sets)", self.llc_ways),
+            ));
+        }
+        let l2_sets = (self.l2_kib as u64 * 1024) / (64 * self.l2_ways.max(1) as u64);
+        if self.l2_ways == 0 || self.l2_ways > 32 || !l2_sets.is_power_of_two() || l2_sets * 64 * self.l2_ways as u64 != self.l2_kib as u64 * 1024 {
+            return Err(ConfigError::new(k("l2_kib"), self.l2_kib, format!("an L2 size giving a power-of-two set count with {} ways", self.l2_ways)));
+        }
+        let full = full_mask(self.llc_ways);
+        if self.ddio_default_mask & !full != 0 {
+            return Err(ConfigError::new(k("ddio_default_mask"), format!("{:#x}", self.ddio_default_mask), format!("a mask within the {} LLC ways ({full:#x})", self.llc_ways)));
+        }
+        for (name, v) in [
+            ("l2_latency_ns", self.l2_latency_ns),
+            ("llc_latency_ns", self.llc_latency_ns),
+            ("dram_latency_ns", self.dram_latency_ns),
+            ("c2c_latency_ns", self.c2c_latency_ns),
+            ("upi_latency_ns", self.upi_latency_ns),
+            ("memory_bandwidth_gbyte_s", self.memory_bandwidth_gbyte_s),
+            ("core_memory_bandwidth_gbyte_s", self.core_memory_bandwidth_gbyte_s),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(ConfigError::new(k(name), v, "a positive number"));
+            }
+        }
+        Ok(())
+    }
+
+    fn llc_sets_per_slice_exact(&self) -> Option<u32> {
+        let bytes = self.llc_mib_per_slice * 1024.0 * 1024.0;
+        let sets = bytes / (64.0 * self.llc_ways as f64);
+        let r = sets.round();
+        if (sets - r).abs() < 1e-6 && r >= 1.0 && (r as u64).is_power_of_two() && r <= (1 << 15) as f64 {
+            Some(r as u32)
+        } else {
+            None
+        }
+    }
+
+    pub fn llc_sets_per_slice(&self) -> u32 {
+        self.llc_sets_per_slice_exact().expect("checked")
+    }
+
+    pub fn l2_sets(&self) -> u32 {
+        (self.l2_kib * 1024 / (64 * self.l2_ways)) as u32
+    }
+}
+
+pub fn full_mask(ways: u32) -> u32 {
+    if ways >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << ways) - 1
+    }
+}
+
+fn is_contiguous(mask: u32) -> bool {
+    mask != 0 && {
+        let shifted = mask >> mask.trailing_zeros();
+        (shifted & (shifted + 1)) == 0
+    }
+}
+
+/// Left-aligned contiguous mask of `n` ways, as a DDIO tuner writes it: `((1<<n)-1) << (ways-n)`.
+pub fn left_aligned_mask(n: u32, ways: u32) -> u32 {
+    full_mask(n) << (ways - n)
+}
+
+// ------------------------------------------------------------------------------------------------
+// Parsing, overrides and validation
+// ------------------------------------------------------------------------------------------------
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn deserialize_value<T: serde::de::DeserializeOwned>(value: toml::Value, prefix: &str) -> Result<T, ConfigError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = one_line(&e.inner().to_string());
+        let key = if path == "." { prefix.trim_end_matches(": ").to_string() } else { format!("{prefix}{path}") };
+        ConfigError::new(if key.is_empty() { "scenario".to_string() } else { key }, "", inner)
+    })
+}
+
+/// Parse scenario text (TOML), apply `key.path=value` overrides, check and resolve it.
+pub fn parse_scenario(text: &str, overrides: &[String]) -> Result<Scenario, ConfigError> {
+    let mut value: toml::Value = toml::from_str(text)
+        .map_err(|e| ConfigError::new("scenario", "", format!("not valid TOML: {}", one_line(&e.to_string()))))?;
+    for ov in overrides {
+        apply_override(&mut value, ov)?;
+    }
+    let sc: Scenario = deserialize_value(value, "")?;
+    sc.validate()?;
+    Ok(sc)
+}
+
+/// Apply one `a.b.c=value` override to a TOML tree. The value is read as a TOML literal
+/// (`4096`, `true`, `0x600`, `"text"`), or as a bare string when it is not one.
+pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigError> {
+    let (path, raw) = ov
+        .split_once('=')
+        .ok_or_else(|| ConfigError::new("--set", ov, "KEY.PATH=VALUE, e.g. nics.nic0.rx_descriptors=4096"))?;
+    let path = path.trim();
+    let raw = raw.trim();
+    let parts: Vec<&str> = path.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(ConfigError::new("--set", ov, "KEY.PATH=VALUE with non-empty dotted keys"));
+    }
+    let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
+        Ok(mut t) => t.remove("v").expect("key v"),
+        Err(_) => toml::Value::String(raw.to_string()),
+    };
+    let mut cur = root;
+    for (i, part) in parts.iter().enumerate() {
+        let table = cur
+            .as_table_mut()
+            .ok_or_else(|| ConfigError::new(parts[..i].join("."), "", "is a value, not a table, so it has no sub-keys"))?;
+        if i + 1 == parts.len() {
+            table.insert(part.to_string(), parsed);
+            return Ok(());
+        }
+        cur = table.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    }
+    unreachable!()
+}
+
+/// A scenario checked and joined with its platform facts.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub scenario: Scenario,
+    pub platform: Platform,
+    /// Effective IIO LLC WAYS mask (0 when DDIO is unsupported).
+    pub io_mask: u32,
+    pub replacement: Replacement,
+    pub warnings: Vec<String>,
+}
+
+impl Scenario {
+    /// Check every cross-table rule; the error names the key, value and what is allowed.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.resolve().map(|_| ())
+    }
+
+    /// Resolve the platform (preset + overrides), the I/O mask, and check everything.
+    pub fn resolve(&self) -> Result<Resolved, ConfigError> {
+        let r = &self.run;
+        if !(r.duration_us.is_finite() && r.duration_us >= 1.0 && r.duration_us <= 10_000_000.0) {
+            return Err(ConfigError::new("run.duration_us", r.duration_us, "1 ≤ µs ≤ 1e7"));
+        }
+        if !(r.warmup_us.is_finite() && r.warmup_us >= 0.0 && r.warmup_us <= 10_000_000.0) {
+            return Err(ConfigError::new("run.warmup_us", r.warmup_us, "0 ≤ µs ≤ 1e7"));
+        }
+        let p = &self.platform;
+        let mut plat = if let Some(path) = p.preset.strip_prefix("file:") {
+            Platform::from_file(path)?
+        } else {
+            Platform::preset(&p.preset).ok_or_else(|| {
+                ConfigError::new("platform.preset", format!("{:?}", p.preset), format!("one of {} or file:PATH", PRESETS.join(", ")))
+            })?
+        };
+        if let Some(w) = p.llc_ways {
+            if !(2..=32).contains(&w) {
+                return Err(ConfigError::new("platform.llc_ways", w, "2..=32"));
+            }
+            // Keep the default I/O ways left-aligned in the new geometry.
+            let n = plat.ddio_default_mask.count_ones();
+            plat.ddio_default_mask = if n == 0 { 0 } else { left_aligned_mask(n.min(w), w) };
+            plat.llc_ways = w;
+        }
+        if let Some(s) = p.llc_slices {
+            if !(1..=64).contains(&s) {
+                return Err(ConfigError::new("platform.llc_slices", s, "1..=64"));
+            }
+            plat.llc_slices = s;
+        }
+        if let Some(m) = p.llc_mib_per_slice {
+            plat.llc_mib_per_slice = m;
+        }
+        plat.check("platform.")?;
+        if plat.recycled_io_mask.is_none() {
+            plat.recycled_io_mask = Some(if !plat.llc_inclusive && plat.ddio_default_mask != 0 { 0x3 } else { 0 });
+        }
+        if !(1..=2).contains(&p.sockets) {
+            return Err(ConfigError::new("platform.sockets", p.sockets, "1 or 2"));
+        }
+        let full = full_mask(plat.llc_ways);
+        let def = plat.ddio_default_mask;
+        let mut warnings = Vec::new();
+        let mut io_mask = def;
+        if p.ddio_ways.is_some() && p.ddio_mask.is_some() {
+            return Err(ConfigError::new("platform.ddio_mask", "", "give either platform.ddio_ways or platform.ddio_mask, not both"));
+        }
+        if def == 0 && (p.ddio_ways.is_some() || p.ddio_mask.is_some()) {
+            return Err(ConfigError::new("platform.ddio_ways", "", format!("{} has no DDIO (its default I/O mask is 0)", plat.name)));
+        }
+        if let Some(n) = p.ddio_ways {
+            let lo = def.count_ones();
+            if n < lo || n > plat.llc_ways {
+                return Err(ConfigError::new("platform.ddio_ways", n, format!("{lo}..={} (the default ways cannot be removed)", plat.llc_ways)));
+            }
+            io_mask = left_aligned_mask(n, plat.llc_ways);
+        }
+        if let Some(m) = p.ddio_mask {
+            if m & !full != 0 || m == 0 {
+                return Err(ConfigError::new("platform.ddio_mask", format!("{m:#x}"), format!("a nonzero mask within {full:#x}")));
+            }
+            if m & def != def {
+                return Err(ConfigError::new("platform.ddio_mask", format!("{m:#x}"), format!("a mask that keeps the default bits {def:#x}")));
+            }
+            if plat.ddio_mask_rule == MaskRule::Contiguous && !is_contiguous(m) {
+                return Err(ConfigError::new("platform.ddio_mask", format!("{m:#x}"), format!("contiguous set bits on {}", plat.name)));
+            }
+            io_mask = m;
+        }
+        if plat.ddio_ways_ignored && io_mask != def {
+            warnings.push(format!(
+                "{}: IIO LLC WAYS writes are accepted but have no measured effect on this generation; simulating the default mask {def:#x}",
+                plat.name
+            ));
+            io_mask = def;
+        }
+        let replacement = p.replacement.unwrap_or(Replacement::Lru);
+
+        for (name, n) in &self.nics {
+            let k = |f: &str| format!("nics.{name}.{f}");
+            if n.socket >= p.sockets {
+                return Err(ConfigError::new(k("socket"), n.socket, format!("0..{} (platform.sockets)", p.sockets)));
+            }
+            if !(n.line_rate_gbps >= 1.0 && n.line_rate_gbps <= 800.0) {
+                return Err(ConfigError::new(k("line_rate_gbps"), n.line_rate_gbps, "1..=800 Gb/s"));
+            }
+            for (f, v) in [("rx_descriptors", n.rx_descriptors), ("tx_descriptors", n.tx_descriptors)] {
+                if !(v.is_power_of_two() && (32..=65536).contains(&v)) {
+                    return Err(ConfigError::new(k(f), v, "a power of two in 32..=65536"));
+                }
+            }
+            if !(16..=1 << 20).contains(&n.buffer_kib) {
+                return Err(ConfigError::new(k("buffer_kib"), n.buffer_kib, "16..=1048576 KiB"));
+            }
+            if !(n.pcie_gbps > 0.5 && n.pcie_gbps <= 4000.0) {
+                return Err(ConfigError::new(k("pcie_gbps"), n.pcie_gbps, "0.5..=4000 Gb/s"));
+            }
+            if !(n.pcie_mps.is_power_of_two() && (128..=4096).contains(&n.pcie_mps)) {
+                return Err(ConfigError::new(k("pcie_mps"), n.pcie_mps, "128, 256, 512, 1024, 2048 or 4096"));
+            }
+            for (f, v) in [("dma_write_latency_ns", n.dma_write_latency_ns), ("dma_read_latency_ns", n.dma_read_latency_ns)] {
+                if !(v.is_finite() && (0.0..=100_000.0).contains(&v)) {
+                    return Err(ConfigError::new(k(f), v, "0..=100000 ns"));
+                }
+            }
+            if n.ddio == Some(true) && def == 0 {
+                return Err(ConfigError::new(k("ddio"), "true", format!("{} has no DDIO", plat.name)));
+            }
+        }
+        for (name, t) in &self.traffic {
+            let k = |f: &str| format!("traffic.{name}.{f}");
+            let nic = self.nics.get(&t.nic).ok_or_else(|| {
+                ConfigError::new(k("nic"), format!("{:?}", t.nic), format!("one of the NICs: {}", names(&self.nics)))
+            })?;
+            if let Some(rate) = t.rate_gbps {
+                if !(rate > 0.0 && rate <= nic.line_rate_gbps) {
+                    return Err(ConfigError::new(k("rate_gbps"), rate, format!("0 < rate ≤ the NIC's line rate {}", nic.line_rate_gbps)));
+                }
+            }
+            match (t.packet_size, t.size_mix) {
+                (Some(_), Some(_)) => return Err(ConfigError::new(k("size_mix"), "", "give either packet_size or size_mix, not both")),
+                (None, None) => return Err(ConfigError::new(k("packet_size"), "", "required: a frame size in 64..=9018 B, or size_mix = \"imix\" | \"campus\"")),
+                (Some(s), None) if !(64..=9018).contains(&s) => return Err(ConfigError::new(k("packet_size"), s, "64..=9018 B (Ethernet frame with FCS)")),
+                _ => {}
+            }
+            if !(1..=1 << 24).contains(&t.flows) {
+                return Err(ConfigError::new(k("flows"), t.flows, "1..=16777216"));
+            }
+            if !(t.flow_skew.is_finite() && (0.0..=4.0).contains(&t.flow_skew)) {
+                return Err(ConfigError::new(k("flow_skew"), t.flow_skew, "0..=4 (Zipf exponent)"));
+            }
+        }
+        let mut cores_used = vec![0u32; p.sockets as usize];
+        let mut nic_users: BTreeMap<&str, &str> = BTreeMap::new();
+        for (name, a) in &self.apps {
+            let k = |f: &str| format!("apps.{name}.{f}");
+            if a.socket >= p.sockets {
+                return Err(ConfigError::new(k("socket"), a.socket, format!("0..{} (platform.sockets)", p.sockets)));
+            }
+            if let Some(ms) = a.mempool_socket {
+                if ms >= p.sockets {
+                    return Err(ConfigError::new(k("mempool_socket"), ms, format!("0..{} (platform.sockets)", p.sockets)));
+                }
+            }
+            if a.cores == 0 {
+                return Err(ConfigError::new(k("cores"), a.cores, format!("1..={} cores", plat.cores_per_socket)));
+            }
+            cores_used[a.socket as usize] += a.cores;
+            if cores_used[a.socket as usize] > plat.cores_per_socket {
+                return Err(ConfigError::new(
+                    k("cores"),
+                    a.cores,
+                    format!("at most {} cores per socket in total on {}", plat.cores_per_socket, plat.name),
+                ));
+            }
+            if let Some(m) = a.cat_mask {
+                if m == 0 || m & !full != 0 || !is_contiguous(m) {
+                    return Err(ConfigError::new(k("cat_mask"), format!("{m:#x}"), format!("a nonzero contiguous mask within {full:#x}")));
+                }
+            }
+            if !(10..=100).contains(&a.mba_percent) || a.mba_percent % 10 != 0 {
+                return Err(ConfigError::new(k("mba_percent"), a.mba_percent, "10, 20, …, 100"));
+            }
+            if let Some(c) = a.cycles_per_packet {
+                if c > 1_000_000 {
+                    return Err(ConfigError::new(k("cycles_per_packet"), c, "0..=1000000"));
+                }
+            }
+            if let Some(ws) = a.working_set_mib {
+                if !(ws.is_finite() && ws > 0.0 && ws <= 4096.0) {
+                    return Err(ConfigError::new(k("working_set_mib"), ws, "0 < MiB ≤ 4096"));
+                }
+            }
+            if let Some(n) = a.accesses_per_packet {
+                if n > 1024 {
+                    return Err(ConfigError::new(k("accesses_per_packet"), n, "0..=1024"));
+                }
+            }
+            match a.kind {
+                AppKind::CacheHungry => {
+                    if a.nic.is_some() {
+                        return Err(ConfigError::new(k("nic"), format!("{:?}", a.nic.clone().unwrap()), "cache-hungry apps use no NIC; remove the key"));
+                    }
+                    if a.working_set_mib.is_none() {
+                        return Err(ConfigError::new(k("working_set_mib"), "", "required for kind = \"cache-hungry\""));
+                    }
+                    match a.accesses_per_us {
+                        Some(r) if r.is_finite() && r > 0.0 && r <= 10_000.0 => {}
+                        Some(r) => return Err(ConfigError::new(k("accesses_per_us"), r, "0 < rate ≤ 10000 accesses/µs")),
+                        None => return Err(ConfigError::new(k("accesses_per_us"), "", "required for kind = \"cache-hungry\"")),
+                    }
+                }
+                _ => {
+                    let nic = a.nic.as_deref().ok_or_else(|| ConfigError::new(k("nic"), "", format!("required: one of the NICs: {}", names(&self.nics))))?;
+                    if !self.nics.contains_key(nic) {
+                        return Err(ConfigError::new(k("nic"), format!("{nic:?}"), format!("one of the NICs: {}", names(&self.nics))));
+                    }
+                    if let Some(other) = nic_users.insert(nic, name) {
+                        return Err(ConfigError::new(k("nic"), format!("{nic:?}"), format!("a NIC serves one app; {nic} is already used by apps.{other}")));
+                    }
+                    if a.accesses_per_us.is_some() {
+                        return Err(ConfigError::new(k("accesses_per_us"), "", "only for kind = \"cache-hungry\""));
+                    }
+                    if a.kind == AppKind::Compute && a.cycles_per_packet.is_none() {
+                        return Err(ConfigError::new(k("cycles_per_packet"), "", "required for kind = \"compute\""));
+                    }
+                }
+            }
+        }
+        for (tname, t) in &self.traffic {
+            if !nic_users.contains_key(t.nic.as_str()) {
+                return Err(ConfigError::new(format!("traffic.{tname}.nic"), format!("{:?}", t.nic), "a NIC that an app receives from (set apps.<name>.nic)"));
+            }
+        }
+        if self.apps.is_empty() {
+            return Err(ConfigError::new("apps", "", "at least one [apps.<name>] table"));
+        }
+        Ok(Resolved { scenario: self.clone(), platform: plat, io_mask, replacement, warnings })
+    }
+}
+
+fn names<T>(m: &BTreeMap<String, T>) -> String {
+    if m.is_empty() {
+        "(none defined)".into()
+    } else {
+        m.keys().cloned().collect::<Vec<_>>().join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+[nics.nic0]
+[traffic.t0]
+nic = "nic0"
+packet_size = 1500
+[apps.fwd]
+kind = "l2fwd"
+nic = "nic0"
+"#;
+
+    #[test]
+    fn minimal_scenario_resolves_with_skylake_defaults() {
+        let sc = parse_scenario(BASE, &[]).unwrap();
+        let r = sc.resolve().unwrap();
+        assert_eq!(r.io_mask, 0x600);
+        assert_eq!(r.platform.llc_sets_per_slice(), 2048);
+        assert_eq!(r.platform.l2_sets(), 1024);
+    }
+
+    #[test]
+    fn unknown_key_names_the_path() {
+        let e = parse_scenario(&format!("{BASE}\n[run]\nsed = 3\n"), &[]).unwrap_err();
+        assert_eq!(e.key, "run");
+        assert!(e.allowed.contains("unknown field `sed`"), "{e}");
+        let e = parse_scenario(BASE, &["nics.nic0.rx_desc=4".into()]).unwrap_err();
+        assert!(e.to_string().contains("nics.nic0") && e.to_string().contains("rx_descriptors"), "{e}");
+    }
+
+    #[test]
+    fn overrides_reach_any_key_and_parse_literals() {
+        let sc = parse_scenario(BASE, &["nics.nic0.rx_descriptors=4096".into(), "platform.ddio_mask=0x700".into()]).unwrap();
+        assert_eq!(sc.nics["nic0"].rx_descriptors, 4096);
+        assert_eq!(sc.resolve().unwrap().io_mask, 0x700);
+        let sc = parse_scenario(BASE, &["platform.preset=haswell-e5-2699v3".into()]).unwrap();
+        assert_eq!(sc.resolve().unwrap().io_mask, 0x60000);
+    }
+
+    #[test]
+    fn ddio_masks_follow_the_microarchitecture() {
+        let e = parse_scenario(BASE, &["platform.ddio_mask=0x500".into()]).unwrap_err();
+        assert!(e.allowed.contains("default bits"), "{e}");
+        let e = parse_scenario(BASE, &["platform.ddio_mask=0x603".into()]).unwrap_err();
+        assert!(e.allowed.contains("contiguous"), "{e}");
+        // Haswell accepts non-contiguous values that keep the default bits.
+        let sc = parse_scenario(BASE, &["platform.preset=haswell-e5-2699v3".into(), "platform.ddio_mask=0x60003".into()]).unwrap();
+        assert_eq!(sc.resolve().unwrap().io_mask, 0x60003);
+        let sc = parse_scenario(BASE, &["platform.ddio_ways=4".into()]).unwrap();
+        assert_eq!(sc.resolve().unwrap().io_mask, 0x780);
+        let e = parse_scenario(BASE, &["platform.ddio_ways=1".into()]).unwrap_err();
+        assert_eq!(e.key, "platform.ddio_ways");
+    }
+
+    #[test]
+    fn icelake_warns_that_ways_have_no_effect() {
+        let sc = parse_scenario(BASE, &["platform.preset=icelake-silver-4314".into(), "platform.ddio_ways=4".into()]).unwrap();
+        let r = sc.resolve().unwrap();
+        assert_eq!(r.io_mask, 0xC00);
+        assert_eq!(r.warnings.len(), 1);
+    }
+
+    #[test]
+    fn bad_values_name_key_value_and_allowed() {
+        let e = parse_scenario(BASE, &["nics.nic0.rx_descriptors=1000".into()]).unwrap_err();
+        assert_eq!(e.to_string(), "nics.nic0.rx_descriptors = 1000: a power of two in 32..=65536");
+        let e = parse_scenario(BASE, &["platform.preset=pentium".into()]).unwrap_err();
+        assert!(e.allowed.contains("skylake-gold-6140"));
+        let e = parse_scenario(BASE, &["apps.fwd.kind=router".into()]).unwrap_err();
+        assert!(e.to_string().contains("apps.fwd.kind") && e.to_string().contains("l2fwd"), "{e}");
+        let e = parse_scenario(BASE, &["traffic.t0.nic=nic9".into()]).unwrap_err();
+        assert_eq!(e.key, "traffic.t0.nic");
+        let e = parse_scenario("[run\n", &[]).unwrap_err();
+        assert!(e.allowed.starts_with("not valid TOML"));
+    }
+}

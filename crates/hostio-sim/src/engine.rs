@@ -1,0 +1,1259 @@
+//! The discrete-event engine: traffic → NIC → PCIe → I/O hub/DDIO → LLC → cores → TX.
+//!
+//! # Time and order
+//! Integer picoseconds; a binary heap ordered by (time, sequence number) so ties are broken in
+//! insertion order; one RNG. Events are per packet: `Arrival` (a frame has fully arrived at a
+//! NIC), `Core` (a poll-mode core finishes its current step), `CoRunner` (1 µs of a co-runner's
+//! accesses), `PauseRefresh` and `Warmup`. Cache work inside an event runs line by line.
+//!
+//! # The receive path
+//! A frame arrives; RSS picks the queue. If the queue has a posted descriptor and no backlog, the
+//! NIC DMA-writes it at once: the d2h PCIe direction is a bounded resource (payload + 24 B per
+//! TLP + the 64 B completion entry), each payload line is an ItoM into the hierarchy of the
+//! buffer's home socket (allocating only if DDIO is on for the port and the NIC is on that
+//! socket), and the descriptor becomes visible `dma_write_latency` after the last byte. Without a
+//! descriptor the frame waits in the on-NIC buffer; a full buffer drops it, or with flow control
+//! the NIC sends PAUSE at 3/4 full (refreshed every half pause time) and XON below 1/2.
+//!
+//! # Cores (run to completion, poll mode)
+//! A core takes bursts of up to 32 ready descriptors: it reads each completion entry, replaces the
+//! buffer with one from its mempool cache (LIFO) and writes the RX descriptor, then processes the
+//! packets one per event: mbuf metadata, the header line, the app's own work and cycles, the
+//! header write (MAC swap). At the end of the burst it transmits: it frees completed TX buffers
+//! when fewer than 32 TX slots are free (DPDK's lazy cleanup, so transmitted buffers stay in
+//! flight until then), writes a 64 B TX descriptor per packet and rings the doorbell. Every access
+//! costs its level's latency (L2, LLC, another L2, local or remote DRAM with queueing and MBA), so
+//! leaky DMA slows the core and queues grow.
+//!
+//! # The transmit path
+//! The NIC fetches each descriptor and DMA-reads the packet (PCIeRdCur per line: hits in LLC or
+//! L2, else DRAM), paying h2d PCIe bytes, the DMA read latency (plus the DRAM–LLC difference on a
+//! miss) and then the wire. A packet's latency is NIC arrival → last bit on the TX wire.
+use crate::cache::{HierParams, Hierarchy, Src};
+use crate::config::{full_mask, AppKind, Resolved, SizeMix};
+use crate::hist::Histogram;
+use crate::mem::{Mba, Memory};
+use crate::mempool::Mempool;
+use crate::rng::{mix64, Rng};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+
+const PS_PER_US: u64 = 1_000_000;
+const LINES_PER_PAGE: u32 = 1 << 15; // 2 MiB pages of 64 B lines
+const BURST: usize = 32;
+const TX_FREE_THRESH: u64 = 32;
+/// DPDK mbuf object: 64 B mempool header + 128 B rte_mbuf + 128 B headroom + 2048 B data room.
+const MBUF_STRIDE: u64 = 2368;
+const MBUF_META_OFF: u64 = 64;
+const MBUF_DATA_OFF: u64 = 320;
+const MEMPOOL_CACHE: usize = 256;
+const CQE_BYTES: u64 = 64;
+const TX_WQE_BYTES: u64 = 64;
+const RX_DESC_BYTES: u64 = 16;
+/// Read requests are split at the maximum read request size (bytes).
+const MRRS: u64 = 512;
+/// Per-TLP overheads with 64-bit addresses (pcie-bench model): MWr/MRd 24 B, CplD 20 B.
+const MWR_HDR: u64 = 24;
+const MRD_HDR: u64 = 24;
+const CPLD_HDR: u64 = 20;
+/// Link backlog the NIC may queue ahead (posted-write credits), ps.
+const LINK_SLACK_PS: u64 = 1_000_000;
+/// PAUSE quanta 0xFFFF × 512 bit times.
+const PAUSE_QUANTA_BITS: f64 = 65535.0 * 512.0;
+
+/// Per-packet work of the application kinds, in core cycles, beyond the memory accesses that are
+/// simulated explicitly. Calibrated on the DDIO paper's testbed: one 2.3 GHz Skylake core running
+/// FastClick L2 forwarding tops out just under 100 Gb/s of 1500 B frames ("cannot exceed 90 Gbps
+/// when only one core is forwarding"), i.e. ≈ 130 ns per packet with the header served by the
+/// LLC. The stateful chain (router + NAPT + load balancer) does ≈ 2× the forwarder's work plus its
+/// flow-table accesses.
+fn base_cycles(kind: AppKind) -> u64 {
+    match kind {
+        AppKind::L2fwd | AppKind::Compute => 220,
+        AppKind::StatefulChain => 440,
+        AppKind::CacheHungry => 0,
+    }
+}
+const RX_BURST_CYCLES: u64 = 40;
+const TX_BURST_CYCLES: u64 = 60;
+
+/// Independent accesses a core issues back to back (a burst's completion entries, buffer headers
+/// and descriptor writes): they overlap in the core's line fill buffers, so a batch costs its
+/// slowest access or its total divided by the number of buffers, whichever is larger.
+#[derive(Default)]
+struct Overlap {
+    sum: u64,
+    max: u64,
+}
+
+/// L1D line fill buffers of a Skylake/Haswell core (Intel optimization manual).
+const FILL_BUFFERS: u64 = 10;
+
+impl Overlap {
+    #[inline]
+    fn add(&mut self, lat: u64) {
+        self.sum += lat;
+        self.max = self.max.max(lat);
+    }
+    fn cost(&self) -> u64 {
+        self.max.max(self.sum / FILL_BUFFERS)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Ev {
+    Warmup,
+    Arrival(u16),
+    Core(u16),
+    CoRunner(u16),
+    PauseRefresh(u16),
+    NicDrain(u16),
+}
+
+#[derive(Clone, Copy, Default)]
+struct Mbuf {
+    meta_line: u32,
+    data_line: u32,
+    arrival_ps: u64,
+    len: u32,
+    flow: u32,
+}
+
+struct RxRing {
+    n: u64,
+    mbuf: Vec<u32>,
+    ready: Vec<u64>,
+    /// Next slot the NIC fills.
+    nic_pos: u64,
+    /// Next slot the core consumes.
+    sw_pos: u64,
+    /// Slots below this are posted to the NIC (hold a buffer).
+    posted: u64,
+    desc_line: u32,
+    cq_line: u32,
+}
+
+struct TxRing {
+    n: u64,
+    mbuf: Vec<u32>,
+    done: Vec<u64>,
+    head: u64,
+    clean: u64,
+    wqe_line: u32,
+    cq_line: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Pkt {
+    arrival_ps: u64,
+    len: u32,
+    flow: u32,
+}
+
+struct Queue {
+    core: usize,
+    rx: RxRing,
+    tx: TxRing,
+    backlog: VecDeque<Pkt>,
+}
+
+#[derive(Default, Clone)]
+struct NicStats {
+    rx_packets: u64,
+    dropped: u64,
+    pause_frames: u64,
+    d2h_bytes: f64,
+    h2d_bytes: f64,
+}
+
+struct Nic {
+    name: String,
+    socket: usize,
+    ddio: bool,
+    line_rate_gbps: f64,
+    ps_per_pcie_byte: f64,
+    mps: u64,
+    dma_write_ps: u64,
+    dma_read_ps: u64,
+    queues: Vec<Queue>,
+    buf_bytes: u64,
+    buf_cap: u64,
+    pause: bool,
+    xoff: u64,
+    xon: u64,
+    pausing: bool,
+    pause_until: u64,
+    refresh_at: u64,
+    drain_at: u64,
+    quanta_ps: u64,
+    d2h_free: u64,
+    h2d_free: u64,
+    wire_free: u64,
+    stats: NicStats,
+}
+
+enum Sizes {
+    Fixed(u32),
+    Mix(Vec<(f64, u32)>),
+}
+
+struct Gen {
+    nic: usize,
+    ps_per_wire_byte: f64,
+    sizes: Sizes,
+    flows: u32,
+    zipf: Option<Vec<f64>>,
+    salt: u64,
+    next_ps: f64,
+    /// Time of the one live Arrival event (others are stale after an XON reschedule).
+    next_at: u64,
+}
+
+#[derive(Default, Clone)]
+struct AppStats {
+    rx_packets: u64,
+    tx_packets: u64,
+    tx_bytes: u64,
+    latency: Histogram,
+    llc_accesses: u64,
+    llc_misses: u64,
+    accesses: u64,
+}
+
+struct App {
+    name: String,
+    kind: AppKind,
+    nic: Option<usize>,
+    cycles_ps: u64,
+    ws_base: u32,
+    ws_lines: u32,
+    accesses_per_packet: u32,
+    accesses_per_us: f64,
+    stats: AppStats,
+}
+
+struct Core {
+    socket: usize,
+    local: usize,
+    app: usize,
+    pool: usize,
+    pool_slot: usize,
+    nic: usize,
+    queue: usize,
+    mba: Mba,
+    idle: bool,
+    burst: Vec<u32>,
+    burst_pos: usize,
+    tx_pending: Vec<u32>,
+    rate_acc: f64,
+}
+
+struct Socket {
+    hier: Hierarchy,
+    mem: Memory,
+}
+
+#[derive(Default, Clone)]
+struct Counters {
+    wr_hit: u64,
+    wr_miss: u64,
+    wr_bypass: u64,
+    rd_hit: u64,
+    rd_miss: u64,
+    offered_bytes: u64,
+    offered_packets: u64,
+}
+
+/// Lays simulated memory out in 2 MiB pages homed on a socket, each at a random physical frame.
+struct AddressSpace {
+    next_page: u32,
+    page_home: Vec<u8>,
+    /// Per socket: (page, next free line in it) for small allocations.
+    open: Vec<Option<(u32, u32)>>,
+}
+
+impl AddressSpace {
+    fn alloc(&mut self, bytes: u64, socket: usize) -> u32 {
+        let lines = bytes.div_ceil(64).max(1) as u32;
+        if lines >= LINES_PER_PAGE / 4 {
+            let pages = lines.div_ceil(LINES_PER_PAGE);
+            let first = self.next_page;
+            self.next_page += pages;
+            self.page_home.extend(std::iter::repeat(socket as u8).take(pages as usize));
+            return first * LINES_PER_PAGE;
+        }
+        // Small regions (rings) are packed into an open page, 4 KiB aligned.
+        let lines = lines.div_ceil(64) * 64;
+        match self.open[socket] {
+            Some((page, used)) if used + lines <= LINES_PER_PAGE => {
+                self.open[socket] = Some((page, used + lines));
+                page * LINES_PER_PAGE + used
+            }
+            _ => {
+                let page = self.next_page;
+                self.next_page += 1;
+                self.page_home.push(socket as u8);
+                self.open[socket] = Some((page, lines));
+                page * LINES_PER_PAGE
+            }
+        }
+    }
+}
+
+/// Timing constants in ps.
+struct Timing {
+    cycle_ps: f64,
+    l2_ps: u64,
+    llc_ps: u64,
+    c2c_ps: u64,
+    upi_ps: u64,
+    dram_minus_llc_ps: u64,
+}
+
+/// Simulator state for one run.
+pub struct Engine {
+    now: u64,
+    seq: u64,
+    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    rng: Rng,
+    warm_ps: u64,
+    end_ps: u64,
+    pub events: u64,
+    t: Timing,
+    sockets: Vec<Socket>,
+    page_home: Vec<u8>,
+    nics: Vec<Nic>,
+    gens: Vec<Gen>,
+    cores: Vec<Core>,
+    apps: Vec<App>,
+    mbufs: Vec<Mbuf>,
+    pools: Vec<Mempool>,
+    c: Counters,
+    resolved: Resolved,
+}
+
+fn mix_table(m: SizeMix) -> Vec<(f64, u32)> {
+    let raw: &[(f64, u32)] = match m {
+        // 7:4:1 simple IMIX.
+        SizeMix::Imix => &[(7.0, 64), (4.0, 576), (1.0, 1500)],
+        // Campus-like: ACK-heavy small frames and MTU-sized data; mean ≈ 981 B.
+        SizeMix::Campus => &[(0.265, 64), (0.04, 128), (0.03, 256), (0.03, 512), (0.035, 1024), (0.60, 1500)],
+    };
+    let total: f64 = raw.iter().map(|r| r.0).sum();
+    let mut acc = 0.0;
+    raw.iter()
+        .map(|&(w, s)| {
+            acc += w / total;
+            (acc, s)
+        })
+        .collect()
+}
+
+impl Engine {
+    pub fn new(r: Resolved) -> Engine {
+        let sc = &r.scenario;
+        let plat = &r.platform;
+        let nsock = sc.platform.sockets as usize;
+        let mut rng = Rng::new(sc.run.seed);
+        let mut space = AddressSpace { next_page: 0, page_home: Vec::new(), open: vec![None; nsock] };
+        let nic_index: BTreeMap<&str, usize> = sc.nics.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+
+        // ---- apps, cores, mempools and rings (address layout first) --------------------------
+        let mut apps = Vec::new();
+        let mut cores: Vec<Core> = Vec::new();
+        let mut pools = Vec::new();
+        let mut mbufs: Vec<Mbuf> = Vec::new();
+        let mut per_socket_cores = vec![0usize; nsock];
+        let mut nic_queues: Vec<Vec<Queue>> = sc.nics.keys().map(|_| Vec::new()).collect();
+        let mut cat_of_core = Vec::new();
+        for (ai, (name, a)) in sc.apps.iter().enumerate() {
+            let home = a.mempool_socket.unwrap_or(a.socket) as usize;
+            let mut ws_base = 0;
+            let mut ws_lines = 0;
+            let ws_mib = a.working_set_mib.unwrap_or(match a.kind {
+                AppKind::StatefulChain => 16.0,
+                _ => 0.0,
+            });
+            if ws_mib > 0.0 {
+                let bytes = (ws_mib * 1024.0 * 1024.0) as u64;
+                ws_base = space.alloc(bytes, a.socket as usize);
+                ws_lines = bytes.div_ceil(64) as u32;
+            }
+            let nic = a.nic.as_deref().map(|n| nic_index[n]);
+            let mut pool_idx = usize::MAX;
+            if nic.is_some() {
+                let nc = &sc.nics[a.nic.as_deref().unwrap()];
+                let q = a.cores as u64;
+                let count = (q * (nc.rx_descriptors as u64 + nc.tx_descriptors as u64 + 2 * BURST as u64)
+                    + q * (MEMPOOL_CACHE as u64 * 3 / 2))
+                    .max(8192);
+                let base = space.alloc(count * MBUF_STRIDE, home) as u64 * 64;
+                let first = mbufs.len() as u32;
+                for i in 0..count {
+                    let obj = base + i * MBUF_STRIDE;
+                    mbufs.push(Mbuf { meta_line: ((obj + MBUF_META_OFF) / 64) as u32, data_line: ((obj + MBUF_DATA_OFF) / 64) as u32, ..Default::default() });
+                }
+                pool_idx = pools.len();
+                pools.push(Mempool::new(first, count as u32, a.cores as usize, MEMPOOL_CACHE));
+            }
+            let mut app_cores = Vec::new();
+            for k in 0..a.cores as usize {
+                let s = a.socket as usize;
+                let local = per_socket_cores[s];
+                per_socket_cores[s] += 1;
+                let ci = cores.len();
+                app_cores.push(ci);
+                cat_of_core.push((s, local, a.cat_mask.unwrap_or(full_mask(plat.llc_ways))));
+                let mut queue = 0;
+                if let Some(ni) = nic {
+                    let nc = &sc.nics[a.nic.as_deref().unwrap()];
+                    let rxn = nc.rx_descriptors as u64;
+                    let txn = nc.tx_descriptors as u64;
+                    let desc_line = space.alloc(rxn * RX_DESC_BYTES, home);
+                    let cq_line = space.alloc(rxn * CQE_BYTES, home);
+                    let wqe_line = space.alloc(txn * TX_WQE_BYTES, home);
+                    let txcq_line = space.alloc(4096, home);
+                    queue = nic_queues[ni].len();
+                    nic_queues[ni].push(Queue {
+                        core: ci,
+                        rx: RxRing { n: rxn, mbuf: vec![0; rxn as usize], ready: vec![0; rxn as usize], nic_pos: 0, sw_pos: 0, posted: 0, desc_line, cq_line },
+                        tx: TxRing { n: txn, mbuf: vec![0; txn as usize], done: vec![0; txn as usize], head: 0, clean: 0, wqe_line, cq_line: txcq_line },
+                        backlog: VecDeque::new(),
+                    });
+                }
+                cores.push(Core {
+                    socket: s,
+                    local,
+                    app: ai,
+                    pool: pool_idx,
+                    pool_slot: k,
+                    nic: nic.unwrap_or(usize::MAX),
+                    queue,
+                    mba: Mba::new(a.mba_percent, plat.core_memory_bandwidth_gbyte_s),
+                    idle: true,
+                    burst: Vec::with_capacity(BURST),
+                    burst_pos: 0,
+                    tx_pending: Vec::with_capacity(BURST * 2),
+                    rate_acc: 0.0,
+                });
+            }
+            let cycles = base_cycles(a.kind) + a.cycles_per_packet.unwrap_or(0) as u64;
+            apps.push(App {
+                name: name.clone(),
+                kind: a.kind,
+                nic,
+                cycles_ps: (cycles as f64 * 1000.0 / plat.clock_ghz) as u64,
+                ws_base,
+                ws_lines,
+                accesses_per_packet: a.accesses_per_packet.unwrap_or(4),
+                accesses_per_us: a.accesses_per_us.unwrap_or(0.0),
+                stats: AppStats::default(),
+            });
+        }
+
+        // ---- physical placement and hierarchies -----------------------------------------------
+        let pages = space.next_page as usize;
+        let mut frames = Vec::with_capacity(pages);
+        let mut used = std::collections::HashSet::new();
+        while frames.len() < pages {
+            // 64 GiB of physical memory: 32768 frames of 2 MiB.
+            let f = rng.below(1 << 15);
+            if used.insert(f) {
+                frames.push(f);
+            }
+        }
+        let total_lines = pages * LINES_PER_PAGE as usize;
+        let pa_lines: Vec<u64> = (0..total_lines).map(|l| frames[l >> 15] * LINES_PER_PAGE as u64 + (l as u64 & (LINES_PER_PAGE as u64 - 1))).collect();
+        let mut sockets: Vec<Socket> = (0..nsock)
+            .map(|s| Socket {
+                hier: Hierarchy::new(
+                    &HierParams {
+                        slices: plat.llc_slices,
+                        sets_per_slice: plat.llc_sets_per_slice(),
+                        ways: plat.llc_ways,
+                        l2_sets: plat.l2_sets(),
+                        l2_ways: plat.l2_ways,
+                        cores: plat.cores_per_socket,
+                        inclusive: plat.llc_inclusive,
+                        io_mask: r.io_mask,
+                        recycled_mask: plat.recycled_io_mask.unwrap_or(0),
+                        policy: r.replacement,
+                        seed: sc.run.seed.wrapping_add(s as u64),
+                    },
+                    &pa_lines,
+                ),
+                mem: Memory::new(plat.dram_latency_ns, plat.memory_bandwidth_gbyte_s),
+            })
+            .collect();
+        drop(pa_lines);
+        for &(s, local, cat) in &cat_of_core {
+            sockets[s].hier.set_cat(local, cat);
+        }
+
+        // ---- NICs and traffic ------------------------------------------------------------------
+        let mut nics = Vec::new();
+        for (ni, (name, n)) in sc.nics.iter().enumerate() {
+            let cap = n.buffer_kib as u64 * 1024;
+            nics.push(Nic {
+                name: name.clone(),
+                socket: n.socket as usize,
+                ddio: n.ddio.unwrap_or(sc.platform.ddio) && r.io_mask != 0,
+                line_rate_gbps: n.line_rate_gbps,
+                ps_per_pcie_byte: 8000.0 / n.pcie_gbps,
+                mps: n.pcie_mps as u64,
+                dma_write_ps: (n.dma_write_latency_ns * 1000.0) as u64,
+                dma_read_ps: (n.dma_read_latency_ns * 1000.0) as u64,
+                queues: std::mem::take(&mut nic_queues[ni]),
+                buf_bytes: 0,
+                buf_cap: cap,
+                pause: n.pause_frames,
+                xoff: cap * 3 / 4,
+                xon: cap / 2,
+                pausing: false,
+                pause_until: 0,
+                refresh_at: 0,
+                drain_at: u64::MAX,
+                quanta_ps: (PAUSE_QUANTA_BITS / n.line_rate_gbps * 1000.0) as u64,
+                d2h_free: 0,
+                h2d_free: 0,
+                wire_free: 0,
+                stats: NicStats::default(),
+            });
+        }
+        let mut gens = Vec::new();
+        for (gi, t) in sc.traffic.values().enumerate() {
+            let ni = nic_index[t.nic.as_str()];
+            let rate = t.rate_gbps.unwrap_or(sc.nics[&t.nic].line_rate_gbps);
+            let zipf = (t.flow_skew > 0.0).then(|| {
+                let mut acc = 0.0;
+                let mut cdf: Vec<f64> = (1..=t.flows).map(|k| {
+                    acc += 1.0 / (k as f64).powf(t.flow_skew);
+                    acc
+                }).collect();
+                for v in &mut cdf {
+                    *v /= acc;
+                }
+                cdf
+            });
+            gens.push(Gen {
+                nic: ni,
+                ps_per_wire_byte: 8000.0 / rate,
+                sizes: match (t.packet_size, t.size_mix) {
+                    (Some(s), _) => Sizes::Fixed(s),
+                    (None, Some(m)) => Sizes::Mix(mix_table(m)),
+                    _ => unreachable!("validated"),
+                },
+                flows: t.flows,
+                zipf,
+                salt: mix64(sc.run.seed ^ (gi as u64 + 1)),
+                next_ps: (gi as u64 * 997) as f64,
+                next_at: gi as u64 * 997,
+            });
+        }
+
+        let t = Timing {
+            cycle_ps: 1000.0 / plat.clock_ghz,
+            l2_ps: (plat.l2_latency_ns * 1000.0) as u64,
+            llc_ps: (plat.llc_latency_ns * 1000.0) as u64,
+            c2c_ps: (plat.c2c_latency_ns * 1000.0) as u64,
+            upi_ps: (plat.upi_latency_ns * 1000.0) as u64,
+            dram_minus_llc_ps: ((plat.dram_latency_ns - plat.llc_latency_ns).max(0.0) * 1000.0) as u64,
+        };
+        let warm_ps = (sc.run.warmup_us * PS_PER_US as f64) as u64;
+        let end_ps = warm_ps + (sc.run.duration_us * PS_PER_US as f64) as u64;
+        let mut e = Engine {
+            now: 0,
+            seq: 0,
+            heap: BinaryHeap::new(),
+            rng,
+            warm_ps,
+            end_ps,
+            events: 0,
+            t,
+            sockets,
+            page_home: space.page_home,
+            nics,
+            gens,
+            cores,
+            apps,
+            mbufs,
+            pools,
+            c: Counters::default(),
+            resolved: r,
+        };
+        e.prefill_rings();
+        e.schedule(warm_ps, Ev::Warmup);
+        for g in 0..e.gens.len() {
+            let at = e.gens[g].next_ps as u64;
+            e.schedule(at, Ev::Arrival(g as u16));
+        }
+        for c in 0..e.cores.len() {
+            if e.apps[e.cores[c].app].kind == AppKind::CacheHungry {
+                e.cores[c].idle = false;
+                e.schedule(c as u64 * 13, Ev::CoRunner(c as u16));
+            }
+        }
+        e
+    }
+
+    fn prefill_rings(&mut self) {
+        for ni in 0..self.nics.len() {
+            for q in 0..self.nics[ni].queues.len() {
+                let core = self.nics[ni].queues[q].core;
+                let (pool, slot) = (self.cores[core].pool, self.cores[core].pool_slot);
+                let n = self.nics[ni].queues[q].rx.n;
+                for i in 0..n {
+                    let m = self.pools[pool].alloc(slot).expect("mempool sized for the rings");
+                    self.nics[ni].queues[q].rx.mbuf[i as usize] = m;
+                }
+                self.nics[ni].queues[q].rx.posted = n;
+            }
+        }
+    }
+
+    #[inline]
+    fn schedule(&mut self, t: u64, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Reverse((t, self.seq, ev)));
+    }
+
+    #[inline]
+    fn in_window(&self, t: u64) -> bool {
+        t >= self.warm_ps && t < self.end_ps
+    }
+
+    #[inline]
+    fn home(&self, line: u32) -> usize {
+        self.page_home[(line >> 15) as usize] as usize
+    }
+
+    /// Run until simulated time `until_ps` (or the end). Returns true when the run is finished.
+    pub fn advance(&mut self, until_ps: u64) -> bool {
+        let stop = until_ps.min(self.end_ps);
+        while let Some(&Reverse((t, _, ev))) = self.heap.peek() {
+            if t >= stop {
+                break;
+            }
+            self.heap.pop();
+            self.now = t;
+            self.events += 1;
+            match ev {
+                Ev::Arrival(g) => self.on_arrival(g as usize),
+                Ev::Core(c) => self.on_core(c as usize),
+                Ev::CoRunner(c) => self.on_corunner(c as usize),
+                Ev::PauseRefresh(n) => self.on_pause_refresh(n as usize),
+                Ev::NicDrain(n) => {
+                    if self.nics[n as usize].drain_at == t {
+                        self.nic_drain(n as usize, t);
+                    }
+                }
+                Ev::Warmup => self.on_warmup(),
+            }
+        }
+        self.now = self.now.max(stop);
+        stop >= self.end_ps || self.heap.is_empty()
+    }
+
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    pub fn end_ps(&self) -> u64 {
+        self.end_ps
+    }
+
+    fn on_warmup(&mut self) {
+        self.c = Counters::default();
+        for n in &mut self.nics {
+            n.stats = NicStats::default();
+        }
+        for a in &mut self.apps {
+            a.stats = AppStats::default();
+        }
+        for s in &mut self.sockets {
+            s.hier.stats = Default::default();
+            s.mem.reset_counters();
+        }
+    }
+
+    // -------------------------------------------------------------------------------------------
+    // Memory-side helpers
+    // -------------------------------------------------------------------------------------------
+
+    /// A core access; returns its latency in ps and accounts LLC statistics to the core's app.
+    fn core_mem(&mut self, c: usize, line: u32, write: bool, now: u64) -> u64 {
+        let (s, local, app) = (self.cores[c].socket, self.cores[c].local, self.cores[c].app);
+        let src = self.sockets[s].hier.core_access(local, line, write);
+        let wb = self.sockets[s].hier.take_writebacks();
+        self.sockets[s].mem.write(now, wb);
+        match src {
+            Src::L2 => self.t.l2_ps,
+            Src::OtherL2 => {
+                self.apps[app].stats.llc_accesses += 1;
+                self.t.c2c_ps
+            }
+            Src::Llc => {
+                self.apps[app].stats.llc_accesses += 1;
+                self.t.llc_ps
+            }
+            Src::Mem => {
+                let st = &mut self.apps[app].stats;
+                st.llc_accesses += 1;
+                st.llc_misses += 1;
+                if self.sockets.len() > 1 {
+                    let o = 1 - s;
+                    if self.sockets[o].hier.is_cached(line) {
+                        // Served by the other socket's caches over UPI.
+                        if write {
+                            self.sockets[o].hier.invalidate(line);
+                        }
+                        return 2 * self.t.llc_ps + 2 * self.t.upi_ps;
+                    }
+                }
+                let home = self.home(line);
+                let mba = self.cores[c].mba.delay(now);
+                let lat = self.sockets[home].mem.read(now + mba);
+                let remote = if home != s { 2 * self.t.upi_ps } else { 0 };
+                self.t.llc_ps + mba + lat + remote
+            }
+        }
+    }
+
+    /// A NIC's full-line DMA write; returns true on an ItoM hit.
+    fn dev_write(&mut self, nic_socket: usize, ddio: bool, line: u32, now: u64) -> bool {
+        let home = self.home(line);
+        if self.sockets.len() > 1 {
+            self.sockets[1 - home].hier.invalidate(line);
+        }
+        let allocating = ddio && home == nic_socket;
+        let hit = self.sockets[home].hier.dev_write(line, allocating);
+        let wb = self.sockets[home].hier.take_writebacks();
+        self.sockets[home].mem.write(now, wb + (!allocating) as u32);
+        if !allocating {
+            self.c.wr_bypass += 1;
+        } else if hit {
+            self.c.wr_hit += 1;
+        } else {
+            self.c.wr_miss += 1;
+        }
+        hit
+    }
+
+    /// A NIC's DMA read of one line (PCIeRdCur); returns true on a hit.
+    fn dev_read(&mut self, line: u32, now: u64) -> bool {
+        let home = self.home(line);
+        let hit = self.sockets.iter().any(|s| s.hier.dev_read(line));
+        if hit {
+            self.c.rd_hit += 1;
+        } else {
+            self.c.rd_miss += 1;
+            self.sockets[home].mem.device_read(now);
+        }
+        hit
+    }
+
+    // -------------------------------------------------------------------------------------------
+    // Traffic and the NIC receive side
+    // -------------------------------------------------------------------------------------------
+
+    fn on_arrival(&mut self, g: usize) {
+        let now = self.now;
+        if self.gens[g].next_at != now {
+            return; // superseded by an XON
+        }
+        let ni = self.gens[g].nic;
+        if self.nics[ni].pause_until > now {
+            // The link partner honours PAUSE: the next frame leaves when the pause ends.
+            let at = self.nics[ni].pause_until;
+            self.gens[g].next_ps = at as f64;
+            self.gens[g].next_at = at;
+            self.schedule(at, Ev::Arrival(g as u16));
+            return;
+        }
+        let len = match &self.gens[g].sizes {
+            Sizes::Fixed(s) => *s,
+            Sizes::Mix(cdf) => {
+                let u = self.rng.unit();
+                cdf.iter().find(|(p, _)| u < *p).map(|x| x.1).unwrap_or(cdf.last().unwrap().1)
+            }
+        };
+        let flow = match &self.gens[g].zipf {
+            None => self.rng.below(self.gens[g].flows as u64) as u32,
+            Some(cdf) => {
+                let u = self.rng.unit();
+                cdf.partition_point(|&p| p < u).min(cdf.len() - 1) as u32
+            }
+        };
+        let nq = self.nics[ni].queues.len() as u64;
+        let q = (mix64(flow as u64 ^ self.gens[g].salt) % nq) as usize;
+        if self.in_window(now) {
+            self.c.offered_bytes += len as u64;
+            self.c.offered_packets += 1;
+        }
+        self.nic_receive(ni, q, Pkt { arrival_ps: now, len, flow }, now);
+        let gen = &mut self.gens[g];
+        gen.next_ps += (len + 20) as f64 * gen.ps_per_wire_byte;
+        let at = (gen.next_ps as u64).max(now + 1);
+        gen.next_at = at;
+        self.schedule(at, Ev::Arrival(g as u16));
+    }
+
+    fn nic_receive(&mut self, ni: usize, q: usize, p: Pkt, now: u64) {
+        let nic = &mut self.nics[ni];
+        let qu = &nic.queues[q];
+        let link_ok = nic.d2h_free <= now + LINK_SLACK_PS;
+        if qu.backlog.is_empty() && qu.rx.nic_pos < qu.rx.posted && link_ok {
+            self.dma_in(ni, q, p, now);
+            return;
+        }
+        if nic.buf_bytes + p.len as u64 > nic.buf_cap {
+            if self.in_window(now) {
+                self.nics[ni].stats.dropped += 1;
+            }
+            return;
+        }
+        nic.buf_bytes += p.len as u64;
+        nic.queues[q].backlog.push_back(p);
+        if nic.pause && !nic.pausing && nic.buf_bytes >= nic.xoff {
+            nic.pausing = true;
+            nic.pause_until = now + nic.quanta_ps;
+            nic.refresh_at = now + nic.quanta_ps / 2;
+            let at = nic.refresh_at;
+            if self.in_window(now) {
+                self.nics[ni].stats.pause_frames += 1;
+            }
+            self.schedule(at, Ev::PauseRefresh(ni as u16));
+        }
+        if !link_ok {
+            self.schedule_drain(ni);
+        }
+    }
+
+    /// Wake the NIC when its d2h link has room again.
+    fn schedule_drain(&mut self, ni: usize) {
+        let at = self.nics[ni].d2h_free - LINK_SLACK_PS.min(self.nics[ni].d2h_free);
+        if self.nics[ni].drain_at != at {
+            self.nics[ni].drain_at = at;
+            self.schedule(at, Ev::NicDrain(ni as u16));
+        }
+    }
+
+    fn on_pause_refresh(&mut self, ni: usize) {
+        let now = self.now;
+        let in_win = self.in_window(now);
+        let nic = &mut self.nics[ni];
+        if !nic.pausing || nic.refresh_at != now {
+            return;
+        }
+        nic.pause_until = now + nic.quanta_ps;
+        nic.refresh_at = now + nic.quanta_ps / 2;
+        let at = nic.refresh_at;
+        if in_win {
+            nic.stats.pause_frames += 1;
+        }
+        self.schedule(at, Ev::PauseRefresh(ni as u16));
+    }
+
+    /// Move backlogged frames into posted descriptors while the d2h link has room, visiting the
+    /// queues round-robin.
+    fn nic_drain(&mut self, ni: usize, now: u64) {
+        let nq = self.nics[ni].queues.len();
+        let mut blocked_by_link = false;
+        loop {
+            let mut moved = false;
+            for q in 0..nq {
+                let nic = &self.nics[ni];
+                if nic.d2h_free > now + LINK_SLACK_PS {
+                    blocked_by_link = !nic.queues.iter().all(|qu| qu.backlog.is_empty());
+                    break;
+                }
+                let qu = &nic.queues[q];
+                if qu.rx.nic_pos >= qu.rx.posted || qu.backlog.is_empty() {
+                    continue;
+                }
+                let p = self.nics[ni].queues[q].backlog.pop_front().expect("non-empty");
+                self.nics[ni].buf_bytes -= p.len as u64;
+                self.dma_in(ni, q, p, now);
+                moved = true;
+            }
+            if !moved || blocked_by_link {
+                break;
+            }
+        }
+        if blocked_by_link {
+            self.schedule_drain(ni);
+        }
+        let in_win = self.in_window(now);
+        let nic = &mut self.nics[ni];
+        if nic.pausing && nic.buf_bytes <= nic.xon {
+            // XON: a PAUSE frame with zero quanta.
+            nic.pausing = false;
+            nic.pause_until = now;
+            if in_win {
+                nic.stats.pause_frames += 1;
+            }
+            // Senders held by the pause resume now.
+            for g in 0..self.gens.len() {
+                if self.gens[g].nic == ni && self.gens[g].next_at > now {
+                    self.gens[g].next_at = now;
+                    self.gens[g].next_ps = now as f64;
+                    self.schedule(now, Ev::Arrival(g as u16));
+                }
+            }
+        }
+    }
+
+    /// DMA one frame into the next posted RX buffer of queue `q`.
+    fn dma_in(&mut self, ni: usize, q: usize, p: Pkt, now: u64) {
+        let (sock, ddio, mps, pspb, wr_ps) = {
+            let n = &self.nics[ni];
+            (n.socket, n.ddio, n.mps, n.ps_per_pcie_byte, n.dma_write_ps)
+        };
+        let rx = &self.nics[ni].queues[q].rx;
+        let pos = rx.nic_pos;
+        let slot = (pos % rx.n) as usize;
+        let m = rx.mbuf[slot];
+        let desc_line = rx.desc_line + (pos % rx.n / 4) as u32;
+        let cq_line = rx.cq_line + slot as u32;
+        let payload = (p.len - 4) as u64; // the NIC strips the FCS
+        // Descriptor fetch: one read per line of four 16 B descriptors.
+        let mut d2h = 0u64;
+        let mut h2d = 0u64;
+        if pos % 4 == 0 {
+            self.dev_read(desc_line, now);
+            d2h += MRD_HDR;
+            h2d += 64 + CPLD_HDR;
+        }
+        let data = self.mbufs[m as usize].data_line;
+        for l in 0..payload.div_ceil(64) as u32 {
+            self.dev_write(sock, ddio, data + l, now);
+        }
+        self.dev_write(sock, ddio, cq_line, now);
+        d2h += payload + payload.div_ceil(mps) * MWR_HDR + CQE_BYTES + MWR_HDR;
+        let remote = if self.home(data) != sock { 2 * self.t.upi_ps } else { 0 };
+        let in_win = self.in_window(now);
+        let nic = &mut self.nics[ni];
+        let start = nic.d2h_free.max(now);
+        nic.d2h_free = start + (d2h as f64 * pspb) as u64;
+        nic.h2d_free = nic.h2d_free.max(now) + (h2d as f64 * pspb) as u64;
+        let ready = nic.d2h_free + wr_ps + remote;
+        if in_win {
+            nic.stats.rx_packets += 1;
+            nic.stats.d2h_bytes += d2h as f64;
+            nic.stats.h2d_bytes += h2d as f64;
+        }
+        let rx = &mut nic.queues[q].rx;
+        rx.ready[slot] = ready;
+        rx.nic_pos += 1;
+        let mb = &mut self.mbufs[m as usize];
+        mb.arrival_ps = p.arrival_ps;
+        mb.len = p.len;
+        mb.flow = p.flow;
+        let core = self.nics[ni].queues[q].core;
+        if self.cores[core].idle {
+            self.cores[core].idle = false;
+            self.schedule(ready.max(now), Ev::Core(core as u16));
+        }
+    }
+
+    // -------------------------------------------------------------------------------------------
+    // Cores
+    // -------------------------------------------------------------------------------------------
+
+    fn on_core(&mut self, c: usize) {
+        let now = self.now;
+        let mut t = now;
+        if self.cores[c].burst_pos >= self.cores[c].burst.len() {
+            if !self.cores[c].tx_pending.is_empty() {
+                match self.tx_burst(c, t) {
+                    Ok(t2) => t = t2,
+                    Err(until) => {
+                        self.schedule(until.max(now + 1), Ev::Core(c as u16));
+                        return;
+                    }
+                }
+            }
+            if !self.rx_burst(c, &mut t) {
+                return;
+            }
+        }
+        // Process one packet.
+        let core = &mut self.cores[c];
+        let m = core.burst[core.burst_pos];
+        core.burst_pos += 1;
+        let app = core.app;
+        let mb = self.mbufs[m as usize];
+        t += self.core_mem(c, mb.data_line, false, t);
+        if self.apps[app].kind == AppKind::StatefulChain && self.apps[app].ws_lines > 0 {
+            let (base, lines, k) = (self.apps[app].ws_base, self.apps[app].ws_lines as u64, self.apps[app].accesses_per_packet);
+            for i in 0..k {
+                let line = base + (mix64(((mb.flow as u64) << 8) | i as u64) % lines) as u32;
+                t += self.core_mem(c, line, i % 2 == 1, t);
+            }
+        }
+        t += self.apps[app].cycles_ps;
+        t += self.core_mem(c, mb.data_line, true, t);
+        self.cores[c].tx_pending.push(m);
+        self.schedule(t.max(now + 1), Ev::Core(c as u16));
+    }
+
+    /// Poll the RX ring; returns false if the core went idle (or waits for an in-flight DMA).
+    fn rx_burst(&mut self, c: usize, t: &mut u64) -> bool {
+        let (ni, q) = (self.cores[c].nic, self.cores[c].queue);
+        let rx = &self.nics[ni].queues[q].rx;
+        let avail = (rx.nic_pos - rx.sw_pos) as usize;
+        let mut n = 0;
+        while n < avail.min(BURST) && rx.ready[((rx.sw_pos + n as u64) % rx.n) as usize] <= *t {
+            n += 1;
+        }
+        if n == 0 {
+            if avail > 0 {
+                let at = rx.ready[(rx.sw_pos % rx.n) as usize];
+                self.schedule(at.max(*t + 1), Ev::Core(c as u16));
+            } else {
+                self.cores[c].idle = true;
+            }
+            return false;
+        }
+        *t += (RX_BURST_CYCLES as f64 * self.t.cycle_ps) as u64;
+        self.cores[c].burst.clear();
+        self.cores[c].burst_pos = 0;
+        let (pool, slot_k) = (self.cores[c].pool, self.cores[c].pool_slot);
+        let sw = self.nics[ni].queues[q].rx.sw_pos;
+        // Completion entries and mbuf fields of the whole burst (independent accesses). Packet
+        // headers are read when each packet is processed, as run-to-completion forwarders do.
+        let mut batch = Overlap::default();
+        let now = *t;
+        for i in 0..n as u64 {
+            let rx = &self.nics[ni].queues[q].rx;
+            let slot = ((sw + i) % rx.n) as usize;
+            let cq = rx.cq_line + slot as u32;
+            let m = rx.mbuf[slot];
+            self.cores[c].burst.push(m);
+            let mb = self.mbufs[m as usize];
+            batch.add(self.core_mem(c, cq, false, now));
+            batch.add(self.core_mem(c, mb.meta_line, true, now));
+        }
+        if self.in_window(now) {
+            let app = self.cores[c].app;
+            self.apps[app].stats.rx_packets += n as u64;
+        }
+        *t += batch.cost();
+        self.nics[ni].queues[q].rx.sw_pos += n as u64;
+        // Replenish consumed slots, in order, from the mempool cache (LIFO).
+        let mut batch = Overlap::default();
+        let now = *t;
+        loop {
+            let rx = &self.nics[ni].queues[q].rx;
+            if rx.posted >= rx.sw_pos + rx.n {
+                break;
+            }
+            let Some(m) = self.pools[pool].alloc(slot_k) else { break };
+            let rx = &mut self.nics[ni].queues[q].rx;
+            let pos = rx.posted;
+            let slot = (pos % rx.n) as usize;
+            rx.mbuf[slot] = m;
+            rx.posted += 1;
+            let desc = rx.desc_line + (slot / 4) as u32;
+            let meta = self.mbufs[m as usize].meta_line;
+            batch.add(self.core_mem(c, meta, true, now));
+            if pos % 4 == 3 {
+                batch.add(self.core_mem(c, desc, true, now));
+            }
+        }
+        *t += batch.cost();
+        self.nic_drain(ni, *t);
+        true
+    }
+
+    /// Transmit the pending packets. Err(t) = the TX ring is full until `t`.
+    fn tx_burst(&mut self, c: usize, mut t: u64) -> Result<u64, u64> {
+        let (ni, q, pool, slot_k) = (self.cores[c].nic, self.cores[c].queue, self.cores[c].pool, self.cores[c].pool_slot);
+        let need = self.cores[c].tx_pending.len() as u64;
+        // Lazy cleanup of completed descriptors, as DPDK drivers do.
+        let mut batch = Overlap::default();
+        let now = t;
+        loop {
+            let tx = &self.nics[ni].queues[q].tx;
+            let free = tx.n - (tx.head - tx.clean);
+            if free >= need + TX_FREE_THRESH || tx.clean == tx.head || tx.done[(tx.clean % tx.n) as usize] > t {
+                break;
+            }
+            let m = tx.mbuf[(tx.clean % tx.n) as usize];
+            self.nics[ni].queues[q].tx.clean += 1;
+            let meta = self.mbufs[m as usize].meta_line;
+            batch.add(self.core_mem(c, meta, true, now));
+            self.pools[pool].free(slot_k, m);
+        }
+        t += batch.cost();
+        let tx = &self.nics[ni].queues[q].tx;
+        let free = tx.n - (tx.head - tx.clean);
+        if free == 0 {
+            return Err(tx.done[(tx.clean % tx.n) as usize]);
+        }
+        let k = free.min(need) as usize;
+        let doorbell = t + (TX_BURST_CYCLES as f64 * self.t.cycle_ps) as u64;
+        let sock = self.nics[ni].socket;
+        let mut batch = Overlap::default();
+        let now = t;
+        for i in 0..k {
+            let m = self.cores[c].tx_pending[i];
+            let tx = &mut self.nics[ni].queues[q].tx;
+            let pos = tx.head;
+            let slot = (pos % tx.n) as usize;
+            tx.mbuf[slot] = m;
+            tx.head += 1;
+            let wqe = tx.wqe_line + slot as u32;
+            let cq = tx.cq_line + ((pos / 16) % 64) as u32;
+            batch.add(self.core_mem(c, wqe, true, now));
+            // NIC side: descriptor fetch, packet DMA read, wire.
+            let mb = self.mbufs[m as usize];
+            let payload = (mb.len - 4) as u64;
+            let mut all_hit = self.dev_read(wqe, doorbell);
+            for l in 0..payload.div_ceil(64) as u32 {
+                all_hit &= self.dev_read(mb.data_line + l, doorbell);
+            }
+            if pos % 16 == 15 {
+                self.dev_write(sock, self.nics[ni].ddio, cq, doorbell);
+            }
+            let remote = if self.home(mb.data_line) != sock { 2 * self.t.upi_ps } else { 0 };
+            let extra = if all_hit { 0 } else { self.t.dram_minus_llc_ps };
+            let in_win = self.in_window(doorbell);
+            let nic = &mut self.nics[ni];
+            let mps = nic.mps;
+            let h2d = payload + payload.div_ceil(mps) * CPLD_HDR + TX_WQE_BYTES + CPLD_HDR;
+            let d2h = payload.div_ceil(MRRS) * MRD_HDR + MRD_HDR;
+            nic.d2h_free = nic.d2h_free.max(doorbell) + (d2h as f64 * nic.ps_per_pcie_byte) as u64;
+            let start = nic.h2d_free.max(doorbell);
+            nic.h2d_free = start + (h2d as f64 * nic.ps_per_pcie_byte) as u64;
+            let data_at = nic.h2d_free + nic.dma_read_ps + extra + remote;
+            let wire_start = data_at.max(nic.wire_free);
+            nic.wire_free = wire_start + ((mb.len + 20) as f64 * 8000.0 / nic.line_rate_gbps) as u64;
+            let done = nic.wire_free;
+            if in_win {
+                nic.stats.d2h_bytes += d2h as f64;
+                nic.stats.h2d_bytes += h2d as f64;
+            }
+            nic.queues[q].tx.done[slot] = done;
+            if done >= self.warm_ps && done < self.end_ps {
+                let st = &mut self.apps[self.cores[c].app].stats;
+                st.tx_packets += 1;
+                st.tx_bytes += mb.len as u64;
+                if mb.arrival_ps >= self.warm_ps {
+                    st.latency.record(done - mb.arrival_ps);
+                }
+            }
+        }
+        self.cores[c].tx_pending.drain(..k);
+        t = (now + batch.cost()).max(doorbell);
+        if self.cores[c].tx_pending.is_empty() {
+            Ok(t)
+        } else {
+            let tx = &self.nics[ni].queues[q].tx;
+            Err(tx.done[(tx.clean % tx.n) as usize].max(t))
+        }
+    }
+
+    fn on_corunner(&mut self, c: usize) {
+        let now = self.now;
+        let app = self.cores[c].app;
+        let (base, lines, rate) = (self.apps[app].ws_base, self.apps[app].ws_lines as u64, self.apps[app].accesses_per_us);
+        self.cores[c].rate_acc += rate;
+        let n = self.cores[c].rate_acc.floor();
+        self.cores[c].rate_acc -= n;
+        for _ in 0..n as u64 {
+            let line = base + self.rng.below(lines) as u32;
+            let write = self.rng.below(4) == 0;
+            self.core_mem(c, line, write, now);
+        }
+        if self.in_window(now) {
+            self.apps[app].stats.accesses += n as u64;
+        }
+        self.schedule(now + PS_PER_US, Ev::CoRunner(c as u16));
+    }
+
+    // -------------------------------------------------------------------------------------------
+    // Results
+    // -------------------------------------------------------------------------------------------
+
+    pub fn metrics(&self) -> crate::result::Metrics {
+        use crate::result::*;
+        let dur_s = (self.end_ps - self.warm_ps) as f64 * 1e-12;
+        let gbps = |bytes: f64| bytes * 8.0 / dur_s / 1e9;
+        let rate = |h: u64, m: u64| if h + m == 0 { None } else { Some(h as f64 / (h + m) as f64) };
+        let mut all = Histogram::default();
+        let mut apps = BTreeMap::new();
+        let (mut tx_p, mut tx_b, mut rx_p) = (0u64, 0u64, 0u64);
+        for a in &self.apps {
+            let s = &a.stats;
+            all.merge(&s.latency);
+            let (dropped, pause) = a.nic.map(|n| (self.nics[n].stats.dropped, self.nics[n].stats.pause_frames)).unwrap_or((0, 0));
+            if a.kind != AppKind::CacheHungry {
+                tx_p += s.tx_packets;
+                tx_b += s.tx_bytes;
+                rx_p += s.rx_packets;
+            }
+            apps.insert(
+                a.name.clone(),
+                AppMetrics {
+                    kind: a.kind,
+                    throughput_gbps: gbps(s.tx_bytes as f64),
+                    throughput_mpps: s.tx_packets as f64 / dur_s / 1e6,
+                    rx_packets: s.rx_packets,
+                    tx_packets: s.tx_packets,
+                    dropped_packets: dropped,
+                    pause_frames: pause,
+                    latency_ns: LatencyNs::from_hist(&s.latency),
+                    llc_accesses: s.llc_accesses,
+                    llc_misses: s.llc_misses,
+                    llc_miss_rate: rate(s.llc_misses, s.llc_accesses - s.llc_misses).map(|_| s.llc_misses as f64 / s.llc_accesses as f64),
+                    llc_misses_per_us: s.llc_misses as f64 / (dur_s * 1e6),
+                    accesses: s.accesses,
+                },
+            );
+        }
+        let mut nics = BTreeMap::new();
+        for n in &self.nics {
+            let link = 8000.0 / n.ps_per_pcie_byte; // Gb/s
+            nics.insert(
+                n.name.clone(),
+                NicMetrics {
+                    rx_packets: n.stats.rx_packets,
+                    dropped_packets: n.stats.dropped,
+                    pause_frames: n.stats.pause_frames,
+                    pcie_d2h_utilization: gbps(n.stats.d2h_bytes) / link,
+                    pcie_h2d_utilization: gbps(n.stats.h2d_bytes) / link,
+                    ddio: n.ddio,
+                },
+            );
+        }
+        let mem_r: u64 = self.sockets.iter().map(|s| s.mem.read_lines).sum();
+        let mem_w: u64 = self.sockets.iter().map(|s| s.mem.write_lines).sum();
+        Metrics {
+            pcie_write_hit_rate: rate(self.c.wr_hit, self.c.wr_miss),
+            pcie_read_hit_rate: rate(self.c.rd_hit, self.c.rd_miss),
+            pcie_write_lines: self.c.wr_hit + self.c.wr_miss,
+            pcie_read_lines: self.c.rd_hit + self.c.rd_miss,
+            dma_write_bypass_lines: self.c.wr_bypass,
+            offered_gbps: gbps(self.c.offered_bytes as f64),
+            offered_mpps: self.c.offered_packets as f64 / dur_s / 1e6,
+            throughput_gbps: gbps(tx_b as f64),
+            throughput_mpps: tx_p as f64 / dur_s / 1e6,
+            rx_packets: rx_p,
+            tx_packets: tx_p,
+            dropped_packets: self.nics.iter().map(|n| n.stats.dropped).sum(),
+            pause_frames: self.nics.iter().map(|n| n.stats.pause_frames).sum(),
+            latency_ns: LatencyNs::from_hist(&all),
+            memory_read_gbps: gbps(mem_r as f64 * 64.0),
+            memory_write_gbps: gbps(mem_w as f64 * 64.0),
+            ddio_allocations: self.sockets.iter().map(|s| s.hier.stats.io_allocations).sum(),
+            ddio_evictions: self.sockets.iter().map(|s| s.hier.stats.io_evictions).sum(),
+            apps,
+            nics,
+        }
+    }
+
+    pub fn resolved(&self) -> &Resolved {
+        &self.resolved
+    }
+}

@@ -1,0 +1,118 @@
+//! What a run returns: the resolved scenario, provenance (seed, version, scenario hash) and the
+//! metrics, as one serde struct that becomes JSON and, in Python, a dict.
+use crate::config::{AppKind, Platform, Scenario};
+use crate::hist::Histogram;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Latency distribution summary, ns (NIC arrival → last bit on the TX wire).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LatencyNs {
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+    pub mean: f64,
+}
+
+impl LatencyNs {
+    pub fn from_hist(h: &Histogram) -> LatencyNs {
+        let ns = |v: f64| (v / 1000.0 * 1000.0).round() / 1000.0;
+        LatencyNs {
+            p50: ns(h.quantile(0.5)),
+            p90: ns(h.quantile(0.9)),
+            p99: ns(h.quantile(0.99)),
+            p999: ns(h.quantile(0.999)),
+            max: ns(if h.count == 0 { 0.0 } else { h.max as f64 }),
+            mean: ns(h.mean()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AppMetrics {
+    pub kind: AppKind,
+    /// Transmitted Gb/s (frame bytes, without preamble and IFG).
+    pub throughput_gbps: f64,
+    pub throughput_mpps: f64,
+    pub rx_packets: u64,
+    pub tx_packets: u64,
+    /// Drops at the app's NIC.
+    pub dropped_packets: u64,
+    pub pause_frames: u64,
+    pub latency_ns: LatencyNs,
+    /// Core accesses that missed the L2 (went to the LLC).
+    pub llc_accesses: u64,
+    /// Of those, the ones that missed the LLC of the core's socket.
+    pub llc_misses: u64,
+    pub llc_miss_rate: Option<f64>,
+    pub llc_misses_per_us: f64,
+    /// Co-runner: memory accesses issued.
+    pub accesses: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NicMetrics {
+    pub rx_packets: u64,
+    pub dropped_packets: u64,
+    pub pause_frames: u64,
+    /// Share of the PCIe TLP bandwidth used device→host.
+    pub pcie_d2h_utilization: f64,
+    pub pcie_h2d_utilization: f64,
+    pub ddio: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Metrics {
+    /// ItoM hits / (hits + misses) over allocating device writes; null if there were none.
+    pub pcie_write_hit_rate: Option<f64>,
+    /// PCIeRdCur hits / (hits + misses); null if there were none.
+    pub pcie_read_hit_rate: Option<f64>,
+    pub pcie_write_lines: u64,
+    pub pcie_read_lines: u64,
+    /// Device writes that went to DRAM (DDIO off, or a NIC on another socket).
+    pub dma_write_bypass_lines: u64,
+    /// Offered load, Gb/s of frame bytes (without preamble and IFG).
+    pub offered_gbps: f64,
+    pub offered_mpps: f64,
+    pub throughput_gbps: f64,
+    pub throughput_mpps: f64,
+    pub rx_packets: u64,
+    pub tx_packets: u64,
+    pub dropped_packets: u64,
+    pub pause_frames: u64,
+    pub latency_ns: LatencyNs,
+    /// DRAM traffic of all sockets, Gb/s.
+    pub memory_read_gbps: f64,
+    pub memory_write_gbps: f64,
+    pub ddio_allocations: u64,
+    pub ddio_evictions: u64,
+    pub apps: BTreeMap<String, AppMetrics>,
+    pub nics: BTreeMap<String, NicMetrics>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SimResult {
+    pub version: &'static str,
+    pub seed: u64,
+    /// FNV-1a 64 of the resolved scenario's canonical JSON.
+    pub scenario_hash: String,
+    pub scenario: Scenario,
+    pub platform: Platform,
+    pub ddio_mask: String,
+    pub warnings: Vec<String>,
+    pub simulated_us: f64,
+    pub events: u64,
+    pub wall_seconds: f64,
+    pub metrics: Metrics,
+}
+
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
