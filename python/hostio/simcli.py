@@ -1,5 +1,182 @@
-"""Command-line registration (see hostio.cli)."""
+"""``hostio run | check | presets | sweep | reproduce``: the simulator's command line."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from hostio import sim, sweep as sweeps
+from hostio.errors import config_error
 
 
-def register(subparsers) -> None:
-    pass
+def register(sub) -> None:
+    p = sub.add_parser("run", help="simulate one scenario", description="Simulate one scenario file.")
+    p.add_argument("scenario", help="scenario TOML file (or the name of a bundled one, e.g. quickstart)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", help="override any key (repeatable)")
+    p.add_argument("--seed", type=int, help="override run.seed")
+    p.add_argument("--json", metavar="PATH|-", help="write the full result as JSON to PATH, or to stdout with -")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("check", help="validate a scenario and print it resolved")
+    p.add_argument("scenario")
+    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("presets", help="list the platform presets and their facts")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_presets)
+
+    p = sub.add_parser("sweep", help="run a scenario over one or more keys, in parallel processes")
+    p.add_argument("scenario")
+    p.add_argument("--axis", action="append", required=True, metavar="KEY.PATH=V1,V2,...", help="a swept key (repeatable; cartesian product)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    p.add_argument("--out", required=True, help="folder for points.jsonl and table.csv (re-running resumes)")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("reproduce", help="reproduce the DDIO paper's experiments: figures, tables, summary")
+    p.add_argument("--out", default="out/ddio", help="output folder (default out/ddio)")
+    p.add_argument("--only", default=None, help="comma-separated experiment ids (default: all); see --list")
+    p.add_argument("--list", action="store_true", help="list the experiments and exit")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
+    p.add_argument("--quick", action="store_true", help="shorter simulated time per point (smoke runs)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_reproduce)
+
+
+def resolve_scenario(arg: str) -> str:
+    """A file path, or the name of a bundled scenario."""
+    if os.path.exists(arg):
+        return arg
+    if not arg.endswith(".toml") and "/" not in arg.strip("/") or arg.startswith("ddio/"):
+        try:
+            return str(sim.scenario_path(arg))
+        except Exception:
+            pass
+    raise config_error("scenario", arg, "an existing TOML file or a bundled scenario name (e.g. quickstart)")
+
+
+def _pct(v) -> str:
+    return "n/a" if v is None else f"{100 * v:.1f} %"
+
+
+def summary(r: dict, name: str) -> str:
+    m = r["metrics"]
+    lat = m["latency_ns"]
+    sim_s = r["simulated_us"] * 1e-6
+    lines = [
+        f"scenario   {name}  (hash {r['scenario_hash']}, seed {r['seed']}, hostio {r['version']})",
+        f"platform   {r['platform']['name']}, DDIO mask {r['ddio_mask']}",
+        f"simulated  {r['simulated_us']:.0f} µs in {r['wall_seconds']:.2f} s wall "
+        f"({r['wall_seconds'] / sim_s:.1f} s per simulated s), {r['events']:,} events",
+        f"traffic    offered {m['offered_gbps']:.1f} Gb/s ({m['offered_mpps']:.2f} Mpps) -> "
+        f"throughput {m['throughput_gbps']:.1f} Gb/s ({m['throughput_mpps']:.2f} Mpps)",
+        f"           dropped {m['dropped_packets']:,}, PAUSE frames {m['pause_frames']:,}",
+        f"DDIO       PCIe write hit rate {_pct(m['pcie_write_hit_rate'])}, read hit rate {_pct(m['pcie_read_hit_rate'])}; "
+        f"allocations {m['ddio_allocations']:,}, evictions {m['ddio_evictions']:,}",
+        f"latency    p50 {lat['p50']:.0f} ns, p90 {lat['p90']:.0f}, p99 {lat['p99']:.0f}, p99.9 {lat['p999']:.0f}, max {lat['max']:.0f}",
+        f"memory     read {m['memory_read_gbps']:.1f} Gb/s, write {m['memory_write_gbps']:.1f} Gb/s",
+    ]
+    for w in r.get("warnings", []):
+        lines.append(f"warning    {w}")
+    lines.append("")
+    hdr = f"{'app':<14}{'kind':<15}{'Gb/s':>8}{'Mpps':>8}{'p99 ns':>11}{'LLC acc':>11}{'LLC miss':>10}"
+    lines.append(hdr)
+    for name_, a in m["apps"].items():
+        lines.append(
+            f"{name_:<14}{a['kind']:<15}{a['throughput_gbps']:>8.1f}{a['throughput_mpps']:>8.2f}"
+            f"{a['latency_ns']['p99']:>11.0f}{a['llc_accesses']:>11,}{a['llc_misses']:>10,}"
+        )
+    return "\n".join(lines)
+
+
+def _progress_printer(enabled: bool):
+    if not enabled or not sys.stderr.isatty():
+        return None
+    state = {"last": -1}
+
+    def cb(frac: float) -> None:
+        pct = int(frac * 100)
+        if pct != state["last"]:
+            state["last"] = pct
+            print(f"\rsimulating {pct:3d} %", end="" if pct < 100 else "\n", file=sys.stderr, flush=True)
+
+    return cb
+
+
+def write_json(obj, dest: str) -> None:
+    text = json.dumps(obj, indent=2, sort_keys=False)
+    if dest == "-":
+        print(text)
+        return
+    tmp = Path(dest + ".tmp")
+    tmp.write_text(text + "\n")
+    tmp.replace(dest)
+
+
+def cmd_run(args) -> int:
+    path = resolve_scenario(args.scenario)
+    quiet = args.quiet or args.json == "-"
+    r = sim.run(path, set=args.set, seed=args.seed, progress=_progress_printer(not quiet))
+    if args.json:
+        write_json(r, args.json)
+    if args.json != "-":
+        print(summary(r, args.scenario))
+    return 0
+
+
+def cmd_check(args) -> int:
+    r = sim.check(resolve_scenario(args.scenario), set=args.set)
+    print(json.dumps(r, indent=2))
+    return 0
+
+
+def cmd_presets(args) -> int:
+    ps = sim.presets()
+    if args.json:
+        print(json.dumps(ps, indent=2))
+        return 0
+    for name, p in ps.items():
+        llc = p["llc_slices"] * p["llc_mib_per_slice"]
+        print(
+            f"{name:<22}{p['name']}: {p['cores_per_socket']} cores @ {p['clock_ghz']} GHz, LLC {llc:g} MiB "
+            f"{p['llc_ways']}-way {'inclusive' if p['llc_inclusive'] else 'non-inclusive'} in {p['llc_slices']} slices, "
+            f"L2 {p['l2_kib']} KiB {p['l2_ways']}-way, I/O ways {p['ddio_default_mask']:#x}"
+            + (" (IIO LLC WAYS writes have no effect)" if p.get("ddio_ways_ignored") else "")
+        )
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    path = resolve_scenario(args.scenario)
+    axes = dict(sweeps.parse_axis(a) for a in args.axis)
+    recs = sweeps.sweep(path, axes, set=args.set, out=args.out, jobs=args.jobs, progress=not args.quiet)
+    rows = sweeps.table(recs)
+    sweeps.write_csv(rows, Path(args.out) / "table.csv")
+    failed = [r for r in recs if "error" in r]
+    print(f"{len(recs) - len(failed)} points done, {len(failed)} failed; table: {Path(args.out) / 'table.csv'}")
+    for r in failed:
+        print(f"  point {r['index']} ({' '.join(r['overrides'])}): {r['error']}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def cmd_reproduce(args) -> int:
+    from hostio import repro
+
+    if args.list:
+        for e in repro.EXPERIMENTS:
+            print(f"{e.id:<10}{e.title}")
+        return 0
+    only = None
+    if args.only:
+        only = [s.strip() for s in args.only.split(",") if s.strip()]
+        known = {e.id for e in repro.EXPERIMENTS}
+        bad = [s for s in only if s not in known]
+        if bad:
+            raise config_error("--only", ",".join(bad), "experiment ids among: " + ", ".join(sorted(known)))
+    ok = repro.reproduce(args.out, only=only, jobs=args.jobs, quick=args.quick, progress=not args.quiet)
+    return 0 if ok else 1

@@ -6,11 +6,19 @@ use pyo3::prelude::*;
 /// Simulated µs per slice between GIL re-acquisitions (interrupt checks and progress calls).
 const SLICE_US: f64 = 100.0;
 
-/// Run a scenario (TOML text) and return the result as a JSON string.
+/// Run a scenario (TOML text, or JSON text when `is_json`) and return the result as JSON.
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None))]
-fn simulate(py: Python<'_>, text: &str, overrides: Vec<String>, seed: Option<u64>, progress: Option<PyObject>) -> PyResult<String> {
-    let mut run = hostio_sim::Run::new(text, &overrides, seed).map_err(config_err)?;
+#[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None, is_json = false))]
+fn simulate(
+    py: Python<'_>,
+    text: &str,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    progress: Option<PyObject>,
+    is_json: bool,
+) -> PyResult<String> {
+    let text = if is_json { json_to_toml(text)? } else { text.to_string() };
+    let mut run = hostio_sim::Run::new(&text, &overrides, seed).map_err(config_err)?;
     loop {
         let (done, frac) = py.allow_threads(|| run.step(SLICE_US));
         py.check_signals()?;
@@ -24,11 +32,19 @@ fn simulate(py: Python<'_>, text: &str, overrides: Vec<String>, seed: Option<u64
     Ok(serde_json::to_string(&run.finish()).expect("serialisable"))
 }
 
+/// A scenario given as a JSON object (from a Python dict) re-encoded as TOML text.
+fn json_to_toml(text: &str) -> PyResult<String> {
+    let v: toml::Value = serde_json::from_str(text)
+        .map_err(|e| config_err(hostio_sim::ConfigError::new("scenario", "", format!("not a valid scenario mapping: {e}"))))?;
+    toml::to_string(&v).map_err(|e| config_err(hostio_sim::ConfigError::new("scenario", "", format!("not a valid scenario mapping: {e}"))))
+}
+
 /// Parse, override and validate a scenario; return the resolved scenario as JSON.
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new()))]
-fn check_scenario(text: &str, overrides: Vec<String>) -> PyResult<String> {
-    let sc = hostio_sim::parse_scenario(text, &overrides).map_err(config_err)?;
+#[pyo3(signature = (text, overrides = Vec::new(), is_json = false))]
+fn check_scenario(text: &str, overrides: Vec<String>, is_json: bool) -> PyResult<String> {
+    let text = if is_json { json_to_toml(text)? } else { text.to_string() };
+    let sc = hostio_sim::parse_scenario(&text, &overrides).map_err(config_err)?;
     let r = sc.resolve().map_err(config_err)?;
     let out = serde_json::json!({
         "scenario": r.scenario,

@@ -60,6 +60,9 @@ impl Histogram {
         if self.count == 0 {
             return 0.0;
         }
+        if q <= 0.0 {
+            return self.min as f64;
+        }
         let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
         let mut seen = 0;
         for (i, &c) in self.counts.iter().enumerate() {
