@@ -6,7 +6,7 @@ import argparse
 import importlib
 import sys
 
-from hostio.errors import HostioError
+from hostio.errors import USER_ERRORS
 
 #: Modules that each define ``register(subparsers)``; a sub-command sets ``func(args) -> int``.
 COMMAND_MODULES = ("hostio.simcli", "hostio.pcie_cli", "hostio.hw_cli")
@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except HostioError as exc:
+    except USER_ERRORS as exc:
         print(f"hostio: error: {exc}", file=sys.stderr)
         return 2
     except FileNotFoundError as exc:

@@ -145,12 +145,19 @@ def run_points(
             for job in todo:
                 finish(*_run_point(job))
         else:
-            ctx = multiprocessing.get_context("spawn")
+            # fork: workers inherit the loaded module and need no importable __main__; the compiled
+            # module starts no threads, so forking is safe.
+            methods = multiprocessing.get_all_start_methods()
+            ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
             with cf.ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
                 futs = [pool.submit(_run_point, job) for job in todo]
                 try:
                     for fut in cf.as_completed(futs):
-                        finish(*fut.result())
+                        try:
+                            finish(*fut.result())
+                        except cf.process.BrokenProcessPool as exc:
+                            i = todo[futs.index(fut)][0]
+                            finish(i, None, f"worker died: {exc}")
                 except KeyboardInterrupt:
                     pool.shutdown(wait=False, cancel_futures=True)
                     raise

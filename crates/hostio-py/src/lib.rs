@@ -10,7 +10,7 @@ mod pcie;
 mod sim;
 
 pyo3::create_exception!(_core, HostioError, pyo3::exceptions::PyException, "Base class of every hostio error.");
-pyo3::create_exception!(_core, ConfigError, HostioError, "Bad input: names the key, the value and what is allowed.");
+pyo3::create_exception!(_core, ConfigError, pyo3::exceptions::PyValueError, "Bad input (a ValueError): names the key, the value and what is allowed.");
 
 /// Map any displayable error to a `ConfigError`.
 pub(crate) fn config_err(e: impl std::fmt::Display) -> PyErr {

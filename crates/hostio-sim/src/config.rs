@@ -249,11 +249,13 @@ pub struct AppCfg {
     pub cat_mask: Option<u32>,
     /// Compute cycles per packet beyond the kind's own work (I/O kinds).
     pub cycles_per_packet: Option<u32>,
-    /// Working set: the flow table (stateful-chain) or the co-runner's data, MiB.
+    /// Working set, MiB: the flow table (stateful-chain, default 16), the tables an I/O app looks up
+    /// per packet (l2fwd/compute, default none), or the co-runner's data (required).
     pub working_set_mib: Option<f64>,
     /// Cache-hungry co-runner: accesses per µs.
     pub accesses_per_us: Option<f64>,
-    /// Stateful chain: flow-state lines touched per packet.
+    /// I/O kinds with a working set: lines looked up per packet (default 4 for the stateful chain,
+    /// 2 otherwise), addressed by a hash of the flow.
     pub accesses_per_packet: Option<u32>,
     /// MBA throttle: share of a core's memory bandwidth, % (10..=100, steps of 10).
     pub mba_percent: u32,
