@@ -99,8 +99,8 @@ def _sizes(sizes: int | Iterable[int], key: str = "size") -> list[int]:
     out = []
     for s in sizes:
         v = _int(key, s)
-        if v <= 0:
-            raise config_error(key, s, "a positive byte count")
+        if v <= 0 or v > 1 << 40:
+            raise config_error(key, s, "a positive byte count (at most 1 TiB)")
         out.append(v)
     if not out:
         raise config_error(key, "", "at least one size")
@@ -203,7 +203,10 @@ def experiment(test: str, size: int, window: int, cache: str = "warm", numa: str
 
 def dllp_tables(gen: int, lanes: int, mps: int) -> tuple[int | None, int | None]:
     """(ACK limit, FC update interval) in bytes from the PCIe 5.0 tables, ``None`` outside them."""
-    return _core.pcie_dllp_tables(_int("gen", gen), _int("lanes", lanes), _int("mps", mps))
+    g, l, m = _int("gen", gen), _int("lanes", lanes), _int("mps", mps)
+    if g > 255 or l > 2**32 - 1 or m > 2**32 - 1:
+        return (None, None)
+    return _core.pcie_dllp_tables(g, l, m)
 
 
 # Re-exported so ``except hostio.pcie.ConfigError`` works next to the API it guards.

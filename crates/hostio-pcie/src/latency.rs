@@ -249,6 +249,11 @@ fn lines(size: u64) -> u64 {
 }
 
 impl PcieLatencyParams {
+    /// The default (calibrated) parameters on another link: serialisation follows `link`.
+    pub fn with_link(link: PcieLink) -> Self {
+        PcieLatencyParams { link, ..Default::default() }
+    }
+
     pub fn validate(&self) -> Result<(), PcieError> {
         self.link.validate()?;
         for (k, v) in [
