@@ -17,6 +17,7 @@ from hostio import _core
 from hostio.errors import ConfigError, config_error
 
 __all__ = [
+    "ConfigError",
     "DESIGNS",
     "TESTS",
     "CACHE_STATES",
@@ -208,6 +209,3 @@ def dllp_tables(gen: int, lanes: int, mps: int) -> tuple[int | None, int | None]
         return (None, None)
     return _core.pcie_dllp_tables(g, l, m)
 
-
-# Re-exported so ``except hostio.pcie.ConfigError`` works next to the API it guards.
-ConfigError = ConfigError

@@ -215,10 +215,11 @@ impl BenchPlatform {
                 return Err(PcieError::new(k, v, "a finite number ≥ 0"));
             }
         }
-        if !(d.max_outstanding_reads >= 1.0) {
+        // Written so that NaN fails too.
+        if d.max_outstanding_reads.is_nan() || d.max_outstanding_reads < 1.0 {
             return Err(PcieError::new("device.max_outstanding_reads", d.max_outstanding_reads, "a number ≥ 1"));
         }
-        if !(d.blend_exponent >= 1.0 && d.blend_exponent.is_finite()) {
+        if !d.blend_exponent.is_finite() || d.blend_exponent < 1.0 {
             return Err(PcieError::new("device.blend_exponent", d.blend_exponent, "a finite number ≥ 1"));
         }
         if self.ddio_bytes > self.llc_bytes || self.llc_bytes == 0 {

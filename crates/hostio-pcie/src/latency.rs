@@ -148,7 +148,7 @@ impl IommuParams {
         }
         nonneg("iommu.iotlb_hit_ns", self.iotlb_hit_ns)?;
         nonneg("iommu.walk_ns", self.walk_ns)?;
-        if !(self.concurrent_walks >= 1.0) {
+        if self.concurrent_walks.is_nan() || self.concurrent_walks < 1.0 {
             return Err(PcieError::new("iommu.concurrent_walks", self.concurrent_walks, "a number ≥ 1"));
         }
         Ok(())
@@ -156,7 +156,7 @@ impl IommuParams {
 }
 
 fn nonneg(key: &str, v: f64) -> Result<(), PcieError> {
-    if !(v.is_finite() && v >= 0.0) {
+    if !v.is_finite() || v < 0.0 {
         return Err(PcieError::new(key, v, "a finite number ≥ 0"));
     }
     Ok(())
@@ -325,7 +325,7 @@ impl PcieLatencyParams {
     /// host memory. A write that does not cover whole aligned lines (`size % 64 != 0`) to a line
     /// outside the LLC reads the line first.
     pub fn dma_write_parts(&self, size: u64, loc: MemLocation, engine: Engine, iotlb_miss: bool) -> LatencyParts {
-        let partial = size % 64 != 0;
+        let partial = !size.is_multiple_of(64);
         let rfo = if partial { self.memory_read_ns(loc) - self.memory_read_ns(MemLocation::Llc) } else { 0.0 };
         let remote = if loc.is_remote() { self.upi_ns } else { 0.0 };
         LatencyParts {

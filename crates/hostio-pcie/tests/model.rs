@@ -463,3 +463,41 @@ fn experiment_bad_input() {
     let e: Experiment = serde_json::from_str(r#"{"test":"BW_RD","size":64,"window":8192,"cache":"warm"}"#).unwrap();
     assert_eq!(e.engine, Engine::Dma);
 }
+
+#[test]
+fn latency_serialisation_follows_the_link() {
+    let slow = PcieLatencyParams::with_link(PcieLink { gen: 1, lanes: 1, ..link() });
+    let fast = PcieLatencyParams::default();
+    let d = slow.dma_read_parts(1024, MemLocation::Llc, Engine::Dma, false).serialisation_ns
+        - fast.dma_read_parts(1024, MemLocation::Llc, Engine::Dma, false).serialisation_ns;
+    let (req, cpl) = fast.link.dma_read_wire_bytes(1024);
+    close(d, (req + cpl) as f64 * 8.0 / slow.link.tlp_bandwidth_gbps() - (req + cpl) as f64 * 8.0 / fast.link.tlp_bandwidth_gbps(), 1e-9);
+    let round: PcieLatencyParams = serde_json::from_str(&serde_json::to_string(&fast).unwrap()).unwrap();
+    assert_eq!(round, fast);
+}
+
+#[test]
+fn amortised_wire_bytes_add_up_to_the_per_packet_totals() {
+    let l = link();
+    for d in NicDesign::ALL {
+        let q = NicQuery { design: d, frame: 512, vlan: false, compat: false, eth_gbps: 100.0 };
+        let r = nic_throughput(&l, &q).unwrap();
+        let tx = d.tx_packet_txns(&l, r.dma_bytes, false);
+        let sum = |v: &[Txn], dir| v.iter().filter(|t| t.dir == dir).map(|t| t.bytes_per_occurrence as f64 / t.every_packets as f64).sum::<f64>();
+        close(sum(&tx, Dir::H2d), r.tx_h2d_bytes, 1e-12);
+        close(sum(&tx, Dir::D2h), r.tx_d2h_bytes, 1e-12);
+        close(r.bidir_mpps * 1e6, l.bound_tps(r.tx_d2h_bytes + r.rx_d2h_bytes, r.tx_h2d_bytes + r.rx_h2d_bytes), 1e-12);
+    }
+}
+
+#[test]
+fn bw_rdwr_counts_both_transfers_and_pays_both_engine_times() {
+    let p = BenchPlatform::default();
+    let one = |t| p.run(&exp(t, 512, 8192, CacheState::Warm)).unwrap().transfers_per_s.unwrap();
+    let (rd, wr, rdwr) = (one(BenchTest::BwRd), one(BenchTest::BwWr), one(BenchTest::BwRdwr));
+    // a shared engine: the pair takes at least a read's plus a write's time
+    assert!(2.0 / rdwr >= 1.0 / rd + 1.0 / wr - 1e-15);
+    let mut q = p.clone();
+    q.device.shared_engine = false;
+    assert!(q.run(&exp(BenchTest::BwRdwr, 512, 8192, CacheState::Warm)).unwrap().transfers_per_s.unwrap() > rdwr);
+}
