@@ -171,7 +171,8 @@ pub struct ExperimentResult {
     /// Bandwidth tests: data Gb/s (all transfers counted) and transfers per second.
     pub bw_gbps: Option<f64>,
     pub transfers_per_s: Option<f64>,
-    /// Bandwidth tests: which stage is slowest ("link", "issue", "outstanding", "page_walk").
+    /// Bandwidth tests: which stage is slowest ("link", "issue", "outstanding", "page_walk"; for
+    /// BW_RDWR "link" or "engine").
     pub bottleneck: Option<&'static str>,
 }
 

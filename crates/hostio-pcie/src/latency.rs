@@ -28,14 +28,15 @@
 //!
 //! # Calibration (defaults)
 //! The defaults describe pcie-bench's NFP-6000 on a Haswell Xeon E5-2620 v3 (gen 3 x8, 15 MiB LLC)
-//! and are fitted to its published measurements (shared/validation/pcie-bench, `hostio pcie
-//! validate` reports the error): 64 B DMA read median 547 ns warm / 600 ns cold (so `dram_ns −
-//! llc_ns` = 53 ns; the paper's text quotes ~70 ns for 8 B), slopes of latency vs size (10 ns per extra
-//! line beyond serialisation for reads, 5.2 ns for writes; least squares over 64 B..2 KiB), 64 B LAT_WRRD 773 ns, direct-command 64 B read 480 ns and
-//! write+read 560 ns, IO-TLB miss +227 ns on the 4 KiB-page run (the paper quotes ~330 ns), 64
-//! IO-TLB entries (the cliff past 256 KiB of 4 KiB pages). Only sums of the fixed parts are
-//! identified by these measurements; their split follows published component latencies (Haswell
-//! LLC ≈ 25 ns beyond the ring, remote socket +100 ns, SIGCOMM'18 §6.4) and is a documented choice.
+//! and are fitted to its published measurements (shared/validation/pcie-bench; `hostio pcie
+//! validate` reports the error): 64 B DMA read median 547 ns warm / 600 ns cold (so
+//! `dram_ns − llc_ns` = 53 ns; the paper's text quotes ~70 ns for 8 B); latency vs size, whose
+//! slope beyond serialisation is 10 ns per extra line for reads and 5.2 ns for writes (least
+//! squares over 64 B..2 KiB); 64 B LAT_WRRD 773 ns; direct-command 64 B read 480 ns and write+read
+//! 560 ns; IO-TLB miss +227 ns on the 4 KiB-page run (the paper quotes ~330 ns); 64 IO-TLB
+//! entries (the cliff past 256 KiB of 4 KiB pages). Only sums of the fixed parts are identified
+//! by these measurements; their split follows published component latencies (Haswell LLC ≈ 25 ns
+//! beyond the ring, remote socket +100 ns, SIGCOMM'18 §6.4) and is a documented choice.
 //! MMIO defaults follow CC-NIC (ASPLOS'24): an 8 B MMIO read of an E810 ≈ 980 ns.
 use crate::link::{PcieError, PcieLink};
 use serde::{Deserialize, Serialize};
