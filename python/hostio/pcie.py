@@ -1,0 +1,211 @@
+"""``hostio.pcie``: what the PCIe link costs a NIC — bandwidth, NIC transaction lists, latency.
+
+Thin layer over the Rust crate ``hostio-pcie`` (see its module docs for the mechanisms and the
+sources of every number). Link keyword arguments everywhere are ``gen``, ``lanes``, ``mps``,
+``mrrs``, ``rcb``, ``addr`` (32/64), ``ecrc``, ``rcb_chunks``; defaults come from the Rust
+declaration (gen 3, x8, MPS 256, MRRS 512, RCB 64, 64-bit).
+
+>>> round(bandwidth([64])[0]["write_gbps"], 6)
+42.098011
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from hostio import _core
+from hostio.errors import ConfigError, config_error
+
+__all__ = [
+    "ConfigError",
+    "DESIGNS",
+    "TESTS",
+    "CACHE_STATES",
+    "LOCATIONS",
+    "default_link",
+    "default_latency_params",
+    "default_platform",
+    "link_config",
+    "bandwidth",
+    "link_for",
+    "nic",
+    "nic_transactions",
+    "latency",
+    "experiment",
+    "dllp_tables",
+]
+
+#: NIC designs, as declared in Rust.
+DESIGNS: tuple[str, ...] = tuple(_core.pcie_nic_designs())
+TESTS = ("LAT_RD", "LAT_WRRD", "BW_RD", "BW_WR", "BW_RDWR")
+CACHE_STATES = ("cold", "warm", "device_warm", "thrash")
+LOCATIONS = ("llc", "dram", "remote_llc", "remote_dram")
+LATENCY_KINDS = ("dma_read", "dma_write", "wrrd", "mmio_read", "mmio_write")
+
+
+def default_link() -> dict:
+    """The default link configuration (a fresh dict)."""
+    return json.loads(_core.pcie_defaults("link"))
+
+
+def default_latency_params() -> dict:
+    """Default platform parameters of the latency model (calibrated on pcie-bench's NFP-6000/Haswell)."""
+    return json.loads(_core.pcie_defaults("latency"))
+
+
+def default_platform() -> dict:
+    """Default pcie-bench platform: latency parameters, benchmarking device, LLC and DDIO sizes."""
+    return json.loads(_core.pcie_defaults("platform"))
+
+
+_LINK_KEYS = ("gen", "lanes", "mps", "mrrs", "rcb", "addr", "ecrc", "rcb_chunks")
+
+
+def link_config(**kw) -> dict:
+    """Build a link config from keyword arguments (unknown keys are an error; ``None`` means default)."""
+    cfg = default_link()
+    for key, value in kw.items():
+        if key not in _LINK_KEYS:
+            raise config_error(key, value, f"a link setting: one of {', '.join(_LINK_KEYS)}")
+        if value is None:
+            continue
+        if key == "addr":
+            cfg["addr_bits"] = _int(key, value)
+        elif key in ("ecrc", "rcb_chunks"):
+            cfg[key] = bool(value)
+        else:
+            cfg[key] = _int(key, value)
+    return cfg
+
+
+def _int(key: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            text = str(value).strip().lower()
+            if key == "gen" and text.startswith("gen"):
+                text = text[3:]
+            if key == "lanes" and text.startswith("x"):
+                text = text[1:]
+            return int(text)
+        except (TypeError, ValueError):
+            raise config_error(key, value, "an integer") from None
+    if value < 0:
+        raise config_error(key, value, "a non-negative integer")
+    return value
+
+
+def _sizes(sizes: int | Iterable[int], key: str = "size") -> list[int]:
+    if isinstance(sizes, int):
+        sizes = [sizes]
+    out = []
+    for s in sizes:
+        v = _int(key, s)
+        if v <= 0 or v > 1 << 40:
+            raise config_error(key, s, "a positive byte count (at most 1 TiB)")
+        out.append(v)
+    if not out:
+        raise config_error(key, "", "at least one size")
+    return out
+
+
+def bandwidth(sizes: int | Iterable[int], **link) -> list[dict]:
+    """Raw, TLP and effective DMA write/read/read+write rates (Gb/s per direction) and
+    transactions per second, one dict per transfer size."""
+    return json.loads(_core.pcie_bandwidth(json.dumps(link_config(**link)), _sizes(sizes)))
+
+
+def link_for(rate_gbps: float, size: int, op: str = "write", **link) -> dict | None:
+    """Smallest link (gen, lanes) whose effective ``op`` rate at ``size`` reaches ``rate_gbps``;
+    MPS/MRRS/RCB/addressing come from ``link``. ``None`` if no gen 1–7 x1–x32 link does."""
+    try:
+        rate = float(rate_gbps)
+    except (TypeError, ValueError):
+        raise config_error("rate_gbps", rate_gbps, "a positive number of Gb/s") from None
+    return json.loads(_core.pcie_link_for(json.dumps(link_config(**link)), op, rate, _sizes(size)[0]))
+
+
+def _nic_query(design: str, frame: int, vlan: bool, compat: bool, eth_gbps: float) -> str:
+    if design not in DESIGNS:
+        raise config_error("design", design, f"one of {', '.join(DESIGNS)}")
+    try:
+        eth = float(eth_gbps)
+    except (TypeError, ValueError):
+        raise config_error("eth_gbps", eth_gbps, "a positive line rate in Gb/s") from None
+    return json.dumps({"design": design, "frame": frame, "vlan": bool(vlan), "compat": bool(compat), "eth_gbps": eth})
+
+
+def nic(design: str, frames: int | Iterable[int], vlan: bool = False, compat: bool = False,
+        eth_gbps: float = 40.0, **link) -> list[dict]:
+    """Throughput of a NIC design per Ethernet frame size (FCS included): ``bidir_gbps``,
+    ``tx_gbps``, ``rx_gbps`` (data Gb/s the PCIe link sustains) and ``line_rate_gbps`` (what the
+    Ethernet link delivers), plus packet rates and per-packet wire bytes by direction.
+
+    ``compat=True`` reproduces the public pcie-bench model, slips included."""
+    cfg = json.dumps(link_config(**link))
+    return [json.loads(_core.pcie_nic(cfg, _nic_query(design, f, vlan, compat, eth_gbps)))["result"]
+            for f in _sizes(frames, "frame")]
+
+
+def nic_transactions(design: str, frame: int, vlan: bool = False, compat: bool = False,
+                     eth_gbps: float = 40.0, **link) -> dict:
+    """``{"result": ..., "tx": [...], "rx": [...]}``: every transaction of one packet with its
+    direction, bytes per occurrence, amortisation and amortised wire bytes."""
+    cfg = json.dumps(link_config(**link))
+    return json.loads(_core.pcie_nic(cfg, _nic_query(design, _sizes(frame, "frame")[0], vlan, compat, eth_gbps)))
+
+
+def latency(kind: str, size: int, location: str = "llc", engine: str = "dma", iotlb_miss: bool = False,
+            iommu: bool = False, params: dict | None = None, **link) -> dict:
+    """Latency of one transaction, part by part (ns): ``kind`` is one of dma_read, dma_write,
+    wrrd, mmio_read, mmio_write; ``location`` one of llc, dram, remote_llc, remote_dram."""
+    p = default_latency_params() if params is None else _merge(default_latency_params(), params, "latency")
+    if link:
+        p["link"] = link_config(**link)
+    p["iommu"]["enabled"] = bool(iommu) or bool(p["iommu"].get("enabled"))
+    return json.loads(_core.pcie_latency(json.dumps(p), kind, _sizes(size)[0], location, engine, bool(iotlb_miss)))
+
+
+def _merge(base: dict, over: dict, where: str) -> dict:
+    if not isinstance(over, dict):
+        raise config_error(where, over, "a mapping of parameter names to values")
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            out[k] = _merge(base[k], v, f"{where}.{k}")
+        else:
+            out[k] = v  # unknown keys are rejected by the Rust declaration (deny_unknown_fields)
+    return out
+
+
+def experiment(test: str, size: int, window: int, cache: str = "warm", numa: str = "local",
+               iommu: bool = False, superpages: bool = True, engine: str = "dma",
+               platform: dict | None = None) -> dict:
+    """What pcie-bench would measure: ``test`` in LAT_RD, LAT_WRRD (median/mean ns and the parts
+    of the median transaction) or BW_RD, BW_WR, BW_RDWR (Gb/s, transfers/s, bottleneck), for a
+    transfer ``size``, a host buffer ``window``, a ``cache`` state (cold, warm, device_warm,
+    thrash), ``numa`` local or remote, the IOMMU on/off and superpages on/off.
+
+    ``platform`` overrides parts of :func:`default_platform` (nested dicts merge)."""
+    if test not in TESTS:
+        raise config_error("test", test, f"one of {', '.join(TESTS)}")
+    if cache == "host_warm":
+        cache = "warm"
+    if cache not in CACHE_STATES:
+        raise config_error("cache", cache, f"one of {', '.join(CACHE_STATES)}")
+    if numa not in ("local", "remote"):
+        raise config_error("numa", numa, "one of local, remote")
+    if engine not in ("dma", "cmd"):
+        raise config_error("engine", engine, "one of dma, cmd")
+    plat = default_platform() if platform is None else _merge(default_platform(), platform, "platform")
+    exp = {"test": test, "size": _sizes(size)[0], "window": _sizes(window, "window")[0], "cache": cache,
+           "numa_remote": numa == "remote", "iommu": bool(iommu), "superpages": bool(superpages), "engine": engine}
+    return json.loads(_core.pcie_experiment(json.dumps(plat), json.dumps(exp)))
+
+
+def dllp_tables(gen: int, lanes: int, mps: int) -> tuple[int | None, int | None]:
+    """(ACK limit, FC update interval) in bytes from the PCIe 5.0 tables, ``None`` outside them."""
+    g, l, m = _int("gen", gen), _int("lanes", lanes), _int("mps", mps)
+    if g > 255 or l > 2**32 - 1 or m > 2**32 - 1:
+        return (None, None)
+    return _core.pcie_dllp_tables(g, l, m)
+

@@ -1,0 +1,138 @@
+"""``hostio pcie`` commands: the JSON/CSV contracts scripts depend on, tables, plots, bad input."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hostio.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(capsys, *argv):
+    rc = main(list(argv))
+    cap = capsys.readouterr()
+    return rc, cap.out, cap.err
+
+
+def test_bandwidth_json_contract(capsys):
+    rc, out, _ = run(capsys, "pcie", "bandwidth", "--gen", "3", "--lanes", "8", "--mps", "256", "--mrrs", "512",
+                     "--size", "64,1500", "--json", "-")
+    assert rc == 0
+    rows = json.loads(out)
+    assert [r["size"] for r in rows] == [64, 1500]
+    for key in ("size", "raw_gbps", "tlp_gbps", "write_gbps", "read_gbps", "read_write_gbps", "write_tps",
+                "read_tps", "read_write_tps"):
+        assert key in rows[0]
+    assert f"{rows[0]['write_gbps']:.6f}" == "42.098011"
+    assert f"{rows[1]['read_gbps']:.6f}" == "53.597005"
+
+
+def test_bandwidth_options_change_the_numbers(capsys):
+    base = json.loads(run(capsys, "pcie", "bandwidth", "--size", "1500", "--json", "-")[1])[0]
+    for opt in (["--ecrc"], ["--addr", "32"], ["--rcb-chunks"], ["--rcb", "128", "--rcb-chunks"], ["--gen", "gen4"],
+                ["--lanes", "x16"]):
+        other = json.loads(run(capsys, "pcie", "bandwidth", "--size", "1500", "--json", "-", *opt)[1])[0]
+        assert other != base, opt
+
+
+def test_bandwidth_csv_sweep(capsys):
+    rc, out, _ = run(capsys, "pcie", "bandwidth", "--size", "64:1500:64", "--csv", "-")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rc == 0 and len(rows) == len(range(64, 1501, 64))
+    assert rows[0]["size"] == "64"
+
+
+def test_nic_json_contract(capsys):
+    rc, out, _ = run(capsys, "pcie", "nic", "--design", "dpdk", "--frame", "64,1518", "--vlan", "--json", "-")
+    rows = json.loads(out)
+    assert rc == 0 and [r["frame"] for r in rows] == [64, 1518]
+    for key in ("bidir_gbps", "tx_gbps", "rx_gbps", "line_rate_gbps"):
+        assert rows[0][key] > 0
+
+
+def test_nic_explain_lists_transactions(capsys):
+    rc, out, _ = run(capsys, "pcie", "nic", "--design", "kernel", "--frame", "1518", "--explain")
+    assert rc == 0
+    for name in ("tx_desc_read_req", "rx_desc_read_req", "rx_head_read_cpl", "tx_msi"):
+        assert name in out
+
+
+def test_compat_differs_only_where_documented(capsys):
+    fixed = json.loads(run(capsys, "pcie", "nic", "--design", "simple", "--frame", "64", "--json", "-")[1])[0]
+    compat = json.loads(run(capsys, "pcie", "nic", "--design", "simple", "--frame", "64", "--json", "-",
+                            "--pciebench-compat")[1])[0]
+    assert compat["tx_gbps"] == fixed["tx_gbps"]
+    assert compat["rx_gbps"] > fixed["rx_gbps"]
+
+
+def test_link_for_json_and_none(capsys):
+    rc, out, _ = run(capsys, "pcie", "link-for", "--rate-gbps", "40", "--size", "1500", "--json", "-")
+    assert rc == 0 and json.loads(out)["achieved_gbps"] >= 40
+    rc, out, _ = run(capsys, "pcie", "link-for", "--rate-gbps", "1e6", "--size", "64")
+    assert rc == 1 and "no gen" in out
+
+
+def test_bench_json_keys(capsys):
+    rc, out, _ = run(capsys, "pcie", "bench", "--test", "BW_WR", "--size", "64", "--window", "64M", "--cache", "cold",
+                     "--iommu", "--no-superpages", "--json", "-")
+    r = json.loads(out)
+    assert rc == 0 and r["bw_gbps"] > 0 and r["iotlb_miss_probability"] > 0.99 and r["median_ns"] is None
+
+
+def test_plot_writes_png(capsys, tmp_path):
+    out = tmp_path / "bw.png"
+    rc, _, _ = run(capsys, "pcie", "plot", "--out", str(out), "--sizes", "1:512", "--design", "simple,dpdk")
+    assert rc == 0 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["bandwidth", "--mps", "192", "--size", "64"], "mps = 192: one of 128, 256, 512, 1024, 2048, 4096"),
+    (["bandwidth", "--gen", "8", "--size", "64"], "gen = 8: one of 1, 2, 3, 4, 5, 6, 7"),
+    (["bandwidth", "--lanes", "3", "--size", "64"], "lanes = 3: one of 1, 2, 4, 8, 16, 32"),
+    (["bandwidth", "--lanes", "many", "--size", "64"], "lanes = 'many'"),
+    (["bandwidth", "--size", "0"], "size = 0"),
+    (["bandwidth", "--size", "64K!"], "size = '64K!'"),
+    (["nic", "--design", "smart", "--frame", "64"], "design = 'smart'"),
+    (["nic", "--design", "dpdk", "--frame", "32"], "frame = 32"),
+    (["nic", "--design", "dpdk", "--frame", "64", "--eth-gbps", "fast"], "eth_gbps = 'fast'"),
+    (["link-for", "--rate-gbps", "-3", "--size", "64"], "rate_gbps = -3"),
+    (["link-for", "--rate-gbps", "3", "--size", "64", "--op", "copy"], "op = \"copy\""),
+    (["bench", "--test", "LAT_XX", "--size", "64", "--window", "8K"], "test = 'LAT_XX'"),
+    (["bench", "--test", "LAT_RD", "--size", "64", "--window", "8K", "--cache", "hot"], "cache = 'hot'"),
+    (["bench", "--test", "LAT_RD", "--size", "64", "--window", "8K", "--numa", "far"], "numa = 'far'"),
+    (["latency", "--size", "64", "--location", "l4"], "location = \"l4\""),
+    (["plot", "--out", "x.svg"], "out = 'x.svg'"),
+])
+def test_bad_input_is_one_line_exit_2(capsys, argv, msg):
+    rc, out, err = run(capsys, "pcie", *argv)
+    assert rc == 2
+    assert err.count("\n") == 1 and err.startswith("hostio: error: ")
+    assert msg in err, err
+    assert "Traceback" not in err
+
+
+def test_bad_input_through_the_installed_command():
+    exe = Path(sys.executable).with_name("hostio")
+    if not exe.exists():
+        pytest.skip("hostio console script not installed")
+    p = subprocess.run([str(exe), "pcie", "bandwidth", "--mps", "192", "--size", "64"], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+
+
+def test_validation_report_command(capsys, tmp_path):
+    data = [ROOT / "shared/validation/pcie-bench", ROOT.parent / "shared/validation/pcie-bench"]
+    if not any((d / "nfp6000-1.2GHz_hsw-Xeon-E5-2620v3_dell-t630").is_dir() for d in data):
+        pytest.skip("pcie-bench data set not available")
+    rc, out, _ = run(capsys, "pcie", "validate", "--out", str(tmp_path))
+    assert rc == 0
+    text = (tmp_path / "README.md").read_text()
+    assert "## Error summary" in text and "## G. Published findings" in text
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["bw_vs_size.png", "bw_vs_window.png", "lat_cdf.png",
+                                                              "lat_vs_size.png", "lat_vs_window.png"]
