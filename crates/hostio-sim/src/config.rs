@@ -136,7 +136,24 @@ impl Default for PlatformCfg {
     }
 }
 
-/// `[nics.<name>]`: a ConnectX-5-like 100 GbE NIC on PCIe Gen3 x16.
+/// How the NIC moves descriptors over PCIe.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum NicDesign {
+    /// ConnectX-5-like: 16 B RX descriptors fetched a line at a time, a 64 B completion entry
+    /// written per received packet, a 64 B TX descriptor per packet, one TX completion per 16
+    /// packets, one doorbell per burst.
+    Cx5,
+    /// pcie-bench's simple NIC: every doorbell, descriptor, write-back, interrupt and head-pointer
+    /// read per packet.
+    Simple,
+    /// pcie-bench's kernel-driver NIC (Intel 82599-like batching).
+    Kernel,
+    /// pcie-bench's DPDK-style NIC (tail every 32 packets, no interrupts, no head reads).
+    Dpdk,
+}
+
+/// `[nics.<name>]`: a 100 GbE NIC (ConnectX-5-like by default) on PCIe Gen3 x16.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NicCfg {
@@ -154,16 +171,17 @@ pub struct NicCfg {
     pub ddio: Option<bool>,
     /// On-NIC receive packet buffer, KiB.
     pub buffer_kib: u32,
-    /// Usable PCIe TLP bandwidth per direction, Gb/s (Gen3 x16 with MPS 256: ≈ 115.8).
-    pub pcie_gbps: f64,
-    /// Maximum payload size of the PCIe link, bytes (per-TLP overhead is 24 B for MWr/MRd,
-    /// 20 B for CplD with 64-bit addresses).
-    pub pcie_mps: u32,
-    /// Posted DMA write until visible to the host, ns.
-    pub dma_write_latency_ns: f64,
-    /// DMA read round trip when the host hits in its cache, ns (pcie-bench: 64 B read ≈ 520–547 ns
-    /// on Haswell, of which the LLC part is ≈ 70 ns less than a DRAM read).
-    pub dma_read_latency_ns: f64,
+    /// Which descriptor/doorbell scheme costs PCIe bytes (the cache traffic of descriptors is
+    /// always the ConnectX-5-like one).
+    pub design: NicDesign,
+    /// The PCIe link (`[nics.<name>.pcie]`: gen, lanes, mps, mrrs, rcb, addr_bits, ecrc,
+    /// rcb_chunks). Each direction is a bounded resource at the link's TLP bandwidth; DMA
+    /// latencies come from hostio's PCIe latency model on this link.
+    pub pcie: hostio_pcie::PcieLink,
+}
+
+fn cx5_link() -> hostio_pcie::PcieLink {
+    hostio_pcie::PcieLink { lanes: 16, ..Default::default() }
 }
 
 impl Default for NicCfg {
@@ -176,10 +194,8 @@ impl Default for NicCfg {
             pause_frames: false,
             ddio: None,
             buffer_kib: 512,
-            pcie_gbps: 115.8,
-            pcie_mps: 256,
-            dma_write_latency_ns: 400.0,
-            dma_read_latency_ns: 500.0,
+            design: NicDesign::Cx5,
+            pcie: cx5_link(),
         }
     }
 }
@@ -690,17 +706,7 @@ impl Scenario {
             if !(16..=1 << 20).contains(&n.buffer_kib) {
                 return Err(ConfigError::new(k("buffer_kib"), n.buffer_kib, "16..=1048576 KiB"));
             }
-            if !(n.pcie_gbps > 0.5 && n.pcie_gbps <= 4000.0) {
-                return Err(ConfigError::new(k("pcie_gbps"), n.pcie_gbps, "0.5..=4000 Gb/s"));
-            }
-            if !(n.pcie_mps.is_power_of_two() && (128..=4096).contains(&n.pcie_mps)) {
-                return Err(ConfigError::new(k("pcie_mps"), n.pcie_mps, "128, 256, 512, 1024, 2048 or 4096"));
-            }
-            for (f, v) in [("dma_write_latency_ns", n.dma_write_latency_ns), ("dma_read_latency_ns", n.dma_read_latency_ns)] {
-                if !(v.is_finite() && (0.0..=100_000.0).contains(&v)) {
-                    return Err(ConfigError::new(k(f), v, "0..=100000 ns"));
-                }
-            }
+            n.pcie.validate().map_err(|e| ConfigError::new(k(&format!("pcie.{}", e.key)), e.value, e.allowed))?;
             if n.ddio == Some(true) && def == 0 {
                 return Err(ConfigError::new(k("ddio"), "true", format!("{} has no DDIO", plat.name)));
             }

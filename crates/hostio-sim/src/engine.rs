@@ -50,12 +50,8 @@ const MEMPOOL_CACHE: usize = 256;
 const CQE_BYTES: u64 = 64;
 const TX_WQE_BYTES: u64 = 64;
 const RX_DESC_BYTES: u64 = 16;
-/// Read requests are split at the maximum read request size (bytes).
-const MRRS: u64 = 512;
-/// Per-TLP overheads with 64-bit addresses (pcie-bench model): MWr/MRd 24 B, CplD 20 B.
-const MWR_HDR: u64 = 24;
-const MRD_HDR: u64 = 24;
-const CPLD_HDR: u64 = 20;
+/// A doorbell: a 4 B MMIO write.
+const DOORBELL_BYTES: u64 = 4;
 /// Link backlog the NIC may queue ahead (posted-write credits), ps.
 const LINK_SLACK_PS: u64 = 1_000_000;
 /// PAUSE quanta 0xFFFF × 512 bit times.
@@ -172,9 +168,12 @@ struct Nic {
     ddio: bool,
     line_rate_gbps: f64,
     ps_per_pcie_byte: f64,
-    mps: u64,
-    dma_write_ps: u64,
-    dma_read_ps: u64,
+    design: crate::config::NicDesign,
+    link: hostio_pcie::PcieLink,
+    lat: hostio_pcie::PcieLatencyParams,
+    /// Per payload size: (d2h, h2d) wire bytes of receiving / transmitting one packet.
+    rx_bytes: std::collections::HashMap<u64, (f64, f64)>,
+    tx_bytes: std::collections::HashMap<u64, (f64, f64)>,
     queues: Vec<Queue>,
     buf_bytes: u64,
     buf_cap: u64,
@@ -309,7 +308,6 @@ struct Timing {
     llc_ps: u64,
     c2c_ps: u64,
     upi_ps: u64,
-    dram_minus_llc_ps: u64,
 }
 
 /// Simulator state for one run.
@@ -503,10 +501,12 @@ impl Engine {
                 socket: n.socket as usize,
                 ddio: n.ddio.unwrap_or(sc.platform.ddio) && r.io_mask != 0,
                 line_rate_gbps: n.line_rate_gbps,
-                ps_per_pcie_byte: 8000.0 / n.pcie_gbps,
-                mps: n.pcie_mps as u64,
-                dma_write_ps: (n.dma_write_latency_ns * 1000.0) as u64,
-                dma_read_ps: (n.dma_read_latency_ns * 1000.0) as u64,
+                ps_per_pcie_byte: n.pcie.ps_per_wire_byte(),
+                design: n.design,
+                link: n.pcie.clone(),
+                lat: hostio_pcie::PcieLatencyParams::with_link(n.pcie.clone()),
+                rx_bytes: Default::default(),
+                tx_bytes: Default::default(),
                 queues: std::mem::take(&mut nic_queues[ni]),
                 buf_bytes: 0,
                 buf_cap: cap,
@@ -561,7 +561,6 @@ impl Engine {
             llc_ps: (plat.llc_latency_ns * 1000.0) as u64,
             c2c_ps: (plat.c2c_latency_ns * 1000.0) as u64,
             upi_ps: (plat.upi_latency_ns * 1000.0) as u64,
-            dram_minus_llc_ps: ((plat.dram_latency_ns - plat.llc_latency_ns).max(0.0) * 1000.0) as u64,
         };
         let warm_ps = (sc.run.warmup_us * PS_PER_US as f64) as u64;
         let end_ps = warm_ps + (sc.run.duration_us * PS_PER_US as f64) as u64;
@@ -909,10 +908,7 @@ impl Engine {
 
     /// DMA one frame into the next posted RX buffer of queue `q`.
     fn dma_in(&mut self, ni: usize, q: usize, p: Pkt, now: u64) {
-        let (sock, ddio, mps, pspb, wr_ps) = {
-            let n = &self.nics[ni];
-            (n.socket, n.ddio, n.mps, n.ps_per_pcie_byte, n.dma_write_ps)
-        };
+        let (sock, ddio) = (self.nics[ni].socket, self.nics[ni].ddio);
         let rx = &self.nics[ni].queues[q].rx;
         let pos = rx.nic_pos;
         let slot = (pos % rx.n) as usize;
@@ -921,30 +917,28 @@ impl Engine {
         let cq_line = rx.cq_line + slot as u32;
         let payload = (p.len - 4) as u64; // the NIC strips the FCS
         // Descriptor fetch: one read per line of four 16 B descriptors.
-        let mut d2h = 0u64;
-        let mut h2d = 0u64;
         if pos % 4 == 0 {
             self.dev_read(desc_line, now);
-            d2h += MRD_HDR;
-            h2d += 64 + CPLD_HDR;
         }
         let data = self.mbufs[m as usize].data_line;
+        let allocating = ddio && self.home(data) == sock;
         for l in 0..payload.div_ceil(64) as u32 {
             self.dev_write(sock, ddio, data + l, now);
         }
         self.dev_write(sock, ddio, cq_line, now);
-        d2h += payload + payload.div_ceil(mps) * MWR_HDR + CQE_BYTES + MWR_HDR;
-        let remote = if self.home(data) != sock { 2 * self.t.upi_ps } else { 0 };
+        let (d2h, h2d) = self.link_bytes(ni, payload, true);
+        let loc = self.location(sock, data, allocating);
+        let wr_ps = self.dma_latency_ps(ni, payload, loc, true);
         let in_win = self.in_window(now);
         let nic = &mut self.nics[ni];
         let start = nic.d2h_free.max(now);
-        nic.d2h_free = start + (d2h as f64 * pspb) as u64;
-        nic.h2d_free = nic.h2d_free.max(now) + (h2d as f64 * pspb) as u64;
-        let ready = nic.d2h_free + wr_ps + remote;
+        nic.d2h_free = start + (d2h * nic.ps_per_pcie_byte) as u64;
+        nic.h2d_free = nic.h2d_free.max(now) + (h2d * nic.ps_per_pcie_byte) as u64;
+        let ready = nic.d2h_free + wr_ps;
         if in_win {
             nic.stats.rx_packets += 1;
-            nic.stats.d2h_bytes += d2h as f64;
-            nic.stats.h2d_bytes += h2d as f64;
+            nic.stats.d2h_bytes += d2h;
+            nic.stats.h2d_bytes += h2d;
         }
         let rx = &mut nic.queues[q].rx;
         rx.ready[slot] = ready;
@@ -958,6 +952,69 @@ impl Engine {
             self.cores[core].idle = false;
             self.schedule(ready.max(now), Ev::Core(core as u16));
         }
+    }
+
+    /// PCIe wire bytes (d2h, h2d) of receiving (`rx`) or transmitting one packet of `payload`
+    /// bytes, amortised per packet, by the NIC's design.
+    fn link_bytes(&mut self, ni: usize, payload: u64, rx: bool) -> (f64, f64) {
+        let nic = &mut self.nics[ni];
+        let memo = if rx { &mut nic.rx_bytes } else { &mut nic.tx_bytes };
+        if let Some(&v) = memo.get(&payload) {
+            return v;
+        }
+        use crate::config::NicDesign as D;
+        let l = &nic.link;
+        let v = match nic.design {
+            D::Cx5 => {
+                let (dreq, dcpl) = l.dma_read_wire_bytes(64);
+                let bell = (DOORBELL_BYTES + l.mwr_hdr_bytes()) as f64 / BURST as f64;
+                if rx {
+                    // payload + one completion entry per packet; a descriptor line per 4 packets.
+                    let d2h = (l.dma_write_wire_bytes(payload) + l.dma_write_wire_bytes(CQE_BYTES)) as f64 + dreq as f64 / 4.0;
+                    (d2h, dcpl as f64 / 4.0 + bell)
+                } else {
+                    let (req, cpl) = l.dma_read_wire_bytes(payload);
+                    let d2h = (req + dreq) as f64 + l.dma_write_wire_bytes(CQE_BYTES) as f64 / 16.0;
+                    (d2h, (cpl + dcpl) as f64 + bell)
+                }
+            }
+            D::Simple | D::Kernel | D::Dpdk => {
+                let d = match nic.design {
+                    D::Simple => hostio_pcie::NicDesign::Simple,
+                    D::Kernel => hostio_pcie::NicDesign::Kernel,
+                    _ => hostio_pcie::NicDesign::Dpdk,
+                };
+                let txns = if rx { d.rx_packet_txns(l, payload, false) } else { d.tx_packet_txns(l, payload, false) };
+                txns.iter().fold((0.0, 0.0), |(a, b), t| match t.dir {
+                    hostio_pcie::Dir::D2h => (a + t.wire_bytes, b),
+                    hostio_pcie::Dir::H2d => (a, b + t.wire_bytes),
+                })
+            }
+        };
+        memo.insert(payload, v);
+        v
+    }
+
+    /// Host-side location of a DMA for the latency model.
+    fn location(&self, nic_socket: usize, line: u32, cached: bool) -> hostio_pcie::MemLocation {
+        use hostio_pcie::MemLocation as L;
+        match (self.home(line) == nic_socket, cached) {
+            (true, true) => L::Llc,
+            (true, false) => L::Dram,
+            (false, true) => L::RemoteLlc,
+            (false, false) => L::RemoteDram,
+        }
+    }
+
+    /// DMA latency without the serialisation part (the link queue accounts for that).
+    fn dma_latency_ps(&self, ni: usize, payload: u64, loc: hostio_pcie::MemLocation, write: bool) -> u64 {
+        let lat = &self.nics[ni].lat;
+        let parts = if write {
+            lat.dma_write_parts(payload, loc, hostio_pcie::Engine::Dma, false)
+        } else {
+            lat.dma_read_parts(payload, loc, hostio_pcie::Engine::Dma, false)
+        };
+        ((parts.total_ns - parts.serialisation_ns).max(0.0) * 1000.0) as u64
     }
 
     // -------------------------------------------------------------------------------------------
@@ -1121,23 +1178,21 @@ impl Engine {
             if pos % 16 == 15 {
                 self.dev_write(sock, self.nics[ni].ddio, cq, doorbell);
             }
-            let remote = if self.home(mb.data_line) != sock { 2 * self.t.upi_ps } else { 0 };
-            let extra = if all_hit { 0 } else { self.t.dram_minus_llc_ps };
+            let (d2h, h2d) = self.link_bytes(ni, payload, false);
+            let loc = self.location(sock, mb.data_line, all_hit);
+            let rd_ps = self.dma_latency_ps(ni, payload, loc, false);
             let in_win = self.in_window(doorbell);
             let nic = &mut self.nics[ni];
-            let mps = nic.mps;
-            let h2d = payload + payload.div_ceil(mps) * CPLD_HDR + TX_WQE_BYTES + CPLD_HDR;
-            let d2h = payload.div_ceil(MRRS) * MRD_HDR + MRD_HDR;
-            nic.d2h_free = nic.d2h_free.max(doorbell) + (d2h as f64 * nic.ps_per_pcie_byte) as u64;
+            nic.d2h_free = nic.d2h_free.max(doorbell) + (d2h * nic.ps_per_pcie_byte) as u64;
             let start = nic.h2d_free.max(doorbell);
-            nic.h2d_free = start + (h2d as f64 * nic.ps_per_pcie_byte) as u64;
-            let data_at = nic.h2d_free + nic.dma_read_ps + extra + remote;
+            nic.h2d_free = start + (h2d * nic.ps_per_pcie_byte) as u64;
+            let data_at = nic.h2d_free + rd_ps;
             let wire_start = data_at.max(nic.wire_free);
             nic.wire_free = wire_start + ((mb.len + 20) as f64 * 8000.0 / nic.line_rate_gbps) as u64;
             let done = nic.wire_free;
             if in_win {
-                nic.stats.d2h_bytes += d2h as f64;
-                nic.stats.h2d_bytes += h2d as f64;
+                nic.stats.d2h_bytes += d2h;
+                nic.stats.h2d_bytes += h2d;
             }
             nic.queues[q].tx.done[slot] = done;
             if done >= self.warm_ps && done < self.end_ps {
