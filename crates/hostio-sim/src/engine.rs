@@ -657,6 +657,18 @@ impl Engine {
         stop >= self.end_ps || self.heap.is_empty()
     }
 
+    pub fn debug_state(&self) -> String {
+        let mut o = String::new();
+        for (i, c) in self.cores.iter().enumerate() {
+            if c.nic == usize::MAX { continue; }
+            let q = &self.nics[c.nic].queues[c.queue];
+            o += &format!("core {i} idle={} burst={}/{} txp={} rx nic_pos={} sw={} posted={} backlog={} tx head={} clean={} oldest_done={} pool_avail={}\n",
+                c.idle, c.burst_pos, c.burst.len(), c.tx_pending.len(), q.rx.nic_pos, q.rx.sw_pos, q.rx.posted, q.backlog.len(), q.tx.head, q.tx.clean, q.tx.done[(q.tx.clean % q.tx.n) as usize], self.pools[c.pool].available());
+        }
+        for n in &self.nics { o += &format!("nic d2h_free={} h2d_free={} buf={} now={}\n", n.d2h_free, n.h2d_free, n.buf_bytes, self.now); }
+        o
+    }
+
     pub fn now(&self) -> u64 {
         self.now
     }
@@ -1132,13 +1144,16 @@ impl Engine {
     fn tx_burst(&mut self, c: usize, mut t: u64) -> Result<u64, u64> {
         let (ni, q, pool, slot_k) = (self.cores[c].nic, self.cores[c].queue, self.cores[c].pool, self.cores[c].pool_slot);
         let need = self.cores[c].tx_pending.len() as u64;
-        // Lazy cleanup of completed descriptors, as DPDK drivers do.
+        // Free the buffers of completed descriptors: a ConnectX-5 driver does it as completions
+        // arrive (every burst); 82599-style drivers only once fewer than 32 slots are free, so their
+        // transmitted buffers stay in flight and lengthen the buffer reuse distance.
+        let eager = self.nics[ni].design == crate::config::NicDesign::Cx5;
         let mut batch = Overlap::default();
         let now = t;
         loop {
             let tx = &self.nics[ni].queues[q].tx;
             let free = tx.n - (tx.head - tx.clean);
-            if free >= need + TX_FREE_THRESH || tx.clean == tx.head || tx.done[(tx.clean % tx.n) as usize] > t {
+            if (!eager && free >= need + TX_FREE_THRESH) || tx.clean == tx.head || tx.done[(tx.clean % tx.n) as usize] > t {
                 break;
             }
             let m = tx.mbuf[(tx.clean % tx.n) as usize];

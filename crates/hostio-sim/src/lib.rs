@@ -75,6 +75,8 @@ impl Run {
         self.engine.now()
     }
 
+    pub fn debug_state(&self) -> String { self.engine.debug_state() }
+
     pub fn finish(self) -> SimResult {
         let r = self.engine.resolved();
         SimResult {

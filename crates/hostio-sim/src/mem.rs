@@ -1,51 +1,84 @@
-//! DRAM of one socket: a fixed loaded-idle latency plus queueing on the socket's sustained
-//! bandwidth, and MBA as a per-core rate limiter.
+//! DRAM of one socket: a loaded-idle latency that rises with the socket's bandwidth use, and MBA
+//! as a per-core rate limiter.
 //!
-//! All channels are lumped into one server whose service time per 64 B line is `64 / bandwidth`.
-//! A request waits for the server, so latency rises with load and the socket cannot move more
-//! than its bandwidth. Write-backs and non-allocating DMA writes occupy the server but nobody
-//! waits for them (posted). MBA (Intel Memory Bandwidth Allocation) delays a throttled core's
-//! requests so that the core alone cannot exceed `mba% × core bandwidth`, which is how MBA's
-//! request-rate throttling looks from the core.
+//! The load is the number of 64 B transfers (reads, write-backs, non-allocating DMA writes) in a
+//! sliding 1 µs window, as a share ρ of the socket's sustained bandwidth. A read then costs
+//! `latency × (1 + 0.25·ρ/(1−ρ))` (ρ capped at 0.95): +22 ns at half load, +90 ns at 80 %,
+//! several hundred ns near saturation on a 90 ns part — the shape of Intel MLC loaded-latency
+//! curves on Skylake-SP. A windowed load, rather than one server's busy-until time, keeps the model
+//! correct when agents report transfers slightly out of time order (a NIC's DMA reads are issued at
+//! doorbell time but spread over the link time). MBA (Memory Bandwidth Allocation) delays a
+//! throttled core's requests so that the core alone cannot exceed `mba% × core bandwidth`, which
+//! is how MBA's request-rate throttling looks from the core.
+
+const WINDOW_PS: u64 = 1_000_000;
 
 #[derive(Debug, Clone)]
 pub struct Memory {
-    base_ps: u64,
-    svc_ps: f64,
-    busy_until: f64,
+    base_ps: f64,
+    /// Lines the socket can move per window at its sustained bandwidth.
+    lines_per_window: f64,
+    bucket: u64,
+    cur: f64,
+    prev: f64,
     pub read_lines: u64,
     pub write_lines: u64,
 }
 
 impl Memory {
     pub fn new(latency_ns: f64, bandwidth_gbyte_s: f64) -> Memory {
-        Memory { base_ps: (latency_ns * 1000.0) as u64, svc_ps: 64.0 / bandwidth_gbyte_s * 1000.0, busy_until: 0.0, read_lines: 0, write_lines: 0 }
+        Memory {
+            base_ps: latency_ns * 1000.0,
+            lines_per_window: bandwidth_gbyte_s * 1e9 / 64.0 * (WINDOW_PS as f64 * 1e-12),
+            bucket: 0,
+            cur: 0.0,
+            prev: 0.0,
+            read_lines: 0,
+            write_lines: 0,
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, now: u64, lines: f64) -> f64 {
+        let b = now / WINDOW_PS;
+        if b != self.bucket {
+            self.prev = if b == self.bucket + 1 { self.cur } else { 0.0 };
+            self.cur = 0.0;
+            self.bucket = b;
+        }
+        self.cur += lines;
+        let frac = (now % WINDOW_PS) as f64 / WINDOW_PS as f64;
+        ((self.prev * (1.0 - frac) + self.cur) / self.lines_per_window).min(0.95)
+    }
+
+    /// Current utilisation (0..0.95) without adding a transfer.
+    pub fn utilisation(&mut self, now: u64) -> f64 {
+        self.add(now, 0.0)
     }
 
     /// A demand read at `now`; returns its latency in ps.
     #[inline]
     pub fn read(&mut self, now: u64) -> u64 {
-        let start = self.busy_until.max(now as f64);
-        self.busy_until = start + self.svc_ps;
+        let rho = self.add(now, 1.0);
         self.read_lines += 1;
-        self.base_ps + (self.busy_until - now as f64) as u64
+        (self.base_ps * (1.0 + 0.25 * rho / (1.0 - rho))) as u64
     }
 
-    /// A posted write of `lines` lines at `now`.
+    /// A posted write of `lines` lines at `now` (uses bandwidth; nobody waits for it).
     #[inline]
     pub fn write(&mut self, now: u64, lines: u32) {
         if lines == 0 {
             return;
         }
-        let start = self.busy_until.max(now as f64);
-        self.busy_until = start + self.svc_ps * lines as f64;
+        self.add(now, lines as f64);
         self.write_lines += lines as u64;
     }
 
-    /// Reads issued by a device: they occupy bandwidth; the NIC's own pipeline hides the latency.
+    /// A read issued by a device: it uses bandwidth; the NIC's pipeline accounts for its latency.
     #[inline]
-    pub fn device_read(&mut self, now: u64) -> u64 {
-        self.read(now) - self.base_ps
+    pub fn device_read(&mut self, now: u64) {
+        self.add(now, 1.0);
+        self.read_lines += 1;
     }
 
     pub fn reset_counters(&mut self) {
@@ -84,17 +117,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn latency_rises_with_load_and_bandwidth_is_bounded() {
-        let mut m = Memory::new(90.0, 64.0); // 1 ns per line
-        assert_eq!(m.read(0), 91_000);
-        // 100 back-to-back requests at the same instant queue up.
-        let mut last = 0;
-        for _ in 0..100 {
-            last = m.read(1_000_000);
-        }
-        assert!(last >= 90_000 + 99_000, "{last}");
-        // Spread requests see idle latency again.
-        assert_eq!(m.read(10_000_000), 91_000);
+    fn latency_rises_with_load() {
+        let mut m = Memory::new(90.0, 64.0); // 1e6 lines per ms → 1000 lines per µs window
+        assert!((90_000..=90_100).contains(&m.read(0)));
+        // 800 lines in the same window: ρ = 0.8 → +90 ns.
+        m.write(10, 799);
+        let loaded = m.read(20);
+        assert!((179_000..=181_000).contains(&loaded), "{loaded}");
+        // Two windows later the load has gone.
+        assert!((90_000..=90_100).contains(&m.read(3_000_000)));
+        // Saturation is capped, not unbounded.
+        m.write(3_000_001, 1_000_000);
+        assert!(m.read(3_000_002) < 90_000 * 6);
     }
 
     #[test]
