@@ -252,6 +252,9 @@ struct Core {
 struct Socket {
     hier: Hierarchy,
     mem: Memory,
+    /// Some core, NIC or memory region lives here (otherwise its caches stay empty and coherence
+    /// checks against it are skipped).
+    used: bool,
 }
 
 #[derive(Default, Clone)]
@@ -485,6 +488,9 @@ impl Engine {
                     &pa_lines,
                 ),
                 mem: Memory::new(plat.dram_latency_ns, plat.memory_bandwidth_gbyte_s),
+                used: space.page_home.contains(&(s as u8))
+                    || cat_of_core.iter().any(|c| c.0 == s)
+                    || sc.nics.values().any(|n| n.socket as usize == s),
             })
             .collect();
         drop(pa_lines);
@@ -715,7 +721,7 @@ impl Engine {
                 let st = &mut self.apps[app].stats;
                 st.llc_accesses += 1;
                 st.llc_misses += 1;
-                if self.sockets.len() > 1 {
+                if self.sockets.len() > 1 && self.sockets[1 - s].used {
                     let o = 1 - s;
                     if self.sockets[o].hier.is_cached(line) {
                         // Served by the other socket's caches over UPI.
@@ -737,7 +743,7 @@ impl Engine {
     /// A NIC's full-line DMA write; returns true on an ItoM hit.
     fn dev_write(&mut self, nic_socket: usize, ddio: bool, line: u32, now: u64) -> bool {
         let home = self.home(line);
-        if self.sockets.len() > 1 {
+        if self.sockets.len() > 1 && self.sockets[1 - home].used {
             self.sockets[1 - home].hier.invalidate(line);
         }
         let allocating = ddio && home == nic_socket;
@@ -757,7 +763,7 @@ impl Engine {
     /// A NIC's DMA read of one line (PCIeRdCur); returns true on a hit.
     fn dev_read(&mut self, line: u32, now: u64) -> bool {
         let home = self.home(line);
-        let hit = self.sockets.iter().any(|s| s.hier.dev_read(line));
+        let hit = self.sockets.iter().any(|s| s.used && s.hier.dev_read(line));
         if hit {
             self.c.rd_hit += 1;
         } else {

@@ -1,0 +1,131 @@
+//! Whole-simulator behaviour: determinism and the mechanisms' visible effects on short scenarios.
+use hostio_sim::{run_text, SimResult};
+
+fn base(extra: &str) -> String {
+    format!(
+        r#"
+[run]
+duration_us = 400
+warmup_us = 400
+[nics.nic0]
+[traffic.t0]
+nic = "nic0"
+packet_size = 1500
+[apps.fwd]
+kind = "l2fwd"
+nic = "nic0"
+{extra}
+"#
+    )
+}
+
+fn run(extra: &str, ov: &[&str]) -> SimResult {
+    let ov: Vec<String> = ov.iter().map(|s| s.to_string()).collect();
+    run_text(&base(extra), &ov, None).expect("valid scenario")
+}
+
+fn metrics_json(r: &SimResult) -> String {
+    serde_json::to_string(&r.metrics).unwrap()
+}
+
+#[test]
+fn same_seed_same_metrics_different_seed_differs() {
+    let text = base("").replace("packet_size = 1500", "size_mix = \"imix\"");
+    let a = run_text(&text, &[], Some(7)).unwrap();
+    let b = run_text(&text, &[], Some(7)).unwrap();
+    let c = run_text(&text, &[], Some(8)).unwrap();
+    assert_eq!(metrics_json(&a), metrics_json(&b));
+    assert_eq!(a.events, b.events);
+    assert_eq!(a.scenario_hash, b.scenario_hash);
+    assert_ne!(metrics_json(&a), metrics_json(&c));
+}
+
+#[test]
+fn more_descriptors_lower_the_write_hit_rate() {
+    let small = run("", &["nics.nic0.rx_descriptors=128", "run.warmup_us=1500"]);
+    let large = run("", &["nics.nic0.rx_descriptors=4096", "run.warmup_us=1500"]);
+    let s = small.metrics.pcie_write_hit_rate.unwrap();
+    let l = large.metrics.pcie_write_hit_rate.unwrap();
+    assert!(s > 0.7, "{s}");
+    assert!(l < s - 0.2, "128: {s}, 4096: {l}");
+}
+
+#[test]
+fn more_ddio_ways_raise_the_write_hit_rate() {
+    let two = run("", &["nics.nic0.rx_descriptors=4096", "run.warmup_us=1500"]);
+    let eight = run("", &["nics.nic0.rx_descriptors=4096", "run.warmup_us=1500", "platform.ddio_ways=8"]);
+    assert!(eight.metrics.pcie_write_hit_rate.unwrap() > two.metrics.pcie_write_hit_rate.unwrap() + 0.2);
+    assert_eq!(eight.ddio_mask, "0x7f8");
+}
+
+#[test]
+fn remote_socket_nic_does_not_allocate_in_the_llc() {
+    let r = run("", &["nics.nic0.socket=1"]);
+    let m = &r.metrics;
+    assert_eq!(m.ddio_allocations, 0);
+    assert!(m.pcie_write_hit_rate.is_none(), "no allocating writes");
+    assert!(m.dma_write_bypass_lines > 0);
+    let local = run("", &[]);
+    let miss = |r: &SimResult| r.metrics.apps["fwd"].llc_misses as f64 / r.metrics.apps["fwd"].rx_packets.max(1) as f64;
+    assert!(miss(&r) > 0.9, "every header comes from DRAM: {}", miss(&r));
+    assert!(miss(&local) < 0.1, "{}", miss(&local));
+}
+
+#[test]
+fn ddio_off_sends_packets_to_dram() {
+    let r = run("", &["platform.ddio=false"]);
+    assert_eq!(r.metrics.ddio_allocations, 0);
+    assert!(r.metrics.memory_write_gbps > 50.0, "{}", r.metrics.memory_write_gbps);
+    // Per-port override: the port keeps DDIO although the platform default is off.
+    let r = run("", &["platform.ddio=false", "nics.nic0.ddio=true"]);
+    assert!(r.metrics.ddio_allocations > 0);
+}
+
+#[test]
+fn overload_drops_or_pauses() {
+    let drop = run("", &["traffic.t0.packet_size=64"]);
+    assert!(drop.metrics.dropped_packets > 0);
+    assert_eq!(drop.metrics.pause_frames, 0);
+    let pause = run("", &["traffic.t0.packet_size=64", "nics.nic0.pause_frames=true"]);
+    assert!(pause.metrics.pause_frames > 0);
+    assert_eq!(pause.metrics.dropped_packets, 0);
+    assert!(pause.metrics.offered_gbps < drop.metrics.offered_gbps, "PAUSE throttles the sender");
+}
+
+#[test]
+fn pcie_gen3_x8_cannot_carry_40g_of_64b_frames_with_a_simple_nic() {
+    let extra = "cores = 8";
+    let ov = [
+        "nics.nic0.line_rate_gbps=40",
+        "nics.nic0.design=\"simple\"",
+        "nics.nic0.pcie.lanes=8",
+        "traffic.t0.packet_size=64",
+    ];
+    let r = run(extra, &ov);
+    let nic = &r.metrics.nics["nic0"];
+    assert!(r.metrics.throughput_gbps < 0.9 * r.metrics.offered_gbps, "{} of {}", r.metrics.throughput_gbps, r.metrics.offered_gbps);
+    assert!(nic.pcie_d2h_utilization > 0.9 || nic.pcie_h2d_utilization > 0.9, "{nic:?}");
+    let dpdk = run(extra, &["nics.nic0.line_rate_gbps=40", "nics.nic0.design=\"dpdk\"", "nics.nic0.pcie.lanes=8", "traffic.t0.packet_size=64"]);
+    assert!(dpdk.metrics.throughput_gbps > r.metrics.throughput_gbps, "batching descriptors helps");
+}
+
+#[test]
+fn leaky_dma_slows_the_core_and_raises_latency() {
+    let fast = run("", &["traffic.t0.rate_gbps=60", "nics.nic0.rx_descriptors=128"]);
+    let remote = run("", &["traffic.t0.rate_gbps=60", "nics.nic0.rx_descriptors=128", "nics.nic0.socket=1"]);
+    assert!(remote.metrics.latency_ns.p50 > fast.metrics.latency_ns.p50);
+}
+
+#[test]
+fn corunner_in_the_io_ways_misses_more() {
+    let co = |mask: &str| {
+        let extra = format!(
+            "cat_mask = 0x0C0\n[apps.co]\nkind = \"cache-hungry\"\ncat_mask = {mask}\nworking_set_mib = 3\naccesses_per_us = 100\n"
+        );
+        let r = run(&extra, &["nics.nic0.rx_descriptors=2048", "traffic.t0.rate_gbps=80"]);
+        r.metrics.apps["co"].llc_misses as f64 / r.metrics.apps["co"].accesses.max(1) as f64
+    };
+    let in_io = co("0x600");
+    let apart = co("0x030");
+    assert!(in_io > apart * 1.2, "0x600: {in_io}, 0x030: {apart}");
+}
