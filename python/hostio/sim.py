@@ -5,7 +5,8 @@
 >>> 0.0 <= r["metrics"]["pcie_write_hit_rate"] <= 1.0
 True
 
-A scenario is a path to a TOML file, TOML text, or a ``dict`` with the same tables. ``set`` takes
+A scenario is a path to a TOML file, the name of a bundled scenario (``"quickstart"``,
+``"ddio/single_core"``), TOML text, or a ``dict`` with the same tables. ``set`` takes
 ``KEY.PATH=VALUE`` overrides (any key of the file); ``seed`` overrides ``run.seed``. The result is
 a dict: resolved scenario, platform, seed, version, scenario hash, wall-clock seconds, simulated
 events and ``metrics`` (see the README's metric list). Bad input raises :class:`hostio.ConfigError`.
@@ -43,7 +44,10 @@ def _source(scenario: Scenario) -> tuple[str, bool]:
         return s, False
     path = Path(s)
     if not path.is_file():
-        raise config_error("scenario", s, "an existing TOML file, TOML text or a mapping")
+        try:
+            path = scenario_path(s)
+        except ValueError:
+            raise config_error("scenario", s, "an existing TOML file, a bundled scenario name, TOML text or a mapping") from None
     return path.read_text(), False
 
 
