@@ -663,18 +663,6 @@ impl Engine {
         stop >= self.end_ps || self.heap.is_empty()
     }
 
-    pub fn debug_state(&self) -> String {
-        let mut o = String::new();
-        for (i, c) in self.cores.iter().enumerate() {
-            if c.nic == usize::MAX { continue; }
-            let q = &self.nics[c.nic].queues[c.queue];
-            o += &format!("core {i} idle={} burst={}/{} txp={} rx nic_pos={} sw={} posted={} backlog={} tx head={} clean={} oldest_done={} pool_avail={}\n",
-                c.idle, c.burst_pos, c.burst.len(), c.tx_pending.len(), q.rx.nic_pos, q.rx.sw_pos, q.rx.posted, q.backlog.len(), q.tx.head, q.tx.clean, q.tx.done[(q.tx.clean % q.tx.n) as usize], self.pools[c.pool].available());
-        }
-        for n in &self.nics { o += &format!("nic d2h_free={} h2d_free={} buf={} now={}\n", n.d2h_free, n.h2d_free, n.buf_bytes, self.now); }
-        o
-    }
-
     pub fn now(&self) -> u64 {
         self.now
     }

@@ -75,8 +75,6 @@ impl Run {
         self.engine.now()
     }
 
-    pub fn debug_state(&self) -> String { self.engine.debug_state() }
-
     pub fn finish(self) -> SimResult {
         let r = self.engine.resolved();
         SimResult {
