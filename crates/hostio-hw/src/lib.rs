@@ -51,3 +51,14 @@ impl fmt::Display for HwError {
 impl std::error::Error for HwError {}
 
 pub type Result<T> = std::result::Result<T, HwError>;
+
+/// Parse one of this crate's configuration structs from JSON; errors name `what` (the option
+/// group) and serde's reason (unknown field, wrong type, bad variant).
+pub fn from_json<T: serde::de::DeserializeOwned>(what: &str, json: &str) -> Result<T> {
+    serde_json::from_str(json).map_err(|e| HwError::Config { key: what.into(), value: json.chars().take(200).collect(), allowed: e.to_string() })
+}
+
+/// Serialise a result to JSON.
+pub fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| HwError::Os(e.to_string()))
+}

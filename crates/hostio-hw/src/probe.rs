@@ -108,20 +108,38 @@ fn check_chase(cfg: &ChaseConfig) -> Result<()> {
     Ok(())
 }
 
-fn chase_on_this_thread(cfg: &ChaseConfig) -> ChasePoint {
+/// A built chain, ready to be timed.
+struct Chain {
+    _buf: AlignedBuf,
+    start: *const usize,
+    lines: usize,
+    loads: usize,
+}
+
+unsafe impl Send for Chain {}
+
+fn prepare_chain(cfg: &ChaseConfig) -> Chain {
     let lines = cfg.bytes / LINE;
     let buf = AlignedBuf::new(lines * LINE);
     let start = build_chain(&buf, lines, cfg.seed);
     let loads = cfg.loads.unwrap_or((2 * lines).clamp(1 << 16, 1 << 22)).max(8);
-    let mut p = chase_loads(start, lines.min(loads).max(8)); // warm-up traversal
+    Chain { _buf: buf, start, lines, loads }
+}
+
+fn time_chain(cfg: &ChaseConfig, ch: &Chain) -> ChasePoint {
+    let mut p = chase_loads(ch.start, ch.lines.min(ch.loads).max(8)); // warm-up traversal
     let mut samples = Vec::with_capacity(cfg.reps);
     for _ in 0..cfg.reps {
         let t0 = rdtsc();
-        p = chase_loads(p, loads);
+        p = chase_loads(p, ch.loads);
         let t1 = rdtsc();
-        samples.push(ticks_to_ns(t1 - t0) / (loads / 8 * 8) as f64);
+        samples.push(ticks_to_ns(t1 - t0) / (ch.loads / 8 * 8) as f64);
     }
     ChasePoint { bytes: cfg.bytes, ns: Summary::of(&samples) }
+}
+
+fn chase_on_this_thread(cfg: &ChaseConfig) -> ChasePoint {
+    time_chain(cfg, &prepare_chain(cfg))
 }
 
 /// Pointer-chasing latency of one working-set size, on a pinned thread.
@@ -175,8 +193,11 @@ pub fn loaded_chase(cfg: &ChaseConfig, stream_cpu: usize, stream_bytes: usize) -
             if let Some(c) = cfg.cpu {
                 util::pin_current(c)?;
             }
+            let chain = prepare_chain(cfg);
             started.wait();
-            let r = chase_on_this_thread(cfg);
+            // Let the streamer ramp up before timing.
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            let r = time_chain(cfg, &chain);
             stop.store(true, Ordering::Relaxed);
             Ok(r)
         });
@@ -289,9 +310,9 @@ fn pingpong(cfg: &C2cConfig) -> Result<Summary> {
 }
 
 fn modified_read(cfg: &C2cConfig) -> Result<Summary> {
-    // Lines 256 B apart (so neither the adjacent-line nor a simple next-line prefetcher helps),
-    // chained in random order.
-    const STRIDE: usize = 256;
+    // One line per 4 KiB page, at a varying offset, chained in random order: next-line,
+    // adjacent-line and in-page region prefetchers all have nothing to fetch ahead.
+    const STRIDE: usize = 4096 + 64;
     let n = cfg.lines;
     let buf = AlignedBuf::new(n * STRIDE);
     let order = util::cyclic_permutation(n, cfg.seed);
@@ -307,8 +328,13 @@ fn modified_read(cfg: &C2cConfig) -> Result<Summary> {
                     util::spin(&mut spins);
                 }
                 for (i, &nx) in order.iter().enumerate() {
-                    // A store to every line: each becomes Modified in the writer's cache.
-                    unsafe { std::ptr::write_volatile((base + i * STRIDE) as *mut usize, base + nx as usize * STRIDE) };
+                    // Stores to every line (a new tag each round, so no store is silent): each
+                    // line becomes Modified in the writer's cache.
+                    let line = (base + i * STRIDE) as *mut usize;
+                    unsafe {
+                        std::ptr::write_volatile(line, base + nx as usize * STRIDE);
+                        std::ptr::write_volatile(line.add(1), r as usize);
+                    }
                 }
                 turn.0.store(2 * r + 1, Ordering::Release);
             }

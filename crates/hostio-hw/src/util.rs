@@ -92,37 +92,51 @@ pub fn check_cpus(key: &str, cpus: &[usize]) -> Result<()> {
     Ok(())
 }
 
-/// Zeroed memory aligned to at least a cache line. Buffers of 2 MiB and more are aligned to
-/// 2 MiB and advised `MADV_HUGEPAGE`, so pointer chasing over DRAM-sized sets measures DRAM and
-/// not page walks (4 KiB pages over 128 MiB would miss the STLB on almost every load).
+/// Zeroed memory aligned to at least a cache line. Buffers of 2 MiB and more are mapped with
+/// `mmap`, aligned to 2 MiB and advised `MADV_HUGEPAGE` *before* the first touch, so pointer
+/// chasing over DRAM-sized sets measures DRAM rather than page walks (4 KiB pages over 128 MiB
+/// miss the STLB on almost every load; under a hypervisor each miss is a two-dimensional walk).
 pub struct AlignedBuf {
     ptr: *mut u8,
+    size: usize,
+    /// `Some((map base, map length))` when mapped, `None` when from the global allocator.
+    map: Option<(*mut libc::c_void, usize)>,
     layout: Layout,
 }
 
 unsafe impl Send for AlignedBuf {}
 unsafe impl Sync for AlignedBuf {}
 
+const HUGE: usize = 2 << 20;
+
 impl AlignedBuf {
     pub fn new(bytes: usize) -> Self {
-        const HUGE: usize = 2 << 20;
-        let align = if bytes >= HUGE { HUGE } else { 128 };
-        let size = bytes.max(64).div_ceil(align) * align;
-        let layout = Layout::from_size_align(size, align).expect("buffer layout");
-        let ptr = unsafe { alloc_zeroed(layout) };
-        assert!(!ptr.is_null(), "out of memory allocating {size} bytes");
-        if size >= HUGE {
-            unsafe { libc::madvise(ptr as *mut libc::c_void, size, libc::MADV_HUGEPAGE) };
+        if bytes >= HUGE {
+            let size = bytes.div_ceil(HUGE) * HUGE;
+            let len = size + HUGE;
+            let base = unsafe {
+                libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0)
+            };
+            assert!(base != libc::MAP_FAILED, "out of memory mapping {len} bytes");
+            let ptr = ((base as usize).div_ceil(HUGE) * HUGE) as *mut u8;
+            unsafe {
+                libc::madvise(ptr as *mut libc::c_void, size, libc::MADV_HUGEPAGE);
+                // Touch every page now so page faults never land inside a timed region.
+                std::ptr::write_bytes(ptr, 0, size);
+            }
+            let layout = Layout::from_size_align(size, HUGE).expect("buffer layout");
+            return AlignedBuf { ptr, size, map: Some((base, len)), layout };
         }
-        // Touch every page now so page faults never land inside a timed region.
-        unsafe { std::ptr::write_bytes(ptr, 0, size) };
-        AlignedBuf { ptr, layout }
+        let layout = Layout::from_size_align(bytes.max(64).div_ceil(128) * 128, 128).expect("buffer layout");
+        let ptr = unsafe { alloc_zeroed(layout) };
+        assert!(!ptr.is_null(), "out of memory allocating {} bytes", layout.size());
+        AlignedBuf { ptr, size: layout.size(), map: None, layout }
     }
     pub fn len(&self) -> usize {
-        self.layout.size()
+        self.size
     }
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.size == 0
     }
     pub fn as_ptr(&self) -> *mut u8 {
         self.ptr
@@ -131,7 +145,12 @@ impl AlignedBuf {
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        unsafe { dealloc(self.ptr, self.layout) }
+        match self.map {
+            Some((base, len)) => unsafe {
+                libc::munmap(base, len);
+            },
+            None => unsafe { dealloc(self.ptr, self.layout) },
+        }
     }
 }
 
