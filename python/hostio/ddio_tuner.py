@@ -66,9 +66,13 @@ def ddio_defaults(vendor: str, family: int, model: int, llc_ways: int) -> tuple[
     """(default I/O way mask, mask rule) of a CPU; (0, "contiguous") without DDIO."""
     if vendor != "GenuineIntel" or family != 6 or llc_ways < 2:
         return 0, "contiguous"
+    if model in TUNABLE and TUNABLE[model][1] == "any":
+        # Haswell/Broadwell-EP (20 ways): the ATC'20 paper reads 0x60000 (ways 17-18) from the
+        # register; pqos users report 0xC0000 as the I/O *contention* mask. The register's value
+        # is what must be kept, so 0x60000; `set --ways 2` (0xC0000) is therefore refused there.
+        return 0x60000, "any"
     if model in TUNABLE or model in NO_EFFECT:
-        rule = TUNABLE[model][1] if model in TUNABLE else "contiguous"
-        return 0b11 << (llc_ways - 2), rule
+        return 0b11 << (llc_ways - 2), "contiguous"
     return 0, "contiguous"
 
 
