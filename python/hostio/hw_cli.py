@@ -55,6 +55,7 @@ def register(subparsers) -> None:
     r.add_argument("--cpus", help="host cpu,NIC cpu (default: the first two allowed)")
     r.add_argument("--sweep", default="none", help="none, ablation (the CC-NIC ablation table) or grid")
     r.add_argument("--line-ns", type=float, help="line-transfer latency for the model (default: measured now)")
+    r.add_argument("--mlp", type=float, default=4.0, help="model: independent line misses a core overlaps (default 4)")
     r.add_argument("--no-model", action="store_true", help="skip the coherent-model predictions")
     r.add_argument("--json", metavar="FILE", help="JSON lines, one object per configuration ('-' = stdout)")
     r.set_defaults(func=_ringbench)
@@ -117,11 +118,13 @@ def _ringbench(args) -> int:
             line_ns = args.line_ns
         else:
             line_ns = rb.line_transfer_ns(use)
+        if not 1.0 <= args.mlp <= 64.0:
+            raise config_error("mlp", args.mlp, "1..64 overlapped misses")
     results = []
     for c in cfgs:
         if not quiet:
             print(f"ringbench: {c['signaling']} {c['layout']} batch {c['batch']} ...", file=sys.stderr)
-        results.append(rb.run(c, line_ns))
+        results.append(rb.run(c, line_ns, args.mlp))
     rows = rb.ablation(results) if args.sweep == "ablation" else []
     if args.json:
         _emit_json(args.json, [dict(r, record="config") for r in results] + rows, lines=True)

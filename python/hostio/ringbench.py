@@ -88,8 +88,10 @@ def predict(cfg: dict, line_ns: float, mlp: float = 4.0, desc_cpu_ns: float = 2.
     return json.loads(_core.hw_ring_predict(json.dumps(shape), json.dumps(link)))
 
 
-def run(cfg: dict, line_ns: float | None = None) -> dict:
-    """Measure one configuration; flat result with the contract keys first."""
+def run(cfg: dict, line_ns: float | None = None, mlp: float = 4.0) -> dict:
+    """Measure one configuration; flat result with the contract keys first. With ``line_ns`` the
+    coherent model's prediction is added, its software cost per descriptor taken from the
+    one-core measurement of the same configuration (``local_ns_per_desc`` / 2 per side)."""
     r = json.loads(_core.hw_ring_run(json.dumps(cfg)))
     lat = r["latency_ns"]
     out = {
@@ -98,11 +100,12 @@ def run(cfg: dict, line_ns: float | None = None) -> dict:
         "latency_ns_min": lat["min"], "gbps": r["gbps"], "pool": cfg["pool"], "payload_bytes": cfg["payload_bytes"],
         "window": cfg["window"], "duration_ms": cfg["duration_ms"], "cpus": r["cpus"],
         "latency_samples": r["latency_samples"], "throughput_descs": r["throughput_descs"],
+        "local_ns_per_desc": r["local_ns_per_desc"],
     }
     if line_ns is not None:
-        p = predict(cfg, line_ns)
+        p = predict(cfg, line_ns, mlp=mlp, desc_cpu_ns=r["local_ns_per_desc"] / 2)
         out["model"] = {
-            "line_transfer_ns": line_ns,
+            "line_transfer_ns": line_ns, "mlp": mlp, "desc_cpu_ns": r["local_ns_per_desc"] / 2,
             "one_way_ns": p["one_way_ns"], "max_mdesc_per_s": p["max_mdesc_per_s"],
             "lines_per_batch": p["lines"], "serial_transfers": p["serial_transfers"],
             "latency_error": p["one_way_ns"] / lat["median"] - 1.0,
@@ -178,8 +181,10 @@ def format_results(results: list[dict]) -> str:
             f"{_f(r['gbps'], 1):>6}  {_f(m.get('one_way_ns'), 1):>8} {_pct(m.get('latency_error')):>6} "
             f"{_f(m.get('max_mdesc_per_s')):>10} {_pct(m.get('rate_error')):>6}")
     if results and results[0].get("model"):
-        lines.append(f"model: line transfer {results[0]['model']['line_transfer_ns']:.1f} ns (ping-pong RTT/2 of the "
-                     "same cores), mlp 4, 2 ns software per descriptor; err = model / measured − 1")
+        m = results[0]["model"]
+        lines.append(f"model: line transfer {m['line_transfer_ns']:.1f} ns (ping-pong RTT/2 of the same cores), "
+                     f"mlp {m['mlp']:g}, software per descriptor and side = half the one-core cost of each "
+                     "configuration; err = model / measured − 1")
     return "\n".join(lines)
 
 

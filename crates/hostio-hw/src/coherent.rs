@@ -16,12 +16,17 @@
 //!     2 serial transfers (this is the round trip inline signaling removes, CC-NIC §4.1);
 //!   - a payload read depends on the descriptor's address: 1 more serial transfer, its other
 //!     lines overlapped;
-//!   - plus `desc_cpu_ns` of software per descriptor.
+//!   - plus `desc_cpu_ns` of software per descriptor (one side's share; a round trip does the
+//!     work of both sides once, so half of it falls in each one-way trip).
 //! * **Max rate** (saturated; each side both consumes one ring and produces the other, as in a
 //!   loopback NIC): per batch a side pays one serial poll miss (two with a doorbell: tail then
 //!   data), `(lines − 1) / mlp` transfers for the rest of the batch it reads, `lines / mlp`
-//!   ownership transfers for the lines it writes, and `desc_cpu_ns` per descriptor;
-//!   rate = batch / time per batch.
+//!   ownership transfers for the lines it writes, and its own `desc_cpu_ns` per descriptor; the
+//!   two sides run in parallel, so rate = batch / time per batch of one side.
+//!
+//! `desc_cpu_ns` is best measured, not guessed: `ring::local_ns_per_desc` runs the same code
+//! with both sides on one core (no line ever leaves the cache) and the model takes half of it.
+//! What remains — the model's error — is then the coherence part alone.
 //!
 //! **Lines per batch** (`b` descriptors of 16 B): padded 1 line per descriptor; grouped
 //! ⌈b/4⌉ lines (each batch starts a new line); packed: the lines a batch touches, averaged over
@@ -115,7 +120,7 @@ pub struct LinkParams {
     /// Independent line misses one side overlaps (memory-level parallelism).
     #[serde(default = "default_mlp")]
     pub mlp: f64,
-    /// Software cost per descriptor on each side, ns.
+    /// Software cost per descriptor of one side (half of a both-sides local measurement), ns.
     #[serde(default = "default_desc_cpu_ns")]
     pub desc_cpu_ns: f64,
 }
@@ -203,7 +208,7 @@ pub fn predict(s: &RingShape, p: &LinkParams) -> Prediction {
     // side overlaps its ownership transfers; both sides do both (loopback).
     let read_ns = t * (1.0 + sig_serial + (lc.total() - 1.0 - sig_serial).max(0.0) / mlp);
     let write_ns = t * lc.total() / mlp;
-    let batch_ns = read_ns + write_ns + 2.0 * b * p.desc_cpu_ns;
+    let batch_ns = read_ns + write_ns + b * p.desc_cpu_ns;
     Prediction { one_way_ns: one_way, max_mdesc_per_s: b / batch_ns * 1e3, lines: lc, serial_transfers: serial }
 }
 

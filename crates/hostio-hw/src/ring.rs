@@ -97,6 +97,9 @@ pub struct RingResult {
     pub gbps: Option<f64>,
     pub latency_samples: usize,
     pub throughput_descs: u64,
+    /// Software cost per descriptor, both sides, measured on one core without coherence
+    /// traffic (see [`local_ns_per_desc`]), ns.
+    pub local_ns_per_desc: f64,
 }
 
 impl RingConfig {
@@ -358,127 +361,252 @@ fn consumer() -> Consumer {
     Consumer { head: 0, seen_tail: 0, line_ok: false }
 }
 
+/// Everything both sides share: the two rings, the buffers and the free queues.
+struct Shared {
+    tx: DescRing,
+    rx: DescRing,
+    bufs: Buffers,
+    txfree: IdQueue,
+    fill: IdQueue,
+    nbufs: usize,
+    payload: usize,
+    batch: usize,
+    window: usize,
+    pool: Pool,
+}
+
+impl Shared {
+    fn new(cfg: &RingConfig) -> Self {
+        let nbufs = 2 * cfg.window + 128;
+        Shared {
+            tx: DescRing::new(cfg.window, cfg.layout, cfg.signaling),
+            rx: DescRing::new(cfg.window, cfg.layout, cfg.signaling),
+            bufs: Buffers { mem: AlignedBuf::new(nbufs * BUF_BYTES) },
+            txfree: IdQueue::new(nbufs),
+            fill: IdQueue::new(nbufs),
+            nbufs,
+            payload: cfg.payload_bytes,
+            batch: cfg.batch,
+            window: cfg.window,
+            pool: cfg.pool,
+        }
+    }
+}
+
+/// The host's state: posts TX batches, reaps RX echoes, recycles buffers.
+struct HostSide {
+    p: Producer,
+    c: Consumer,
+    txfree_c: Consumer,
+    fill_next: u64,
+    free: Vec<u64>,
+    post: Vec<(u64, u32)>,
+    got: Vec<(u64, u32)>,
+}
+
+impl HostSide {
+    fn new(sh: &Shared) -> Self {
+        let mut h = HostSide {
+            p: Producer { next: 0 },
+            c: consumer(),
+            txfree_c: consumer(),
+            fill_next: 0,
+            free: (0..sh.nbufs as u64).collect(),
+            post: Vec::with_capacity(64),
+            got: Vec::with_capacity(4096),
+        };
+        if sh.pool == Pool::Queues {
+            // PCIe style: RX buffers are posted ahead of time.
+            for _ in 0..sh.window {
+                let id = h.free.pop().expect("buffers");
+                sh.fill.push(&mut h.fill_next, id);
+            }
+            sh.fill.publish(h.fill_next);
+        }
+        h
+    }
+
+    /// Take back what the NIC returned, fill one batch of buffers, post it.
+    #[inline(always)]
+    fn post_batch(&mut self, sh: &Shared) {
+        if sh.pool == Pool::Queues {
+            while let Some(id) = sh.txfree.pop(&mut self.txfree_c) {
+                self.free.push(id);
+            }
+        }
+        self.post.clear();
+        let plen = sh.payload.max(64) as u32;
+        for k in 0..sh.batch {
+            let id = self.free.pop().expect("buffer pool sized for the window");
+            if sh.payload > 0 {
+                sh.bufs.write(id, sh.payload, k as u64);
+            }
+            self.post.push((id, plen));
+        }
+        sh.tx.produce(&mut self.p, &self.post);
+    }
+
+    /// Append ready RX descriptors to `got`; returns how many.
+    #[inline(always)]
+    fn reap(&mut self, sh: &Shared, max: usize) -> usize {
+        sh.rx.consume(&mut self.c, &mut self.got, max)
+    }
+
+    /// Read the payloads of `got` and give the buffers back; clears `got`.
+    #[inline(always)]
+    fn recycle(&mut self, sh: &Shared) {
+        for &(id, _) in self.got.iter() {
+            if sh.payload > 0 {
+                std::hint::black_box(sh.bufs.read(id, sh.payload));
+            }
+            match sh.pool {
+                Pool::Shared => self.free.push(id),
+                Pool::Queues => sh.fill.push(&mut self.fill_next, id),
+            }
+        }
+        if sh.pool == Pool::Queues {
+            sh.fill.publish(self.fill_next);
+        }
+        self.got.clear();
+    }
+}
+
+/// The NIC's state: consumes TX, echoes each descriptor on RX.
+struct NicSide {
+    c: Consumer,
+    p: Producer,
+    fill_c: Consumer,
+    txfree_next: u64,
+    items: Vec<(u64, u32)>,
+    echo: Vec<(u64, u32)>,
+}
+
+impl NicSide {
+    fn new() -> Self {
+        NicSide {
+            c: consumer(),
+            p: Producer { next: 0 },
+            fill_c: consumer(),
+            txfree_next: 0,
+            items: Vec::with_capacity(64),
+            echo: Vec::with_capacity(64),
+        }
+    }
+
+    /// Echo up to one batch. Some(n) = n echoed (0: nothing was ready); None = `stop` was set
+    /// while waiting for a fill-queue buffer.
+    #[inline(always)]
+    fn step(&mut self, sh: &Shared, stop: &AtomicBool, spins: &mut u32) -> Option<usize> {
+        self.items.clear();
+        let n = sh.tx.consume(&mut self.c, &mut self.items, sh.batch);
+        if n == 0 {
+            return Some(0);
+        }
+        self.echo.clear();
+        for &(id, len) in &self.items {
+            let x = if sh.payload > 0 { sh.bufs.read(id, sh.payload) } else { 0 };
+            let rid = match sh.pool {
+                Pool::Shared => id, // freed to the shared pool and reallocated at once (LIFO)
+                Pool::Queues => {
+                    sh.txfree.push(&mut self.txfree_next, id);
+                    loop {
+                        if let Some(r) = sh.fill.pop(&mut self.fill_c) {
+                            break r;
+                        }
+                        if stop.load(Ordering::Relaxed) {
+                            return None;
+                        }
+                        util::spin(spins);
+                    }
+                }
+            };
+            if sh.payload > 0 {
+                sh.bufs.write(rid, sh.payload, x);
+            }
+            self.echo.push((rid, len));
+        }
+        if sh.pool == Pool::Queues {
+            sh.txfree.publish(self.txfree_next);
+        }
+        sh.rx.produce(&mut self.p, &self.echo);
+        Some(n)
+    }
+}
+
+/// Software cost of one configuration without coherence traffic: host and NIC steps run
+/// alternately on one core, so every line stays in its cache. ns per descriptor for both sides
+/// together (the coherent model charges half of it to each side).
+pub fn local_ns_per_desc(cfg: &RingConfig) -> Result<f64> {
+    let cpus = cfg.validate()?;
+    std::thread::scope(|s| {
+        s.spawn(|| -> Result<f64> {
+            util::pin_current(cpus[0])?;
+            let sh = Shared::new(cfg);
+            let mut host = HostSide::new(&sh);
+            let mut nic = NicSide::new();
+            let stop = AtomicBool::new(false);
+            let mut spins = 0u32;
+            // Nine chunks, median taken: a chunk hit by a preemption (two busy vCPUs) is dropped.
+            let per_chunk = (1usize << 12) / cfg.batch + 16;
+            let mut chunks = Vec::with_capacity(9);
+            for chunk in 0..10 {
+                let t0 = rdtsc();
+                for _ in 0..per_chunk {
+                    host.post_batch(&sh);
+                    while nic.step(&sh, &stop, &mut spins) == Some(0) {}
+                    while host.got.len() < cfg.batch {
+                        host.reap(&sh, cfg.batch);
+                    }
+                    host.recycle(&sh);
+                }
+                let t1 = rdtsc();
+                if chunk > 0 {
+                    chunks.push(util::ticks_to_ns(t1 - t0) / (per_chunk * cfg.batch) as f64);
+                }
+            }
+            Ok(Summary::of(&chunks).median)
+        })
+        .join()
+        .expect("local cost thread panicked")
+    })
+}
+
 /// Run one configuration.
 pub fn run(cfg: &RingConfig) -> Result<RingResult> {
     let cpus = cfg.validate()?;
-    let tx = DescRing::new(cfg.window, cfg.layout, cfg.signaling);
-    let rx = DescRing::new(cfg.window, cfg.layout, cfg.signaling);
-    let nbufs = 2 * cfg.window + 128;
-    let bufs = Buffers { mem: AlignedBuf::new(nbufs * BUF_BYTES) };
-    let txfree = IdQueue::new(nbufs);
-    let fill = IdQueue::new(nbufs);
+    let local = local_ns_per_desc(cfg)?;
+    let sh = Shared::new(cfg);
     let stop = AtomicBool::new(false);
     let ghz = util::tsc_ghz();
     let half_ticks = (cfg.duration_ms as f64 * 1e6 / 2.0 * ghz) as u64;
     // A stalled partner (it should never happen) ends the run after this many ticks.
     let stall_ticks = ((cfg.duration_ms as f64 * 1e6 + 5e9) * ghz) as u64;
-    let payload = cfg.payload_bytes;
     let batch = cfg.batch;
 
     let (lat, done, tput_ticks) = std::thread::scope(|s| -> Result<(Vec<f64>, u64, u64)> {
-        // The "NIC": consume TX, echo as RX.
         let nic = s.spawn(|| -> Result<()> {
             util::pin_current(cpus[1])?;
-            let mut c = consumer();
-            let mut p = Producer { next: 0 };
-            let mut fill_c = consumer();
-            let mut txfree_next = 0u64;
-            let mut items = Vec::with_capacity(64);
-            let mut echo = Vec::with_capacity(64);
+            let mut nic = NicSide::new();
             let mut spins = 0u32;
             loop {
-                items.clear();
-                if tx.consume(&mut c, &mut items, batch) == 0 {
-                    if spins & 1023 == 0 && stop.load(Ordering::Relaxed) {
-                        return Ok(());
-                    }
-                    util::spin(&mut spins);
-                    continue;
-                }
-                echo.clear();
-                for &(id, len) in &items {
-                    let x = if payload > 0 { bufs.read(id, payload) } else { 0 };
-                    let rid = match cfg.pool {
-                        Pool::Shared => id,
-                        Pool::Queues => {
-                            txfree.push(&mut txfree_next, id);
-                            loop {
-                                if let Some(r) = fill.pop(&mut fill_c) {
-                                    break r;
-                                }
-                                if stop.load(Ordering::Relaxed) {
-                                    return Ok(());
-                                }
-                                util::spin(&mut spins);
-                            }
+                match nic.step(&sh, &stop, &mut spins) {
+                    None => return Ok(()),
+                    Some(0) => {
+                        if spins & 1023 == 0 && stop.load(Ordering::Relaxed) {
+                            return Ok(());
                         }
-                    };
-                    if payload > 0 {
-                        bufs.write(rid, payload, x);
+                        util::spin(&mut spins);
                     }
-                    echo.push((rid, len));
+                    Some(_) => {}
                 }
-                if cfg.pool == Pool::Queues {
-                    txfree.publish(txfree_next);
-                }
-                rx.produce(&mut p, &echo);
             }
         });
 
-        // The host: post TX, consume RX.
         let host = s.spawn(|| -> Result<(Vec<f64>, u64, u64)> {
             util::pin_current(cpus[0])?;
-            let mut p = Producer { next: 0 };
-            let mut c = consumer();
-            let mut txfree_c = consumer();
-            let mut fill_next = 0u64;
-            let mut free: Vec<u64> = (0..nbufs as u64).collect();
-            if cfg.pool == Pool::Queues {
-                for _ in 0..cfg.window {
-                    let id = free.pop().expect("buffers");
-                    fill.push(&mut fill_next, id);
-                }
-                fill.publish(fill_next);
-            }
-            let mut post = Vec::with_capacity(64);
-            let mut got = Vec::with_capacity(4096);
+            let mut h = HostSide::new(&sh);
             let mut spins = 0u32;
-            let plen = payload.max(64) as u32;
-
-            // Take back what the NIC returned, then one batch of buffers.
-            macro_rules! take_buffers {
-                () => {{
-                    if cfg.pool == Pool::Queues {
-                        while let Some(id) = txfree.pop(&mut txfree_c) {
-                            free.push(id);
-                        }
-                    }
-                    post.clear();
-                    for k in 0..batch {
-                        let id = free.pop().expect("buffer pool sized for the window");
-                        if payload > 0 {
-                            bufs.write(id, payload, k as u64);
-                        }
-                        post.push((id, plen));
-                    }
-                }};
-            }
-            macro_rules! recycle {
-                ($items:expr) => {{
-                    for &(id, _) in $items.iter() {
-                        if payload > 0 {
-                            std::hint::black_box(bufs.read(id, payload));
-                        }
-                        match cfg.pool {
-                            Pool::Shared => free.push(id),
-                            Pool::Queues => fill.push(&mut fill_next, id),
-                        }
-                    }
-                    if cfg.pool == Pool::Queues {
-                        fill.publish(fill_next);
-                    }
-                }};
-            }
+            let stalled = || HwError::Os("ringbench: the NIC thread stopped answering".into());
 
             // Phase 1: latency, one batch in flight.
             let mut lat = Vec::new();
@@ -488,20 +616,18 @@ pub fn run(cfg: &RingConfig) -> Result<RingResult> {
             // may sit descheduled for milliseconds (the stall guard still bounds the run).
             const MIN_SAMPLES: usize = 32;
             while (rdtsc() - t_start < half_ticks || lat.len() < MIN_SAMPLES) && lat.len() < 200_000 {
-                take_buffers!();
                 let t0 = rdtsc();
-                tx.produce(&mut p, &post);
-                got.clear();
-                while got.len() < batch {
-                    if rx.consume(&mut c, &mut got, batch) == 0 {
+                h.post_batch(&sh);
+                while h.got.len() < batch {
+                    if h.reap(&sh, batch) == 0 {
                         util::spin(&mut spins);
                         if spins & 0xFFF == 0 && rdtsc() - t_start > stall_ticks {
-                            return Err(HwError::Os("ringbench: the NIC thread stopped answering".into()));
+                            return Err(stalled());
                         }
                     }
                 }
                 let t1 = rdtsc();
-                recycle!(got);
+                h.recycle(&sh);
                 if warm > 0 {
                     warm -= 1;
                 } else {
@@ -519,24 +645,22 @@ pub fn run(cfg: &RingConfig) -> Result<RingResult> {
                 let now = rdtsc();
                 let posting = now - t2 < half_ticks;
                 if posting {
-                    while outstanding + batch <= cfg.window {
-                        take_buffers!();
-                        tx.produce(&mut p, &post);
+                    while outstanding + batch <= sh.window {
+                        h.post_batch(&sh);
                         outstanding += batch;
                     }
                 } else if outstanding == 0 {
                     break;
                 }
-                got.clear();
-                let n = rx.consume(&mut c, &mut got, cfg.window);
+                let n = h.reap(&sh, sh.window);
                 if n == 0 {
                     util::spin(&mut spins);
                     if now - t_start > stall_ticks {
-                        return Err(HwError::Os("ringbench: the NIC thread stopped answering".into()));
+                        return Err(stalled());
                     }
                     continue;
                 }
-                recycle!(got);
+                h.recycle(&sh);
                 outstanding -= n;
                 done += n as u64;
                 t_end = rdtsc();
@@ -553,6 +677,7 @@ pub fn run(cfg: &RingConfig) -> Result<RingResult> {
     }
     let secs = util::ticks_to_ns(tput_ticks.max(1)) / 1e9;
     let mdesc = done as f64 / secs / 1e6;
+    let payload = cfg.payload_bytes;
     Ok(RingResult {
         config: cfg.clone(),
         cpus,
@@ -561,6 +686,7 @@ pub fn run(cfg: &RingConfig) -> Result<RingResult> {
         gbps: if payload > 0 { Some(mdesc * payload as f64 * 8.0 / 1e3) } else { None },
         latency_samples: lat.len(),
         throughput_descs: done,
+        local_ns_per_desc: local,
     })
 }
 
