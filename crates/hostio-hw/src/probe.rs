@@ -10,8 +10,10 @@
 //!
 //! **Plateaus.** The curve is flat while the set fits a level and steps up past it. The level
 //! latency is the median of the points well inside the level (≤ half its capacity, ≥ twice the
-//! previous one); the *detected* size of a level is the largest working set whose latency stays
-//! below the geometric mean of this level's and the next level's latency.
+//! previous one; for the LLC only the points still below the geometric mean of the L2 and DRAM
+//! latencies, because the usable LLC can be much smaller than the nominal one); the *detected*
+//! size of a level is the largest working set whose latency stays below the geometric mean of
+//! this level's and the next level's latency.
 //!
 //! **Core-to-core.** (a) Ping-pong: two pinned threads take turns incrementing one 64 B line;
 //! each turn moves the line from the writer's cache to the reader's, so one-way = round trip / 2
@@ -502,10 +504,18 @@ pub fn levels(curve: &[(usize, f64)], l1: usize, l2: usize, llc: usize) -> Level
     let mut lat = [None; 4];
     lat[0] = median(&mut in_range(0, l1 / 2));
     lat[1] = median(&mut in_range(2 * l1, l2 / 2));
-    lat[2] = median(&mut in_range(2 * l2, llc / 2));
     // DRAM: the largest working sets, at least 4 × LLC if measured, else at least 2 × LLC.
     let far = in_range(4 * llc, usize::MAX);
     lat[3] = if far.is_empty() { median(&mut in_range(2 * llc, usize::MAX)) } else { median(&mut far.clone()) };
+    // LLC: the points of its nominal range that are still closer to the L2 than to DRAM. The
+    // capacity a core can really use may be far below the nominal one (a virtual machine sharing
+    // the LLC with other tenants, a CCX-partitioned L3), and those points already show DRAM.
+    let mut llc_pts = in_range(2 * l2, llc / 2);
+    if let (Some(a), Some(d)) = (lat[1], lat[3]) {
+        let cut = (a * d).sqrt();
+        llc_pts.retain(|&ns| ns < cut);
+    }
+    lat[2] = median(&mut llc_pts);
     let mut det = [None; 3];
     let starts = [0, 2 * l1, 2 * l2];
     for i in 0..3 {
@@ -548,6 +558,24 @@ mod tests {
         let l = levels(&c, 32 << 10, 1 << 20, 32 << 20);
         assert_eq!(l.latency_ns, [Some(1.0), Some(4.0), Some(12.0), Some(90.0)]);
         assert_eq!(l.detected_bytes, [Some(32 << 10), Some(1 << 20), Some(32 << 20)]);
+    }
+
+    #[test]
+    fn llc_plateau_ignores_points_that_already_show_dram() {
+        // Nominal 32 MiB LLC of which only ~6 MiB is usable (a VM sharing it).
+        let c: Vec<(usize, f64)> = vec![
+            (4096, 1.0),
+            (256 << 10, 4.0),
+            (2 << 20, 14.0),
+            (4 << 20, 16.0),
+            (6 << 20, 22.0),
+            (8 << 20, 106.0),
+            (16 << 20, 127.0),
+            (128 << 20, 152.0),
+        ];
+        let l = levels(&c, 32 << 10, 1 << 20, 32 << 20);
+        assert_eq!(l.latency_ns[2], Some(16.0));
+        assert_eq!(l.detected_bytes[2], Some(6 << 20));
     }
 
     #[test]

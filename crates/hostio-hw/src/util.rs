@@ -92,10 +92,11 @@ pub fn check_cpus(key: &str, cpus: &[usize]) -> Result<()> {
     Ok(())
 }
 
-/// Zeroed memory aligned to at least a cache line. Buffers of 2 MiB and more are mapped with
-/// `mmap`, aligned to 2 MiB and advised `MADV_HUGEPAGE` *before* the first touch, so pointer
-/// chasing over DRAM-sized sets measures DRAM rather than page walks (4 KiB pages over 128 MiB
-/// miss the STLB on almost every load; under a hypervisor each miss is a two-dimensional walk).
+/// Zeroed memory aligned to at least a cache line. Buffers of 64 KiB and more are mapped with
+/// `mmap`, rounded up and aligned to 2 MiB and advised `MADV_HUGEPAGE` *before* the first
+/// touch, so pointer chasing measures the caches and DRAM rather than page walks (with 4 KiB
+/// pages a random chase over 1 MiB already outgrows the first-level DTLB, and 128 MiB misses
+/// the STLB on almost every load; under a hypervisor each miss is a two-dimensional walk).
 pub struct AlignedBuf {
     ptr: *mut u8,
     size: usize,
@@ -108,10 +109,11 @@ unsafe impl Send for AlignedBuf {}
 unsafe impl Sync for AlignedBuf {}
 
 const HUGE: usize = 2 << 20;
+const MAP_FROM: usize = 64 << 10;
 
 impl AlignedBuf {
     pub fn new(bytes: usize) -> Self {
-        if bytes >= HUGE {
+        if bytes >= MAP_FROM {
             let size = bytes.div_ceil(HUGE) * HUGE;
             let len = size + HUGE;
             let base = unsafe {
