@@ -73,6 +73,10 @@ def make_host(tmp: Path, cpu="skylake_sp", ways=11, msr=0x600, sockets=2, msr_mo
     net = root / "sys/class/net/eth0"
     net.mkdir(parents=True)
     os.symlink(pci / NIC, net / "device")
+    # virtio-net: the link points at a child of the PCI function.
+    (pci / "0000:00:05.0" / "virtio2").mkdir()
+    (root / "sys/class/net/eth1").mkdir(parents=True)
+    os.symlink(pci / "0000:00:05.0" / "virtio2", root / "sys/class/net/eth1/device")
     return root
 
 
@@ -113,8 +117,9 @@ def test_status_skylake(tmp_path):
     assert st["ddio"].startswith("yes, tunable")
     assert st["llc_ways"] == 11 and st["default_mask"] == "0x600"
     assert [e["ways"] for e in st["iio_llc_ways"]] == [2, 2]
-    (nic,) = st["nics"]
+    nic, virtio = st["nics"]
     assert nic["nic"] == NIC and nic["root_port"] == ROOT_PORT and nic["allocating_writes"] is True
+    assert virtio["nic"] == "0000:00:05.0" and virtio["root_port"] is None and "no PCIe root port" in virtio["note"]
 
 
 def test_root_port_walk_skips_switch_ports(tmp_path):

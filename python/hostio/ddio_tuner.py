@@ -227,17 +227,24 @@ class Host:
             f.write(struct.pack("<I", value))
 
     def nics(self) -> list[str]:
-        """BDFs behind /sys/class/net/*/device."""
+        """PCI addresses of the devices behind /sys/class/net/*/device. The link may point at a
+        child of the PCI function (virtio-net: ``.../0000:00:05.0/virtio2``), so the nearest
+        PCI address on the resolved path is taken."""
         base = self.path("/sys/class/net")
-        out = []
+        out: list[str] = []
         try:
-            for n in sorted(os.listdir(base)):
-                dev = os.path.join(base, n, "device")
-                if os.path.exists(dev):
-                    out.append((n, os.path.basename(os.path.realpath(dev))))
+            names = sorted(os.listdir(base))
         except OSError:
-            pass
-        return [b for _, b in out if BDF_RE.match(b)]
+            names = []
+        for n in names:
+            dev = os.path.join(base, n, "device")
+            if not os.path.exists(dev):
+                continue
+            parts = os.path.realpath(dev).split(os.sep)
+            bdf = next((p for p in reversed(parts) if BDF_RE.match(p)), None)
+            if bdf and bdf not in out:
+                out.append(bdf)
+        return out
 
     def find_root_port(self, nic: str) -> str:
         """The root port above ``nic`` (see the module doc); raises ``HostioError`` if none."""

@@ -288,6 +288,8 @@ def platform_toml(report: dict) -> str:
         f"memory_bandwidth_gbyte_s: read stream over {report.get('bandwidth_buffer_bytes', 0) / MIB:g} MiB, "
         f"{len(report['machine']['cpus'])} thread(s), GB/s = 1e9 B/s",
         "clock_ghz: TSC frequency calibrated against CLOCK_MONOTONIC; llc_slices = 1: unknown",
+        "cache sizes and ways: CPUID/sysfs (nominal); where the latency curve steps (usable): "
+        + ", ".join(f"{k.upper()} {v} KiB" if v else f"{k.upper()} -" for k, v in report.get("detected_kib", {}).items()),
         "use as: platform.preset = \"file:PATH\"",
     ]
     return _core.hw_platform_toml(json.dumps(p), header)
