@@ -122,3 +122,21 @@ def test_levels_from_a_curve():
     lv = json.loads(_core.hw_levels([(4096, 1.0), (8192, 1.0), (256 << 10, 4.0), (4 << 20, 12.0), (64 << 20, 90.0)],
                                     32 << 10, 1 << 20, 16 << 20))
     assert lv["latency_ns"] == [1.0, 4.0, 12.0, 90.0]
+
+
+def _llc_bytes():
+    g = probe.geometry()
+    return (g["llc"] or {}).get("size_bytes") or 0
+
+
+@pytest.mark.skipif(not TWO_CPUS or not 0 < _llc_bytes() <= 64 << 20, reason="needs two cpus and an LLC ≤ 64 MiB")
+def test_platform_out_end_to_end(tmp_path, capsys):
+    out = tmp_path / "platform.toml"
+    mib = 2 * _llc_bytes() / (1 << 20)
+    rc, _, err = run_cli(["--quick", "--reps", "1", "--max-mib", f"{mib:g}", "--platform-out", str(out)], capsys)
+    assert rc == 0, err
+    text = out.read_text()
+    assert text.startswith("# hostio platform file")
+    p = tomllib.loads(text)
+    assert tuple(p) == probe.PLATFORM_KEYS
+    assert p["dram_latency_ns"] > 0 and p["c2c_latency_ns"] > 0 and p["memory_bandwidth_gbyte_s"] > 0
