@@ -72,23 +72,10 @@ class ProbeOptions:
 
 
 def geometry() -> dict:
-    """CPUID and sysfs view of the caches, with a merged ``levels`` summary."""
+    """CPUID and sysfs view of the caches; ``levels`` (l1d, l2, l3) and ``llc`` are the merged
+    view (sysfs sizes, CPUID's inclusiveness bit) computed by the compiled module."""
     g = json.loads(_core.hw_geometry())
-
-    def merged(level: int) -> dict | None:
-        def pick(src):
-            return next((c for c in g[src] if c["level"] == level and c["kind"] != "instruction"), None)
-
-        s, c = pick("sysfs"), pick("cpuid")
-        if s is None:
-            return c
-        s = dict(s)
-        s["inclusive"] = c["inclusive"] if c else None
-        return s
-
-    g["levels"] = {name: merged(lvl) for name, lvl in (("l1d", 1), ("l2", 2), ("l3", 3))}
-    llc = g["levels"]["l3"] or g["levels"]["l2"]
-    g["llc"] = llc
+    g["llc"] = g["levels"].pop("llc")
     return g
 
 

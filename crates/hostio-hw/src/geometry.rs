@@ -46,9 +46,25 @@ pub struct Geometry {
     pub cpuid: Vec<CacheInfo>,
     pub sysfs: Vec<CacheInfo>,
     pub hypervisor: bool,
+    /// The merged view: L1 data, L2, L3 and the last level (sysfs sizes, CPUID inclusiveness).
+    #[serde(default)]
+    pub levels: Levels,
+}
+
+/// Data/unified caches by level, merged from both sources (see [`Geometry::cache`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Levels {
+    pub l1d: Option<CacheInfo>,
+    pub l2: Option<CacheInfo>,
+    pub l3: Option<CacheInfo>,
+    pub llc: Option<CacheInfo>,
 }
 
 impl Geometry {
+    fn merge(&mut self) {
+        self.levels = Levels { l1d: self.cache(1), l2: self.cache(2), l3: self.cache(3), llc: self.llc() };
+    }
+
     /// Data/unified cache of a level, preferring sysfs sizes and CPUID's inclusiveness bit.
     pub fn cache(&self, level: u32) -> Option<CacheInfo> {
         let pick = |v: &[CacheInfo]| v.iter().find(|c| c.level == level && c.kind != "instruction").cloned();
@@ -218,7 +234,9 @@ pub fn from_sysfs(dir: &Path) -> Vec<CacheInfo> {
 pub fn detect() -> Result<Geometry> {
     let (vendor, brand, family, model, stepping, leaf, cpuid, hypervisor) = from_cpuid();
     let sysfs = from_sysfs(Path::new("/sys/devices/system/cpu/cpu0/cache"));
-    Ok(Geometry { vendor, brand, family, model, stepping, cpuid_cache_leaf: leaf, cpuid, sysfs, hypervisor })
+    let mut g = Geometry { vendor, brand, family, model, stepping, cpuid_cache_leaf: leaf, cpuid, sysfs, hypervisor, levels: Levels::default() };
+    g.merge();
+    Ok(g)
 }
 
 #[cfg(test)]
@@ -230,7 +248,7 @@ mod tests {
         // Xeon Gold 6140, leaf 4 sub-leaf 3: unified L3, 11 ways, 64 B lines, 36864 sets,
         // non-inclusive (EDX bit 1 clear) → 24.75 MiB.
         let eax = 3 | (3 << 5) | (63 << 14);
-        let ebx = 63 | (0 << 12) | (10 << 22);
+        let ebx = 63 | (10 << 22); // 64 B lines, 1 partition, 11 ways
         let ecx = 36864 - 1;
         let c = decode_cache_leaf(eax, ebx, ecx, 0x4).unwrap();
         assert_eq!((c.level, c.ways, c.sets, c.line_bytes), (3, 11, 36864, 64));
@@ -278,6 +296,7 @@ mod tests {
             cpuid: vec![],
             sysfs: v,
             hypervisor: true,
+            levels: Levels::default(),
         };
         assert_eq!(g.llc().unwrap().level, 3);
         assert_eq!(g.cache(1).unwrap().kind, "data");

@@ -287,7 +287,7 @@ impl DescRing {
                         }
                         out.push((d.buf.load(Ordering::Relaxed), len));
                         c.head += 1;
-                        if c.head % 4 == 0 {
+                        if c.head & 3 == 0 {
                             c.line_ok = false;
                         }
                     }
