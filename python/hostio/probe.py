@@ -5,7 +5,7 @@ What is measured (the mechanisms are documented in ``crates/hostio-hw/src/probe.
 * load-to-use latency by working-set size, 4 KiB up to several times the LLC, by pointer
   chasing over a seeded random cyclic permutation of 64 B lines; the curve's plateaus give the
   L1/L2/LLC/DRAM latencies and where it steps gives the detected capacities;
-* loaded latency: the DRAM-sized chase while another core streams (needs ≥ 2 cpus);
+* loaded latency: the DRAM-sized chase while every other cpu streams (needs ≥ 2 cpus);
 * core-to-core: for every pair of cpus, ping-pong on one line (one-way = round trip / 2) and
   the latency of reading lines left Modified by the other core;
 * streaming bandwidth (read, write = memset, copy = memcpy counted as read + write bytes) with
@@ -183,8 +183,8 @@ def run_probe(opts: ProbeOptions, progress=None) -> dict:
         cfg = {"bytes": max_bytes, "seed": opts.seed, "cpu": cpus[0], "reps": max(1, reps // 2)}
         if opts.quick:
             cfg["loads"] = max(8, min(2 * max_bytes // 64, 1 << 20))
-        lp = json.loads(_core.hw_loaded_chase(json.dumps(cfg), cpus[1], max_bytes))
-        report["loaded_latency_ns"] = {"bytes": max_bytes, "ns": lp["ns"]["median"], "stream_cpu": cpus[1],
+        lp = json.loads(_core.hw_loaded_chase(json.dumps(cfg), cpus[1:], max_bytes))
+        report["loaded_latency_ns"] = {"bytes": max_bytes, "ns": lp["ns"]["median"], "stream_cpus": cpus[1:],
                                        "stream_gbyte_s": lp["stream_gbyte_s"]}
 
     if "c2c" in pair_tests:
@@ -309,8 +309,8 @@ def format_summary(r: dict) -> str:
                                                     for k, v in det.items()))
     if r["loaded_latency_ns"]:
         ll = r["loaded_latency_ns"]
-        lines.append(f"loaded latency: {ll['ns']:.1f} ns at {ll['bytes'] / MIB:g} MiB while cpu {ll['stream_cpu']} "
-                     f"streams {ll['stream_gbyte_s']:.1f} GB/s")
+        lines.append(f"loaded latency: {ll['ns']:.1f} ns at {ll['bytes'] / MIB:g} MiB while cpus "
+                     f"{','.join(map(str, ll['stream_cpus']))} stream {ll['stream_gbyte_s']:.1f} GB/s")
     for p in r["c2c_pairs"]:
         lines.append(f"core-to-core {p['a']}<->{p['b']}: one-way {p['one_way_ns']:.1f} ns (ping-pong RTT/2), "
                      f"read of a line Modified there {p['modified_read_ns']:.1f} ns")

@@ -159,45 +159,59 @@ pub fn chase(cfg: &ChaseConfig) -> Result<ChasePoint> {
     })
 }
 
-/// Loaded latency: the chase of `cfg` runs while another thread on `stream_cpu` reads
-/// `stream_bytes` in a loop (a bandwidth hog, as MLC's `--loaded_latency` does).
+/// Loaded latency: the chase of `cfg` runs while one thread on each of `stream_cpus` reads its
+/// share of `stream_bytes` in a loop (bandwidth hogs on the other cores, as Intel MLC's
+/// `--loaded_latency` does).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LoadedPoint {
     pub bytes: usize,
     pub ns: Summary,
-    /// Bandwidth the streaming thread achieved meanwhile, GB/s.
+    pub stream_cpus: Vec<usize>,
+    /// Bandwidth the streaming threads achieved together meanwhile, GB/s.
     pub stream_gbyte_s: f64,
 }
 
-pub fn loaded_chase(cfg: &ChaseConfig, stream_cpu: usize, stream_bytes: usize) -> Result<LoadedPoint> {
+pub fn loaded_chase(cfg: &ChaseConfig, stream_cpus: &[usize], stream_bytes: usize) -> Result<LoadedPoint> {
     check_chase(cfg)?;
-    util::check_cpus("stream_cpu", &[stream_cpu])?;
-    if cfg.cpu == Some(stream_cpu) {
-        return Err(HwError::config("stream_cpu", stream_cpu, "a cpu other than the chasing one"));
+    if stream_cpus.is_empty() {
+        return Err(HwError::config("stream_cpus", "[]", "at least one cpu other than the chasing one"));
+    }
+    util::check_cpus("stream_cpus", stream_cpus)?;
+    if let Some(c) = cfg.cpu.filter(|c| stream_cpus.contains(c)) {
+        return Err(HwError::config("stream_cpus", c, "cpus other than the chasing one"));
     }
     let stop = AtomicBool::new(false);
     let streamed = AtomicU64::new(0);
-    let sbuf = AlignedBuf::new(stream_bytes.max(1 << 20));
-    let started = Barrier::new(2);
+    let share = (stream_bytes / stream_cpus.len()).max(1 << 20);
+    let bufs: Vec<AlignedBuf> = stream_cpus.iter().map(|_| AlignedBuf::new(share)).collect();
+    let started = Barrier::new(1 + stream_cpus.len());
     let (point, secs) = std::thread::scope(|s| -> Result<(ChasePoint, f64)> {
-        let h = s.spawn(|| -> Result<f64> {
-            util::pin_current(stream_cpu)?;
-            let words = unsafe { std::slice::from_raw_parts(sbuf.as_ptr() as *const u64, sbuf.len() / 8) };
-            started.wait();
-            let t0 = std::time::Instant::now();
-            while !stop.load(Ordering::Relaxed) {
-                black_box(read_sum(words));
-                streamed.fetch_add(sbuf.len() as u64, Ordering::Relaxed);
-            }
-            Ok(t0.elapsed().as_secs_f64())
-        });
+        let streamers: Vec<_> = stream_cpus
+            .iter()
+            .zip(&bufs)
+            .map(|(&cpu, buf)| {
+                let (stop, streamed, started) = (&stop, &streamed, &started);
+                s.spawn(move || -> Result<f64> {
+                    // Always reach the barrier, even when pinning failed, so no one waits forever.
+                    let pinned = util::pin_current(cpu);
+                    started.wait();
+                    pinned?;
+                    let words = unsafe { std::slice::from_raw_parts(buf.as_ptr() as *const u64, share / 8) };
+                    let t0 = std::time::Instant::now();
+                    while !stop.load(Ordering::Relaxed) {
+                        black_box(read_sum(words));
+                        streamed.fetch_add(share as u64, Ordering::Relaxed);
+                    }
+                    Ok(t0.elapsed().as_secs_f64())
+                })
+            })
+            .collect();
         let c = s.spawn(|| -> Result<ChasePoint> {
-            if let Some(c) = cfg.cpu {
-                util::pin_current(c)?;
-            }
+            let pinned = cfg.cpu.map(util::pin_current).transpose();
             let chain = prepare_chain(cfg);
             started.wait();
-            // Let the streamer ramp up before timing.
+            pinned?;
+            // Let the streamers ramp up before timing.
             std::thread::sleep(std::time::Duration::from_millis(5));
             let r = time_chain(cfg, &chain);
             stop.store(true, Ordering::Relaxed);
@@ -205,10 +219,18 @@ pub fn loaded_chase(cfg: &ChaseConfig, stream_cpu: usize, stream_bytes: usize) -
         });
         let point = c.join().expect("chase thread panicked");
         stop.store(true, Ordering::Relaxed);
-        let secs = h.join().expect("stream thread panicked")?;
+        let mut secs = 0f64;
+        for h in streamers {
+            secs = secs.max(h.join().expect("stream thread panicked")?);
+        }
         Ok((point?, secs))
     })?;
-    Ok(LoadedPoint { bytes: point.bytes, ns: point.ns, stream_gbyte_s: streamed.load(Ordering::Relaxed) as f64 / secs / 1e9 })
+    Ok(LoadedPoint {
+        bytes: point.bytes,
+        ns: point.ns,
+        stream_cpus: stream_cpus.to_vec(),
+        stream_gbyte_s: streamed.load(Ordering::Relaxed) as f64 / secs / 1e9,
+    })
 }
 
 /// One line on its own 128 B (two lines), so the adjacent-line prefetcher of Intel cores, which

@@ -32,7 +32,7 @@ fn pair_tests_when_two_cpus() {
     }
     let c = probe::c2c_pair(&C2cConfig { a: cpus[0], b: cpus[1], samples: 11, rounds: 50, lines: 16, seed: 1 }).unwrap();
     assert!(c.one_way_ns > 1.0 && c.one_way_ns < 1e6);
-    let l = probe::loaded_chase(&ChaseConfig { bytes: 1 << 20, seed: 1, cpu: Some(cpus[0]), reps: 2, loads: Some(1 << 14) }, cpus[1], 4 << 20)
+    let l = probe::loaded_chase(&ChaseConfig { bytes: 1 << 20, seed: 1, cpu: Some(cpus[0]), reps: 2, loads: Some(1 << 14) }, &cpus[1..], 4 << 20)
         .unwrap();
     assert!(l.stream_gbyte_s > 0.0);
     for sig in Signaling::ALL {

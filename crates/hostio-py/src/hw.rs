@@ -51,11 +51,11 @@ fn hw_chase(py: Python<'_>, config: &str) -> PyResult<String> {
     dump!(&py.allow_threads(|| probe::chase(&cfg)).map_err(hw_err)?)
 }
 
-/// Chase under a streaming neighbour → `LoadedPoint` JSON.
+/// Chase while the other cpus stream → `LoadedPoint` JSON.
 #[pyfunction]
-fn hw_loaded_chase(py: Python<'_>, config: &str, stream_cpu: usize, stream_bytes: usize) -> PyResult<String> {
+fn hw_loaded_chase(py: Python<'_>, config: &str, stream_cpus: Vec<usize>, stream_bytes: usize) -> PyResult<String> {
     let cfg: probe::ChaseConfig = parse!("chase", config)?;
-    dump!(&py.allow_threads(|| probe::loaded_chase(&cfg, stream_cpu, stream_bytes)).map_err(hw_err)?)
+    dump!(&py.allow_threads(|| probe::loaded_chase(&cfg, &stream_cpus, stream_bytes)).map_err(hw_err)?)
 }
 
 /// Core-to-core latency of one pair (`C2cConfig` JSON) → `C2cPair` JSON.
