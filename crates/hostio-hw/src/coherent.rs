@@ -16,8 +16,11 @@
 //!     2 serial transfers (this is the round trip inline signaling removes, CC-NIC §4.1);
 //!   - a payload read depends on the descriptor's address: 1 more serial transfer, its other
 //!     lines overlapped;
-//!   - plus `desc_cpu_ns` of software per descriptor (one side's share; a round trip does the
-//!     work of both sides once, so half of it falls in each one-way trip).
+//!   - plus software: `desc_cpu_ns` per descriptor is one direction's work (producer's stores
+//!     plus consumer's loads). The consumer can start once the first signal of the batch is
+//!     visible, so the two sides pipeline at the signal's granularity `g` (1 descriptor with
+//!     inline padded/packed flags, a line of up to 4 with grouped, the whole batch with a
+//!     doorbell): the batch costs (b + g) · `desc_cpu_ns` / 2 instead of b · `desc_cpu_ns`.
 //! * **Max rate** (saturated; each side both consumes one ring and produces the other, as in a
 //!   loopback NIC): per batch a side pays one serial poll miss (two with a doorbell: tail then
 //!   data), `(lines − 1) / mlp` transfers for the rest of the batch it reads, `lines / mlp`
@@ -120,7 +123,8 @@ pub struct LinkParams {
     /// Independent line misses one side overlaps (memory-level parallelism).
     #[serde(default = "default_mlp")]
     pub mlp: f64,
-    /// Software cost per descriptor of one side (half of a both-sides local measurement), ns.
+    /// Software cost per descriptor and direction (producer + consumer work; half of the
+    /// one-core round-trip measurement), ns.
     #[serde(default = "default_desc_cpu_ns")]
     pub desc_cpu_ns: f64,
 }
@@ -203,7 +207,12 @@ pub fn predict(s: &RingShape, p: &LinkParams) -> Prediction {
     let serial = 1.0 + sig_serial + payload_serial;
     // Lines of this batch beyond the serial ones overlap.
     let overlapped = (lc.descriptor_lines - 1.0).max(0.0) + (lc.payload_lines - payload_serial).max(0.0);
-    let one_way = t * (serial + overlapped / mlp) + b * p.desc_cpu_ns;
+    let g = match (s.signaling, s.layout) {
+        (Signaling::Doorbell, _) => b,
+        (Signaling::Inline, Layout::Grouped) => b.min(4.0),
+        (Signaling::Inline, _) => 1.0,
+    };
+    let one_way = t * (serial + overlapped / mlp) + (b + g) * p.desc_cpu_ns / 2.0;
     // Saturated: reading side pays the serial poll (+ tail) miss and overlaps the rest; writing
     // side overlaps its ownership transfers; both sides do both (loopback).
     let read_ns = t * (1.0 + sig_serial + (lc.total() - 1.0 - sig_serial).max(0.0) / mlp);
@@ -257,6 +266,16 @@ mod tests {
         let ratio = grp.max_mdesc_per_s / pad.max_mdesc_per_s;
         assert!(ratio > 2.0 && ratio < 4.0, "{ratio}");
         assert_eq!(grp.max_mdesc_per_s, pak.max_mdesc_per_s);
+    }
+
+    #[test]
+    fn software_pipelines_at_the_signal_granularity() {
+        let p = LinkParams { line_transfer_ns: 0.0, mlp: 4.0, desc_cpu_ns: 10.0 };
+        let one = |sig, lay, b| predict(&shape(sig, lay, b), &p).one_way_ns;
+        assert_eq!(one(Signaling::Inline, Layout::Padded, 1), 10.0);
+        assert_eq!(one(Signaling::Doorbell, Layout::Padded, 16), 160.0);
+        assert_eq!(one(Signaling::Inline, Layout::Padded, 16), 85.0);
+        assert_eq!(one(Signaling::Inline, Layout::Grouped, 16), 100.0);
     }
 
     #[test]
