@@ -3,10 +3,12 @@
 
     .venv/bin/python bench/hw_ringbench.py [--repeat 3] [--duration-ms 500] [--payload 64] [--out DIR]
 
-Each repetition measures the line-transfer latency of the two cores (ping-pong RTT / 2) and
-then every configuration of ``hostio ringbench --sweep ablation``. A shared virtual machine moves
-its vCPUs between physical cores, so repetitions can see different line-transfer latencies; the
-model is evaluated per repetition with that repetition's latency. Printed: per configuration
+Each repetition measures the line-transfer latency of the two cores (ping-pong RTT / 2) before
+and after running every configuration of ``hostio ringbench --sweep ablation``. A shared virtual
+machine moves its vCPUs between physical cores, so repetitions can see different line-transfer
+latencies; the model is evaluated per repetition with the mean of the two, and a repetition whose
+two measurements differ by more than 30 % (the placement changed under it) is written to the
+JSONL file but left out of the tables. Printed: per configuration
 the median over repetitions (and min–max), the ablation ratios beside the model's and the
 paper's, and the model's errors with the default mlp = 4 and with the mlp that fits best
 (1..16, least mean |log error| over latency and rate). Writes DIR/ringbench.jsonl.
@@ -35,15 +37,27 @@ def main() -> int:
     cpus = rb.require_two_cpus()
     base = rb.config(payload_bytes=a.payload, window=a.window, duration_ms=a.duration_ms, cpus=cpus)
     cfgs = rb.sweep_configs("ablation", base)
-    reps = []
-    for i in range(a.repeat):
-        line = rb.line_transfer_ns(cpus, quick=False)
-        print(f"repetition {i + 1}: line transfer {line:.1f} ns", file=sys.stderr)
-        reps.append([rb.run(c, line) for c in cfgs])
+    reps, unstable = [], 0
     with open(os.path.join(a.out, "ringbench.jsonl"), "w") as f:
-        for i, rs in enumerate(reps):
+        for i in range(a.repeat):
+            before = rb.line_transfer_ns(cpus, quick=False)
+            rs = [rb.run(c) for c in cfgs]
+            after = rb.line_transfer_ns(cpus, quick=False)
+            line = (before + after) / 2
+            stable = abs(before - after) <= 0.3 * min(before, after)
+            print(f"repetition {i + 1}: line transfer {before:.1f} ns before, {after:.1f} ns after"
+                  + ("" if stable else " (placement changed: left out)"), file=sys.stderr)
+            rs = [rb.with_model(r, line) for r in rs]
             for r in rs:
-                f.write(json.dumps(dict(r, repetition=i)) + "\n")
+                f.write(json.dumps(dict(r, repetition=i, stable=stable)) + "\n")
+            if stable:
+                reps.append(rs)
+            else:
+                unstable += 1
+    if not reps:
+        print("every repetition saw the vCPU placement change; nothing to tabulate")
+        return 1
+    print(f"{len(reps)} of {a.repeat} repetitions with a stable placement")
 
     print(f"{'config':28} {'p50 ns':>18} {'min ns':>7} {'Mdesc/s':>18} {'local ns':>8}")
     for j, c in enumerate(cfgs):

@@ -110,21 +110,27 @@ def _ringbench(args) -> int:
         cfgs = rb.sweep_configs(args.sweep, cfgs[0])
     use = rb.require_two_cpus(cpus)
     quiet = args.json == "-"
-    line_ns = None
-    if not args.no_model:
-        if args.line_ns is not None:
-            if not args.line_ns > 0:
-                raise config_error("line_ns", args.line_ns, "a positive latency in ns")
-            line_ns = args.line_ns
-        else:
-            line_ns = rb.line_transfer_ns(use)
-        if not 1.0 <= args.mlp <= 64.0:
-            raise config_error("mlp", args.mlp, "1..64 overlapped misses")
+    if not 1.0 <= args.mlp <= 64.0:
+        raise config_error("mlp", args.mlp, "1..64 overlapped misses")
+    if args.line_ns is not None and not args.line_ns > 0:
+        raise config_error("line_ns", args.line_ns, "a positive latency in ns")
+    measure_line = not args.no_model and args.line_ns is None
+    before = rb.line_transfer_ns(use) if measure_line else None
     results = []
     for c in cfgs:
         if not quiet:
             print(f"ringbench: {c['signaling']} {c['layout']} batch {c['batch']} ...", file=sys.stderr)
-        results.append(rb.run(c, line_ns, args.mlp))
+        results.append(rb.run(c))
+    if not args.no_model:
+        line_ns = args.line_ns
+        if measure_line:
+            # Before and after: a virtual machine may move its vCPUs while the sweep runs.
+            after = rb.line_transfer_ns(use)
+            line_ns = (before + after) / 2
+            if abs(before - after) > 0.3 * min(before, after):
+                print(f"ringbench: line transfer changed from {before:.1f} to {after:.1f} ns during the run "
+                      "(vCPUs moved?): model errors are unreliable", file=sys.stderr)
+        results = [rb.with_model(r, line_ns, args.mlp) for r in results]
     rows = rb.ablation(results) if args.sweep == "ablation" else []
     if args.json:
         _emit_json(args.json, [dict(r, record="config") for r in results] + rows, lines=True)

@@ -102,16 +102,20 @@ def run(cfg: dict, line_ns: float | None = None, mlp: float = 4.0) -> dict:
         "latency_samples": r["latency_samples"], "throughput_descs": r["throughput_descs"],
         "local_ns_per_desc": r["local_ns_per_desc"],
     }
-    if line_ns is not None:
-        p = predict(cfg, line_ns, mlp=mlp, desc_cpu_ns=r["local_ns_per_desc"] / 2)
-        out["model"] = {
-            "line_transfer_ns": line_ns, "mlp": mlp, "desc_cpu_ns": r["local_ns_per_desc"] / 2,
-            "one_way_ns": p["one_way_ns"], "max_mdesc_per_s": p["max_mdesc_per_s"],
-            "lines_per_batch": p["lines"], "serial_transfers": p["serial_transfers"],
-            "latency_error": p["one_way_ns"] / lat["median"] - 1.0,
-            "rate_error": p["max_mdesc_per_s"] / r["mdesc_per_s"] - 1.0 if r["mdesc_per_s"] else None,
-        }
-    return out
+    return with_model(out, line_ns, mlp) if line_ns is not None else out
+
+
+def with_model(r: dict, line_ns: float, mlp: float = 4.0) -> dict:
+    """Add the coherent model's prediction and its error to a result of ``run``."""
+    cfg = {k: r[k] for k in ("signaling", "layout", "batch", "pool", "payload_bytes")}
+    p = predict(cfg, line_ns, mlp=mlp, desc_cpu_ns=r["local_ns_per_desc"] / 2)
+    return dict(r, model={
+        "line_transfer_ns": line_ns, "mlp": mlp, "desc_cpu_ns": r["local_ns_per_desc"] / 2,
+        "one_way_ns": p["one_way_ns"], "max_mdesc_per_s": p["max_mdesc_per_s"],
+        "lines_per_batch": p["lines"], "serial_transfers": p["serial_transfers"],
+        "latency_error": p["one_way_ns"] / r["latency_ns_p50"] - 1.0,
+        "rate_error": p["max_mdesc_per_s"] / r["mdesc_per_s"] - 1.0 if r["mdesc_per_s"] else None,
+    })
 
 
 def sweep_configs(sweep: str, base: dict) -> list[dict]:
