@@ -291,12 +291,28 @@ pub fn c2c_pair(cfg: &C2cConfig) -> Result<C2cPair> {
     Ok(C2cPair { a: cfg.a, b: cfg.b, rtt_ns: rtt, one_way_ns: rtt.median / 2.0, modified_read_ns: mread })
 }
 
+/// Pin to `cpu`, then meet the partner thread: if either could not pin, both give up, so no
+/// thread is left spinning for a partner that never comes.
+fn pin_and_meet(cpu: usize, meet: &Barrier, failed: &AtomicBool) -> Result<()> {
+    let pinned = util::pin_current(cpu);
+    if pinned.is_err() {
+        failed.store(true, Ordering::SeqCst);
+    }
+    meet.wait();
+    pinned?;
+    if failed.load(Ordering::SeqCst) {
+        return Err(HwError::Os("core-to-core: the partner thread could not be pinned".into()));
+    }
+    Ok(())
+}
+
 fn pingpong(cfg: &C2cConfig) -> Result<Summary> {
     let line = IsolatedLine(AtomicU64::new(0));
     let total = (cfg.samples + 1) * cfg.rounds; // the first sample warms up and is dropped
+    let (meet, failed) = (Barrier::new(2), AtomicBool::new(false));
     std::thread::scope(|s| {
         let partner = s.spawn(|| -> Result<()> {
-            util::pin_current(cfg.b)?;
+            pin_and_meet(cfg.b, &meet, &failed)?;
             let mut spins = 0u32;
             for k in 0..total as u64 {
                 while line.0.load(Ordering::Acquire) != 2 * k + 1 {
@@ -307,7 +323,7 @@ fn pingpong(cfg: &C2cConfig) -> Result<Summary> {
             Ok(())
         });
         let me = s.spawn(|| -> Result<Vec<f64>> {
-            util::pin_current(cfg.a)?;
+            pin_and_meet(cfg.a, &meet, &failed)?;
             let mut v = 0u64;
             let mut spins = 0u32;
             let mut out = Vec::with_capacity(cfg.samples);
@@ -343,9 +359,10 @@ fn modified_read(cfg: &C2cConfig) -> Result<Summary> {
     let base = buf.as_ptr() as usize;
     let turn = IsolatedLine(AtomicU64::new(0));
     let reps = cfg.samples + 1;
+    let (meet, failed) = (Barrier::new(2), AtomicBool::new(false));
     std::thread::scope(|s| {
         let writer = s.spawn(|| -> Result<()> {
-            util::pin_current(cfg.b)?;
+            pin_and_meet(cfg.b, &meet, &failed)?;
             let mut spins = 0u32;
             for r in 0..reps as u64 {
                 while turn.0.load(Ordering::Acquire) != 2 * r {
@@ -365,7 +382,7 @@ fn modified_read(cfg: &C2cConfig) -> Result<Summary> {
             Ok(())
         });
         let reader = s.spawn(|| -> Result<Vec<f64>> {
-            util::pin_current(cfg.a)?;
+            pin_and_meet(cfg.a, &meet, &failed)?;
             let mut spins = 0u32;
             let mut out = Vec::with_capacity(cfg.samples);
             for r in 0..reps as u64 {
@@ -448,6 +465,7 @@ pub fn bandwidth(cfg: &BwConfig) -> Result<BwResult> {
     let chunk = (cfg.bytes / n) & !4095;
     let bufs: Vec<AlignedBuf> = (0..n).map(|_| AlignedBuf::new(chunk)).collect();
     let barrier = Barrier::new(n);
+    let failed = AtomicBool::new(false);
     let times = std::thread::scope(|s| -> Result<Vec<f64>> {
         let handles: Vec<_> = cfg
             .cpus
@@ -455,9 +473,18 @@ pub fn bandwidth(cfg: &BwConfig) -> Result<BwResult> {
             .zip(&bufs)
             .enumerate()
             .map(|(t, (&cpu, buf))| {
-                let barrier = &barrier;
+                let (barrier, failed) = (&barrier, &failed);
                 s.spawn(move || -> Result<Vec<f64>> {
-                    util::pin_current(cpu)?;
+                    // All threads meet once before anyone may give up, so none waits forever.
+                    let pinned = util::pin_current(cpu);
+                    if pinned.is_err() {
+                        failed.store(true, Ordering::SeqCst);
+                    }
+                    barrier.wait();
+                    pinned?;
+                    if failed.load(Ordering::SeqCst) {
+                        return Err(HwError::Os("bandwidth: a streaming thread could not be pinned".into()));
+                    }
                     let mut out = Vec::new();
                     for rep in 0..=cfg.reps {
                         barrier.wait();
