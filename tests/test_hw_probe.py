@@ -89,12 +89,22 @@ def test_platform_file_has_exactly_the_simulator_keys():
     assert text.startswith("# hostio platform file, measured by `hostio probe`")
     p = tomllib.loads(text)
     assert tuple(p) == probe.PLATFORM_KEYS
-    assert p["llc_ways"] == 11 and p["llc_slices"] == 1 and p["llc_mib_per_slice"] == pytest.approx(24.75)
+    # Skylake-SP: 36864 sets = 18 slices of 2048 sets, 1.375 MiB each.
+    assert p["llc_ways"] == 11 and p["llc_slices"] == 18 and p["llc_mib_per_slice"] == pytest.approx(1.375)
+    assert "llc_slices: Intel server LLC: 2048 sets per slice" in text
     assert p["ddio_default_mask"] == 0x600 and p["ddio_mask_rule"] == "contiguous"
     assert p["l2_kib"] == 1024 and p["llc_inclusive"] is False
     assert isinstance(p["clock_ghz"], float) and isinstance(p["cores_per_socket"], int)
     amd = tomllib.loads(probe.platform_toml(_report(vendor="AuthenticAMD", family=25, model=17)))
     assert amd["ddio_default_mask"] == 0
+    assert amd["llc_slices"] == 9  # 36864 sets, no Intel rule: the odd factor
+
+
+def test_llc_slices():
+    assert probe.llc_slices("AuthenticAMD", {"sets": 32768})[0] == 1
+    assert probe.llc_slices("AuthenticAMD", {"sets": 98304})[0] == 3
+    assert probe.llc_slices("GenuineIntel", {"sets": 36864})[0] == 18
+    assert probe.llc_slices("GenuineIntel", {"sets": 0})[0] == 1
 
 
 def test_platform_file_refuses_missing_measurements():

@@ -239,7 +239,7 @@ def platform_dict(report: dict) -> dict:
             "on ≥ 2 cpus and a working set of at least 2 × LLC (--max-mib)")
     m = report["machine"]
     mask, rule = ddio_defaults(m["vendor"], m["family"], m["model"], llc["ways"])
-    slices = 1  # slice count is not exposed by CPUID or sysfs: 1 = unknown, per the file format
+    slices, _why = llc_slices(m["vendor"], llc)
     return {
         "name": (m["brand"] or m["vendor"]) + (" (virtual machine)" if m["hypervisor"] else ""),
         "clock_ghz": round(m["tsc_ghz"], 4),
@@ -261,6 +261,26 @@ def platform_dict(report: dict) -> dict:
     }
 
 
+def llc_slices(vendor: str, llc: dict) -> tuple[int, str]:
+    """LLC slice count for the platform file, and how it was found. Neither CPUID nor sysfs
+    gives it. Intel server LLCs since Haswell-EP have 2048 sets per slice (Haswell-EP E5-2699 v3:
+    18 × 2.5 MiB, Skylake-SP Gold 6140: 18 × 1.375 MiB, Ice Lake-SP: 1.5 MiB, 12 ways), so there it
+    is the set count / 2048. Otherwise 1 ("unknown") when the sets are a power of two, else the odd
+    factor of the set count: the fewest slices with power-of-two sets each, which the simulator's
+    set indexing requires."""
+    sets = int(llc.get("sets") or 0)
+    if sets <= 0:
+        return 1, "unknown"
+    if vendor == "GenuineIntel" and sets % 2048 == 0:
+        return sets // 2048, "Intel server LLC: 2048 sets per slice"
+    odd = sets
+    while odd % 2 == 0:
+        odd //= 2
+    if odd == 1:
+        return 1, "unknown (1)"
+    return odd, "unknown: fewest slices with power-of-two sets each"
+
+
 def platform_toml(report: dict) -> str:
     """Platform file text, with a comment header saying how it was measured."""
     p = platform_dict(report)
@@ -274,7 +294,8 @@ def platform_toml(report: dict) -> str:
         "c2c_latency_ns: ping-pong on one line, round trip / 2, median over cpu pairs",
         f"memory_bandwidth_gbyte_s: read stream over {report.get('bandwidth_buffer_bytes', 0) / MIB:g} MiB, "
         f"{len(report['machine']['cpus'])} thread(s), GB/s = 1e9 B/s",
-        "clock_ghz: TSC frequency calibrated against CLOCK_MONOTONIC; llc_slices = 1: unknown",
+        "clock_ghz: TSC frequency calibrated against CLOCK_MONOTONIC",
+        f"llc_slices: {llc_slices(report['machine']['vendor'], report['geometry']['levels']['l3'] or report['geometry']['levels']['l2'])[1]}",
         "cache sizes and ways: CPUID/sysfs (nominal); where the latency curve steps (usable): "
         + ", ".join(f"{k.upper()} {v} KiB" if v else f"{k.upper()} -" for k, v in report.get("detected_kib", {}).items()),
         "use as: platform.preset = \"file:PATH\"",
