@@ -78,3 +78,11 @@ def test_refused_on_one_cpu(capsys, monkeypatch):
     monkeypatch.setattr(_core, "hw_allowed_cpus", lambda: [0])
     rc, _, err = run_cli(["--duration-ms", "10"], capsys)
     assert rc == 2 and "needs two cpus" in err and err.count("\n") == 1
+
+
+def test_argparse_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["probe", "--reps", "many"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "hostio probe: error: argument --reps: invalid int value: 'many'" in err and err.count("\n") == 1

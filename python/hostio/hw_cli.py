@@ -28,6 +28,17 @@ def _emit_json(dest: str, obj, lines: bool = False) -> None:
             f.write(text + "\n")
 
 
+def _one_line_errors(parser) -> None:
+    """Report argparse's own errors (e.g. ``--reps x``) on one line, exit 2, like every other bad
+    input; argparse would print the usage block first."""
+
+    def error(message: str):
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+    parser.error = error
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("probe", help="measure latency by level, core-to-core latency, bandwidth, cache geometry",
                               description="Measure this machine: latency by working set (L1/L2/LLC/DRAM), loaded "
@@ -41,6 +52,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", metavar="FILE", help="write the report as JSON ('-' = stdout, then nothing else is printed)")
     p.add_argument("--platform-out", metavar="FILE.toml", help="write a platform file for platform.preset = \"file:PATH\"")
     p.set_defaults(func=_probe)
+    _one_line_errors(p)
 
     r = subparsers.add_parser("ringbench", help="CC-NIC descriptor-ring benchmark between two cores",
                               description="Measure doorbell vs inline signaling, padded/packed/grouped layouts, "
@@ -51,7 +63,8 @@ def register(subparsers) -> None:
     r.add_argument("--pool", default="shared", help="shared (CC-NIC) or queues (PCIe-style free queues)")
     r.add_argument("--payload", type=int, default=0, help="payload bytes copied each way: 0 or 64..1500")
     r.add_argument("--window", type=int, default=256, help="descriptors in flight at most (default 256)")
-    r.add_argument("--duration-ms", type=int, default=200, help="time per configuration (half latency, half rate)")
+    r.add_argument("--duration-ms", type=int, default=200,
+                   help="time per configuration, 2..60000 (half latency, half rate; at least 32 latency samples)")
     r.add_argument("--cpus", help="host cpu,NIC cpu (default: the first two allowed)")
     r.add_argument("--sweep", default="none", help="none, ablation (the CC-NIC ablation table) or grid")
     r.add_argument("--line-ns", type=float, help="line-transfer latency for the model (default: measured now)")
@@ -59,6 +72,7 @@ def register(subparsers) -> None:
     r.add_argument("--no-model", action="store_true", help="skip the coherent-model predictions")
     r.add_argument("--json", metavar="FILE", help="JSON lines, one object per configuration ('-' = stdout)")
     r.set_defaults(func=_ringbench)
+    _one_line_errors(r)
 
     d = subparsers.add_parser("ddio", help="Intel DDIO status and tuning (IIO LLC WAYS, per-root-port allocation)",
                               description="Inspect and tune Intel DDIO. Refuses on non-Intel CPUs, parts without the "
@@ -72,6 +86,7 @@ def register(subparsers) -> None:
     d.add_argument("--state", help="state file (default ROOT/var/lib/hostio/ddio_state.json)")
     d.add_argument("--json", metavar="FILE", help="status as JSON ('-' = stdout)")
     d.set_defaults(func=_ddio)
+    _one_line_errors(d)
 
 
 def _probe(args) -> int:
