@@ -1,5 +1,193 @@
-"""Command-line registration (see hostio.cli)."""
+"""Command-line registration (see hostio.cli) of the real-machine tools: ``probe``, ``ringbench``
+and ``ddio``. Parsing and printing only; the logic is in ``hostio.probe``, ``hostio.ringbench``
+and ``hostio.ddio_tuner``."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from hostio.errors import config_error
+
+
+def _int_list(key: str, text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise config_error(key, text, "a comma list of integers such as 0,1") from None
+
+
+def _emit_json(dest: str, obj, lines: bool = False) -> None:
+    text = "\n".join(json.dumps(o) for o in obj) if lines else json.dumps(obj, indent=2)
+    if dest == "-":
+        print(text)
+    else:
+        with open(dest, "w") as f:
+            f.write(text + "\n")
+
+
+def _one_line_errors(parser) -> None:
+    """Report argparse's own errors (e.g. ``--reps x``) on one line, exit 2, like every other bad
+    input; argparse would print the usage block first."""
+
+    def error(message: str):
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+    parser.error = error
 
 
 def register(subparsers) -> None:
-    pass
+    p = subparsers.add_parser("probe", help="measure latency by level, core-to-core latency, bandwidth, cache geometry",
+                              description="Measure this machine: latency by working set (L1/L2/LLC/DRAM), loaded "
+                                          "latency, core-to-core line transfers, streaming bandwidth, cache geometry.")
+    p.add_argument("--quick", action="store_true", help="fewer working sets, repetitions and samples")
+    p.add_argument("--max-mib", type=float, help="largest working set in MiB (default 4 × LLC; 2 × LLC with --quick)")
+    p.add_argument("--reps", type=int, help="timed repetitions per point (default 7; 3 with --quick)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the pointer-chasing permutation")
+    p.add_argument("--cpus", help="comma list of cpus to use (default: all this process may use)")
+    p.add_argument("--tests", help="comma list of latency, loaded, c2c, bandwidth (default: all)")
+    p.add_argument("--json", metavar="FILE", help="write the report as JSON ('-' = stdout, then nothing else is printed)")
+    p.add_argument("--platform-out", metavar="FILE.toml", help="write a platform file for platform.preset = \"file:PATH\"")
+    p.set_defaults(func=_probe)
+    _one_line_errors(p)
+
+    r = subparsers.add_parser("ringbench", help="CC-NIC descriptor-ring benchmark between two cores",
+                              description="Measure doorbell vs inline signaling, padded/packed/grouped layouts, "
+                                          "batching, buffer pools and payload copies between two pinned cores.")
+    r.add_argument("--signaling", default="inline", help="doorbell, inline or all (default inline)")
+    r.add_argument("--layout", default="grouped", help="padded, packed, grouped or all (default grouped)")
+    r.add_argument("--batch", default="1", help="batch sizes 1..64, comma list (default 1)")
+    r.add_argument("--pool", default="shared", help="shared (CC-NIC) or queues (PCIe-style free queues)")
+    r.add_argument("--payload", type=int, default=0, help="payload bytes copied each way: 0 or 64..1500")
+    r.add_argument("--window", type=int, default=256, help="descriptors in flight at most (default 256)")
+    r.add_argument("--duration-ms", type=int, default=200,
+                   help="time per configuration, 2..60000 (half latency, half rate; at least 32 latency samples)")
+    r.add_argument("--cpus", help="host cpu,NIC cpu (default: the first two allowed)")
+    r.add_argument("--sweep", default="none", help="none, ablation (the CC-NIC ablation table) or grid")
+    r.add_argument("--line-ns", type=float, help="line-transfer latency for the model (default: measured now)")
+    r.add_argument("--mlp", type=float, default=4.0, help="model: independent line misses a core overlaps (default 4)")
+    r.add_argument("--no-model", action="store_true", help="skip the coherent-model predictions")
+    r.add_argument("--json", metavar="FILE", help="JSON lines, one object per configuration ('-' = stdout)")
+    r.set_defaults(func=_ringbench)
+    _one_line_errors(r)
+
+    d = subparsers.add_parser("ddio", help="Intel DDIO status and tuning (IIO LLC WAYS, per-root-port allocation)",
+                              description="Inspect and tune Intel DDIO. Refuses on non-Intel CPUs, parts without the "
+                                          "feature, Ice Lake and later, without root or the msr module.")
+    d.add_argument("action", help="status, set, disable, enable or restore")
+    d.add_argument("--ways", type=int, help="set: number of I/O ways (left-aligned contiguous mask)")
+    d.add_argument("--mask", help="set: explicit way mask (hex), checked against the CPU's rules")
+    d.add_argument("--nic", help="PCI address of the NIC (disable/enable; optional for status)")
+    d.add_argument("--dry-run", action="store_true", help="print which register/file/offset would get which value")
+    d.add_argument("--root", default="/", help="prefix of every path (/proc, /dev/cpu, /sys): for fake trees")
+    d.add_argument("--state", help="state file (default ROOT/var/lib/hostio/ddio_state.json)")
+    d.add_argument("--json", metavar="FILE", help="status as JSON ('-' = stdout)")
+    d.set_defaults(func=_ddio)
+    _one_line_errors(d)
+
+
+def _probe(args) -> int:
+    from hostio import probe
+
+    tests = tuple(t.strip() for t in args.tests.split(",")) if args.tests else probe.TESTS
+    opts = probe.ProbeOptions(quick=args.quick, max_mib=args.max_mib, reps=args.reps, seed=args.seed,
+                              cpus=_int_list("cpus", args.cpus), tests=tests)
+    quiet = args.json == "-"
+    report = probe.run_probe(opts, progress=None if quiet else lambda m: print(f"probe: {m}", file=sys.stderr))
+    if args.platform_out:
+        text = probe.platform_toml(report)
+        with open(args.platform_out, "w") as f:
+            f.write(text)
+        if not quiet:
+            print(f"probe: platform file written to {args.platform_out}", file=sys.stderr)
+    if args.json:
+        _emit_json(args.json, report)
+    if not quiet:
+        print(probe.format_summary(report))
+    return 0
+
+
+def _ringbench(args) -> int:
+    from hostio import ringbench as rb
+
+    sigs = rb.SIGNALINGS if args.signaling == "all" else (args.signaling,)
+    lays = rb.LAYOUTS if args.layout == "all" else (args.layout,)
+    batches = _int_list("batch", args.batch) or [1]
+    cpus = _int_list("cpus", args.cpus)
+    cfgs = [rb.config(s, l, b, args.pool, args.payload, max(args.window, b), args.duration_ms, cpus)
+            for s in sigs for l in lays for b in batches]
+    if args.sweep not in rb.SWEEPS:
+        raise config_error("sweep", args.sweep, ", ".join(rb.SWEEPS))
+    if args.sweep != "none":
+        cfgs = rb.sweep_configs(args.sweep, cfgs[0])
+    use = rb.require_two_cpus(cpus)
+    quiet = args.json == "-"
+    if not 1.0 <= args.mlp <= 64.0:
+        raise config_error("mlp", args.mlp, "1..64 overlapped misses")
+    if args.line_ns is not None and not args.line_ns > 0:
+        raise config_error("line_ns", args.line_ns, "a positive latency in ns")
+    measure_line = not args.no_model and args.line_ns is None
+    before = rb.line_transfer_ns(use) if measure_line else None
+    results = []
+    for c in cfgs:
+        if not quiet:
+            print(f"ringbench: {c['signaling']} {c['layout']} batch {c['batch']} ...", file=sys.stderr)
+        results.append(rb.run(c))
+    if not args.no_model:
+        line_ns = args.line_ns
+        if measure_line:
+            # Before and after: a virtual machine may move its vCPUs while the sweep runs.
+            after = rb.line_transfer_ns(use)
+            line_ns = (before + after) / 2
+            if abs(before - after) > 0.3 * min(before, after):
+                print(f"ringbench: line transfer changed from {before:.1f} to {after:.1f} ns during the run "
+                      "(vCPUs moved?): model errors are unreliable", file=sys.stderr)
+        results = [rb.with_model(r, line_ns, args.mlp) for r in results]
+    rows = rb.ablation(results) if args.sweep == "ablation" else []
+    if args.json:
+        _emit_json(args.json, [dict(r, record="config") for r in results] + rows, lines=True)
+    if not quiet:
+        print(rb.format_results(results))
+        if rows:
+            print()
+            print(rb.format_ablation(rows))
+    return 0
+
+
+def _ddio(args) -> int:
+    from hostio import ddio_tuner as t
+
+    actions = ("status", "set", "disable", "enable", "restore")
+    if args.action not in actions:
+        raise config_error("action", args.action, ", ".join(actions))
+    # Fake trees need no privileges; the real one does.
+    host = t.Host(args.root, euid=None if os.path.realpath(args.root) == "/" else 0)
+    state = args.state or t.default_state_path(host)
+    if args.action == "status":
+        st = t.status(host, args.nic)
+        if args.json:
+            _emit_json(args.json, st)
+        if args.json != "-":
+            print(t.format_status(st))
+        return 0
+    if args.action == "restore":
+        out = t.restore(host, state, args.dry_run)
+    else:
+        if args.action == "set":
+            mask = None
+            if args.mask is not None:
+                try:
+                    mask = int(args.mask, 16)
+                except ValueError:
+                    raise config_error("mask", args.mask, "a hexadecimal way mask such as 0x7c0") from None
+            changes, note = t.plan_set(host, args.ways, mask)
+        else:
+            if not args.nic:
+                raise config_error("nic", None, "--nic BDF: the PCI address of the NIC")
+            changes, note = t.plan_port(host, args.nic, enable=args.action == "enable")
+        out = t.apply(host, changes, state, args.dry_run, note)
+    print("\n".join(out))
+    return 0

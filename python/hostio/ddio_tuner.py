@@ -1,0 +1,533 @@
+"""``hostio ddio``: inspect and tune Intel DDIO (Data Direct I/O) on a real machine.
+
+**Mechanism.** With DDIO a PCIe device's writes allocate into the last-level cache instead of
+DRAM, but only into the ways of the *IIO LLC WAYS* mask, MSR 0xC8B (one per socket; a CAT-style
+bit mask, default the two left-most ways: 0x600 of 11 ways on Skylake-SP, 0x60000 of 20 on
+Haswell-EP). Setting more bits gives I/O more ways (Farshin et al., "Reexamining Direct Cache
+Access to Optimize I/O Intensive Applications for Multi-hundred-gigabit Networks", USENIX ATC'20,
+§7; their `ddio-bench` tool). Rules the hardware imposes: the default bits must stay set; Skylake-SP
+needs a contiguous mask; Haswell/Broadwell-EP accept any value in [0x60000, 0xFFFFF]. On Ice Lake
+and later the register still accepts writes but users report no effect, so this tool refuses
+rather than pretend.
+
+DDIO can also be switched off per PCIe root port: config register ``perfctrlsts_0`` at offset
+0x180 of the root port above the NIC, bit 7 ``Use_Allocating_Flow_Wr`` (1 = writes allocate in
+the LLC) and bit 3 ``NoSnoopOpWrEn``; *disable* sets bit 3 and clears bit 7, *enable* the reverse
+(Intel Xeon Scalable datasheet vol. 2; ATC'20 §7). The root port is found by walking the PCI
+topology in sysfs: the bridge (header type 1) whose secondary..subordinate bus range contains the
+NIC's bus and whose PCIe capability says "root port" (port type 4); it must be Intel's (vendor
+0x8086).
+
+AMD's counterpart is SDCI, steered by PCIe TPH hints; its allocation limit is bit 1 of MSR
+0xC00003FF, which Linux ≥ 6.19 exposes as the resctrl file ``info/L3/io_alloc``. This tool only
+reports it.
+
+**Access.** MSRs through ``/dev/cpu/N/msr`` (the ``msr`` module; pread/pwrite of 8 bytes, little
+endian, at the MSR number as file offset); config space through
+``/sys/bus/pci/devices/BDF/config`` (offsets ≥ 0x100 need root). Every path is prefixed by
+``root`` so the tests run on fake trees. Before any change the old values are saved to a JSON
+state file (the first saved value of a register is kept), which ``restore`` writes back.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import struct
+
+from hostio.errors import HostioError, config_error
+
+MSR_IIO_LLC_WAYS = 0xC8B
+MSR_AMD_SDCI = 0xC00003FF  # bit 1: SDCI allocation limit (AMD's DDIO counterpart)
+PERFCTRLSTS_0 = 0x180
+NOSNOOP_OP_WR_EN = 1 << 3
+USE_ALLOCATING_FLOW_WR = 1 << 7
+
+#: Intel family-6 parts whose IIO LLC WAYS register works: model → (name, mask rule).
+TUNABLE = {
+    0x3F: ("Haswell-EP", "any"),
+    0x4F: ("Broadwell-EP", "any"),
+    0x56: ("Broadwell-DE", "any"),
+    0x55: ("Skylake-SP / Cascade Lake-SP / Cooper Lake", "contiguous"),
+}
+#: Ice Lake and later: the register is accepted but has no effect.
+NO_EFFECT = {
+    0x6A: "Ice Lake-SP", 0x6C: "Ice Lake-D", 0x8F: "Sapphire Rapids", 0xCF: "Emerald Rapids",
+    0xAD: "Granite Rapids", 0xAE: "Granite Rapids-D", 0xAF: "Sierra Forest",
+}
+#: Value range Haswell/Broadwell-EP accept (ATC'20 §7).
+ANY_RANGE = (0x60000, 0xFFFFF)
+
+BDF_RE = re.compile(r"^(?:([0-9a-f]{4}):)?([0-9a-f]{2}):([0-1][0-9a-f])\.([0-7])$")
+
+
+def ddio_defaults(vendor: str, family: int, model: int, llc_ways: int) -> tuple[int, str]:
+    """(default I/O way mask, mask rule) of a CPU; (0, "contiguous") without DDIO."""
+    if vendor != "GenuineIntel" or family != 6 or llc_ways < 2:
+        return 0, "contiguous"
+    if model in TUNABLE and TUNABLE[model][1] == "any":
+        # Haswell/Broadwell-EP (20 ways): the ATC'20 paper reads 0x60000 (ways 17-18) from the
+        # register; pqos users report 0xC0000 as the I/O *contention* mask. The register's value
+        # is what must be kept, so 0x60000; `set --ways 2` (0xC0000) is therefore refused there.
+        return 0x60000, "any"
+    if model in TUNABLE or model in NO_EFFECT:
+        return 0b11 << (llc_ways - 2), "contiguous"
+    return 0, "contiguous"
+
+
+def ways_mask(n: int, llc_ways: int) -> int:
+    """n left-aligned contiguous ways: ``((1 << n) - 1) << (llc_ways - n)``."""
+    return ((1 << n) - 1) << (llc_ways - n)
+
+
+def check_mask(mask: int, llc_ways: int, default: int, rule: str) -> None:
+    """Raise ``ConfigError`` unless the hardware would accept ``mask``."""
+    full = (1 << llc_ways) - 1
+    if mask & ~full or mask == 0:
+        raise config_error("mask", hex(mask), f"non-zero, within the {llc_ways} LLC ways (≤ {full:#x})")
+    if mask & default != default:
+        raise config_error("mask", hex(mask), f"must keep the default I/O ways {default:#x} set")
+    if rule == "contiguous":
+        low = mask & -mask
+        if (mask + low) & mask:
+            raise config_error("mask", hex(mask), "contiguous bits on this CPU (Skylake-SP and later)")
+    elif rule == "any" and not (ANY_RANGE[0] <= mask <= ANY_RANGE[1]):
+        raise config_error("mask", hex(mask), f"a value in [{ANY_RANGE[0]:#x}, {ANY_RANGE[1]:#x}] on Haswell/Broadwell")
+
+
+def normalise_bdf(bdf: str) -> str:
+    m = BDF_RE.match(bdf.strip().lower())
+    if not m:
+        raise config_error("nic", bdf, "a PCI address DOMAIN:BUS:DEV.FN such as 0000:3b:00.0")
+    dom, bus, dev, fn = m.groups()
+    return f"{dom or '0000'}:{bus}:{dev}.{fn}"
+
+
+class Host:
+    """The machine (or a fake tree under ``root``) the tuner reads and writes."""
+
+    def __init__(self, root: str = "/", euid: int | None = None):
+        self.root = root
+        self.euid = os.geteuid() if euid is None else euid
+
+    def path(self, p: str) -> str:
+        return os.path.join(self.root, p.lstrip("/"))
+
+    # --- CPU -------------------------------------------------------------------------------
+    def cpuinfo(self) -> dict:
+        info: dict = {"vendor": "", "family": 0, "model": 0, "name": "", "flags": [], "cpus": 0}
+        try:
+            text = open(self.path("/proc/cpuinfo")).read()
+        except OSError as e:
+            raise HostioError(f"cannot read {self.path('/proc/cpuinfo')}: {e.strerror}") from None
+        first = True
+        for line in text.splitlines():
+            if not line.strip():
+                if info["cpus"]:
+                    first = False
+                continue
+            k, _, v = (s.strip() for s in line.partition(":"))
+            if k == "processor":
+                info["cpus"] += 1
+            elif first and k == "vendor_id":
+                info["vendor"] = v
+            elif first and k == "cpu family":
+                info["family"] = int(v)
+            elif first and k == "model":
+                info["model"] = int(v)
+            elif first and k == "model name":
+                info["name"] = v
+            elif first and k == "flags":
+                info["flags"] = v.split()
+        return info
+
+    def llc_ways(self) -> int:
+        """From CPUID leaf 4 on the real machine, else from sysfs (index3, or the highest index)."""
+        if self.root == "/":
+            from hostio.probe import geometry
+
+            g = geometry()
+            if g["vendor"] == "GenuineIntel" and g["cpuid"]:
+                return max(g["cpuid"], key=lambda c: c["level"])["ways"]
+        base = self.path("/sys/devices/system/cpu/cpu0/cache")
+        best = (0, 0)
+        try:
+            for d in os.listdir(base):
+                try:
+                    lvl = int(open(os.path.join(base, d, "level")).read())
+                    ways = int(open(os.path.join(base, d, "ways_of_associativity")).read())
+                except (OSError, ValueError):
+                    continue
+                best = max(best, (lvl, ways))
+        except OSError:
+            pass
+        if not best[1]:
+            raise HostioError(f"cannot find the LLC's way count (CPUID leaf 4 or {base}/index*/ways_of_associativity)")
+        return best[1]
+
+    def socket_cpus(self) -> list[int]:
+        """The first cpu of every package (IIO LLC WAYS is per socket)."""
+        base = self.path("/sys/devices/system/cpu")
+        seen: dict[str, int] = {}
+        try:
+            names = sorted((n for n in os.listdir(base) if n.startswith("cpu") and n[3:].isdigit()),
+                           key=lambda n: int(n[3:]))
+        except OSError:
+            names = []
+        for n in names:
+            try:
+                pkg = open(os.path.join(base, n, "topology/physical_package_id")).read().strip()
+            except OSError:
+                continue
+            seen.setdefault(pkg, int(n[3:]))
+        return sorted(seen.values()) or [0]
+
+    def msr_path(self, cpu: int) -> str:
+        return self.path(f"/dev/cpu/{cpu}/msr")
+
+    def msr_read(self, cpu: int, msr: int) -> int:
+        fd = os.open(self.msr_path(cpu), os.O_RDONLY)
+        try:
+            data = os.pread(fd, 8, msr)
+        finally:
+            os.close(fd)
+        if len(data) != 8:
+            raise OSError(5, "short MSR read")
+        return struct.unpack("<Q", data)[0]
+
+    def msr_write(self, cpu: int, msr: int, value: int) -> None:
+        fd = os.open(self.msr_path(cpu), os.O_WRONLY)
+        try:
+            os.pwrite(fd, struct.pack("<Q", value), msr)
+        finally:
+            os.close(fd)
+
+    # --- PCI -------------------------------------------------------------------------------
+    def pci_dir(self) -> str:
+        return self.path("/sys/bus/pci/devices")
+
+    def config_path(self, bdf: str) -> str:
+        return os.path.join(self.pci_dir(), bdf, "config")
+
+    def config(self, bdf: str) -> bytes:
+        with open(self.config_path(bdf), "rb") as f:
+            return f.read()
+
+    def config_read32(self, bdf: str, off: int) -> int:
+        cfg = self.config(bdf)
+        if len(cfg) < off + 4:
+            raise HostioError(f"{self.config_path(bdf)}: only {len(cfg)} bytes readable, offset {off:#x} needs the "
+                              "extended config space (root)")
+        return struct.unpack_from("<I", cfg, off)[0]
+
+    def config_write32(self, bdf: str, off: int, value: int) -> None:
+        with open(self.config_path(bdf), "r+b") as f:
+            f.seek(off)
+            f.write(struct.pack("<I", value))
+
+    def nics(self) -> list[str]:
+        """PCI addresses of the devices behind /sys/class/net/*/device. The link may point at a
+        child of the PCI function (virtio-net: ``.../0000:00:05.0/virtio2``), so the nearest
+        PCI address on the resolved path is taken."""
+        base = self.path("/sys/class/net")
+        out: list[str] = []
+        try:
+            names = sorted(os.listdir(base))
+        except OSError:
+            names = []
+        for n in names:
+            dev = os.path.join(base, n, "device")
+            if not os.path.exists(dev):
+                continue
+            parts = os.path.realpath(dev).split(os.sep)
+            bdf = next((p for p in reversed(parts) if BDF_RE.match(p)), None)
+            if bdf and bdf not in out:
+                out.append(bdf)
+        return out
+
+    def find_root_port(self, nic: str) -> str:
+        """The root port above ``nic`` (see the module doc); raises ``HostioError`` if none."""
+        nic = normalise_bdf(nic)
+        if not os.path.exists(self.config_path(nic)):
+            raise config_error("nic", nic, f"a PCI device present in {self.pci_dir()}")
+        dom, bus = nic.split(":")[0], int(nic.split(":")[1], 16)
+        bridges = []
+        for d in sorted(os.listdir(self.pci_dir())):
+            if not d.startswith(dom + ":") or d == nic:
+                continue
+            try:
+                cfg = self.config(d)
+            except OSError:
+                continue
+            if len(cfg) < 0x40 or cfg[0x0E] & 0x7F != 1:
+                continue
+            sec, sub = cfg[0x19], cfg[0x1A]
+            if sec <= bus <= sub:
+                bridges.append((sub - sec, d, pcie_port_type(cfg)))
+        roots = sorted(b for b in bridges if b[2] == 4)
+        if not roots:
+            found = ", ".join(f"{d} (port type {t})" for _, d, t in bridges) or "none"
+            raise HostioError(f"no PCIe root port above {nic} (bridges whose bus range holds bus {bus:#04x}: {found}); "
+                              "a device on the root complex's own bus (as in a virtual machine) has none")
+        return roots[0][1]
+
+
+def pcie_port_type(cfg: bytes) -> int | None:
+    """Device/port type of the PCI Express capability (4 = root port), or None."""
+    if len(cfg) < 0x40 or not (struct.unpack_from("<H", cfg, 0x06)[0] & 0x10):
+        return None
+    ptr, hops = cfg[0x34] & 0xFC, 0
+    while ptr and ptr + 4 <= len(cfg) and hops < 48:
+        if cfg[ptr] == 0x10:
+            return (struct.unpack_from("<H", cfg, ptr + 2)[0] >> 4) & 0xF
+        ptr, hops = cfg[ptr + 1] & 0xFC, hops + 1
+    return None
+
+
+# --- checks --------------------------------------------------------------------------------
+def amd_counterpart(host: Host) -> dict:
+    """SDCI state on AMD: MSR 0xC00003FF bit 1 (if readable) and resctrl io_alloc (if present)."""
+    out: dict = {"msr": f"{MSR_AMD_SDCI:#x}", "sdci_alloc_limit_bit1": None, "msr_note": None, "io_alloc": None}
+    try:
+        v = host.msr_read(0, MSR_AMD_SDCI)
+        out["msr_value"] = f"{v:#x}"
+        out["sdci_alloc_limit_bit1"] = bool(v >> 1 & 1)
+    except FileNotFoundError:
+        out["msr_note"] = f"{host.msr_path(0)} missing (msr module not loaded)"
+    except OSError as e:
+        out["msr_note"] = f"{host.msr_path(0)}: {e.strerror or e} (not implemented here, e.g. under a hypervisor)"
+    p = host.path("/sys/fs/resctrl/info/L3/io_alloc")
+    try:
+        out["io_alloc"] = open(p).read().strip()
+    except OSError:
+        out["io_alloc_note"] = f"{p} absent (resctrl not mounted or kernel < 6.19)"
+    return out
+
+
+def _amd_line(a: dict) -> str:
+    msr = (f"bit 1 = {int(a['sdci_alloc_limit_bit1'])}" if a["sdci_alloc_limit_bit1"] is not None
+           else a["msr_note"])
+    io = a["io_alloc"] if a["io_alloc"] is not None else a.get("io_alloc_note")
+    return f"AMD counterpart (SDCI): MSR {a['msr']}: {msr}; resctrl io_alloc: {io}"
+
+
+def require_tunable(host: Host) -> tuple[dict, str]:
+    """Raise ``HostioError`` unless this is an Intel part with a working IIO LLC WAYS register."""
+    cpu = host.cpuinfo()
+    if cpu["vendor"] != "GenuineIntel":
+        raise HostioError(f"{cpu['name'] or cpu['vendor']}: not an Intel CPU, no DDIO to tune. "
+                          + _amd_line(amd_counterpart(host)))
+    if cpu["family"] == 6 and cpu["model"] in NO_EFFECT:
+        raise HostioError(f"{cpu['name']} ({NO_EFFECT[cpu['model']]}, model {cpu['model']:#x}): MSR 0xC8B is "
+                          "accepted on Ice Lake and later but has no effect; refusing to pretend")
+    if cpu["family"] != 6 or cpu["model"] not in TUNABLE:
+        raise HostioError(f"{cpu['name']} (family {cpu['family']} model {cpu['model']:#x}): no known DDIO way control "
+                          "(supported: Haswell-EP, Broadwell-EP/DE, Skylake-SP/Cascade Lake)")
+    return cpu, TUNABLE[cpu["model"]][1]
+
+
+def require_root(host: Host) -> None:
+    if host.euid != 0:
+        raise HostioError("needs root: writes MSRs and PCI config space (run with sudo)")
+
+
+def require_msr(host: Host, cpus: list[int]) -> None:
+    for c in cpus:
+        if not os.path.exists(host.msr_path(c)):
+            raise HostioError(f"{host.msr_path(c)} missing: msr module not loaded (modprobe msr)")
+
+
+# --- state file ------------------------------------------------------------------------------
+def default_state_path(host: Host) -> str:
+    return host.path("/var/lib/hostio/ddio_state.json")
+
+
+def _save_state(path: str, changes: list[dict]) -> None:
+    """Record the old value of every target, keeping the first saved value of each."""
+    state = {"version": 1, "entries": []}
+    if os.path.exists(path):
+        with open(path) as f:
+            state = json.load(f)
+    have = {(e["kind"], e["target"], e["offset"]) for e in state["entries"]}
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    for c in changes:
+        key = (c["kind"], c["target"], c["offset"])
+        if key not in have:
+            state["entries"].append({k: c[k] for k in ("kind", "target", "path", "offset", "width", "old")} | {"saved": now})
+            have.add(key)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(state, f, indent=2)
+    os.replace(tmp, path)
+
+
+# --- plans -----------------------------------------------------------------------------------
+def _describe(c: dict) -> str:
+    w = 16 if c["width"] == 8 else 8
+    return (f"{c['path']} offset {c['offset']:#x} ({c['what']}): {c['old']:#0{w + 2}x} -> {c['new']:#0{w + 2}x}")
+
+
+def apply(host: Host, changes: list[dict], state_path: str, dry_run: bool, note: str = "") -> list[str]:
+    """Save the old values, then write (or, with ``dry_run``, only say what would be written)."""
+    out = []
+    if dry_run:
+        out.append(f"dry run: would save old values to {state_path}")
+        out += [f"dry run: would write {_describe(c)}" for c in changes]
+        return out
+    _save_state(state_path, changes)
+    out.append(f"saved old values to {state_path}")
+    for c in changes:
+        if c["kind"] == "msr":
+            host.msr_write(int(c["target"]), c["offset"], c["new"])
+        else:
+            host.config_write32(c["target"], c["offset"], c["new"])
+        out.append(f"wrote {_describe(c)}")
+    if note:
+        out.append(note)
+    return out
+
+
+def plan_set(host: Host, ways: int | None = None, mask: int | None = None) -> tuple[list[dict], str]:
+    """Changes that set the IIO LLC WAYS mask on every socket."""
+    cpu, rule = require_tunable(host)
+    llc_ways = host.llc_ways()
+    default, _ = ddio_defaults(cpu["vendor"], cpu["family"], cpu["model"], llc_ways)
+    if (ways is None) == (mask is None):
+        raise config_error("ways/mask", f"{ways}/{mask}", "exactly one of --ways N or --mask HEX")
+    if ways is not None:
+        if not (2 <= ways <= llc_ways):
+            raise config_error("ways", ways, f"2..{llc_ways} (fewer than the 2 default ways would clear default bits)")
+        mask = ways_mask(ways, llc_ways)
+    check_mask(mask, llc_ways, default, rule)
+    require_root(host)
+    sockets = host.socket_cpus()
+    require_msr(host, sockets)
+    changes = []
+    for c in sockets:
+        old = host.msr_read(c, MSR_IIO_LLC_WAYS)
+        changes.append({"kind": "msr", "target": str(c), "path": host.msr_path(c), "offset": MSR_IIO_LLC_WAYS,
+                        "width": 8, "old": old, "new": mask, "what": f"MSR 0xC8B IIO_LLC_WAYS, socket of cpu {c}"})
+    return changes, f"I/O ways: {bin(mask).count('1')} of {llc_ways} (mask {mask:#x}, default {default:#x})"
+
+
+def plan_port(host: Host, nic: str, enable: bool) -> tuple[list[dict], str]:
+    """Changes that enable or disable allocating writes at the NIC's root port."""
+    require_tunable(host)
+    nic = normalise_bdf(nic)
+    rp = host.find_root_port(nic)
+    vendor = struct.unpack_from("<H", host.config(rp), 0)[0]
+    if vendor != 0x8086:
+        raise HostioError(f"root port {rp} of {nic} has vendor {vendor:#06x}, not Intel (0x8086): no perfctrlsts_0 there")
+    require_root(host)
+    old = host.config_read32(rp, PERFCTRLSTS_0)
+    new = (old | USE_ALLOCATING_FLOW_WR) & ~NOSNOOP_OP_WR_EN if enable else (old | NOSNOOP_OP_WR_EN) & ~USE_ALLOCATING_FLOW_WR
+    change = {"kind": "pci", "target": rp, "path": host.config_path(rp), "offset": PERFCTRLSTS_0, "width": 4,
+              "old": old, "new": new, "what": f"perfctrlsts_0 of root port {rp} above {nic}"}
+    return [change], f"DDIO {'enabled' if enable else 'disabled'} for {nic} at root port {rp}"
+
+
+def plan_restore(host: Host, state_path: str) -> list[dict]:
+    require_root(host)
+    if not os.path.exists(state_path):
+        raise config_error("state", state_path, "a state file written by an earlier `hostio ddio` change")
+    with open(state_path) as f:
+        state = json.load(f)
+    changes = []
+    for e in state["entries"]:
+        cur = (host.msr_read(int(e["target"]), e["offset"]) if e["kind"] == "msr"
+               else host.config_read32(e["target"], e["offset"]))
+        changes.append(dict(e, old=cur, new=e["old"], what="restore"))
+    return changes
+
+
+def restore(host: Host, state_path: str, dry_run: bool) -> list[str]:
+    changes = plan_restore(host, state_path)
+    if dry_run:
+        return [f"dry run: would write {_describe(c)}" for c in changes] + [f"dry run: would remove {state_path}"]
+    out = []
+    for c in changes:
+        if c["kind"] == "msr":
+            host.msr_write(int(c["target"]), c["offset"], c["new"])
+        else:
+            host.config_write32(c["target"], c["offset"], c["new"])
+        out.append(f"wrote {_describe(c)}")
+    os.replace(state_path, state_path + ".restored")
+    out.append(f"restored; state kept as {state_path}.restored")
+    return out
+
+
+def status(host: Host, nic: str | None = None) -> dict:
+    """Everything the tuner knows about this machine; never raises for a missing feature."""
+    cpu = host.cpuinfo()
+    st: dict = {"cpu": cpu["name"], "vendor": cpu["vendor"], "family": cpu["family"], "model": cpu["model"],
+                "hypervisor": "hypervisor" in cpu["flags"], "ddio": None, "notes": []}
+    intel = cpu["vendor"] == "GenuineIntel"
+    if not intel:
+        st["ddio"] = "no (not an Intel CPU)"
+        st["amd"] = amd_counterpart(host) if cpu["vendor"] == "AuthenticAMD" else None
+    elif cpu["family"] == 6 and cpu["model"] in TUNABLE:
+        st["ddio"] = f"yes, tunable ({TUNABLE[cpu['model']][0]}, mask rule {TUNABLE[cpu['model']][1]})"
+    elif cpu["family"] == 6 and cpu["model"] in NO_EFFECT:
+        st["ddio"] = f"yes, but MSR 0xC8B has no effect on {NO_EFFECT[cpu['model']]}"
+        st["notes"].append("warning: Ice Lake and later accept writes to 0xC8B without effect")
+    else:
+        st["ddio"] = "unknown part: no known DDIO way control"
+    try:
+        st["llc_ways"] = host.llc_ways()
+    except HostioError as e:
+        st["llc_ways"] = None
+        st["notes"].append(str(e))
+    if intel and st["llc_ways"]:
+        default, rule = ddio_defaults(cpu["vendor"], cpu["family"], cpu["model"], st["llc_ways"])
+        st["default_mask"] = f"{default:#x}"
+        st["iio_llc_ways"] = []
+        for c in host.socket_cpus():
+            try:
+                v = host.msr_read(c, MSR_IIO_LLC_WAYS)
+                st["iio_llc_ways"].append({"cpu": c, "value": f"{v:#x}", "ways": bin(v).count("1")})
+            except FileNotFoundError:
+                st["iio_llc_ways"].append({"cpu": c, "error": "msr module not loaded (modprobe msr)"})
+            except OSError as e:
+                st["iio_llc_ways"].append({"cpu": c, "error": e.strerror or str(e)})
+    st["nics"] = []
+    for bdf in ([normalise_bdf(nic)] if nic else host.nics()):
+        entry: dict = {"nic": bdf}
+        try:
+            rp = host.find_root_port(bdf)
+            entry["root_port"] = rp
+            v = host.config_read32(rp, PERFCTRLSTS_0)
+            entry["perfctrlsts_0"] = f"{v:#010x}"
+            entry["allocating_writes"] = bool(v & USE_ALLOCATING_FLOW_WR)
+            entry["nosnoop_op_wr_en"] = bool(v & NOSNOOP_OP_WR_EN)
+            if struct.unpack_from("<H", host.config(rp), 0)[0] != 0x8086:
+                entry["note"] = "root port is not Intel's: bits above are meaningless there"
+        except HostioError as e:
+            entry["root_port"] = None
+            entry["note"] = str(e)
+        st["nics"].append(entry)
+    return st
+
+
+def format_status(st: dict) -> str:
+    lines = [f"cpu: {st['cpu']} ({st['vendor']} family {st['family']} model {st['model']:#x})"
+             + (", virtual machine" if st["hypervisor"] else ""),
+             f"DDIO: {st['ddio']}", f"LLC ways: {st['llc_ways']}"]
+    if st.get("amd"):
+        lines.append(_amd_line(st["amd"]))
+    if "default_mask" in st:
+        lines.append(f"default I/O way mask: {st['default_mask']}")
+        for e in st["iio_llc_ways"]:
+            lines.append(f"MSR 0xC8B (cpu {e['cpu']}): " + (f"{e['value']} = {e['ways']} ways" if "value" in e else e["error"]))
+    for n in st["nics"]:
+        if n.get("root_port"):
+            lines.append(f"NIC {n['nic']}: root port {n['root_port']}, perfctrlsts_0 {n['perfctrlsts_0']}: "
+                         f"allocating writes {'on' if n['allocating_writes'] else 'off'}, "
+                         f"NoSnoopOpWrEn {'on' if n['nosnoop_op_wr_en'] else 'off'}" + (f" ({n['note']})" if n.get("note") else ""))
+        else:
+            lines.append(f"NIC {n['nic']}: {n['note']}")
+    if not st["nics"]:
+        lines.append("NICs: none found under /sys/class/net")
+    lines += st["notes"]
+    return "\n".join(lines)

@@ -1,0 +1,247 @@
+"""The DDIO tuner against fake /proc, /sys and /dev/cpu trees: the right register gets the right
+value at the right offset, changes are restorable, and every refusal says why."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+
+from hostio import cli
+from hostio import ddio_tuner as t
+from hostio.errors import ConfigError, HostioError
+
+FIX = Path(__file__).parent / "fixtures" / "hw"
+NIC = "0000:18:00.0"
+ROOT_PORT = "0000:16:00.0"
+SWITCH_PORT = "0000:17:00.0"
+
+
+def _config(vendor=0x8086, header=0, sec=0, sub=0, port_type=None, perfctrl=None) -> bytes:
+    cfg = bytearray(4096)
+    struct.pack_into("<HH", cfg, 0, vendor, 0x2030)
+    cfg[0x0E] = header
+    if header == 1:
+        cfg[0x18], cfg[0x19], cfg[0x1A] = 0, sec, sub
+    if port_type is not None:
+        struct.pack_into("<H", cfg, 0x06, 0x10)  # capabilities list present
+        cfg[0x34] = 0x40
+        cfg[0x40], cfg[0x41] = 0x05, 0x60  # MSI capability first, then PCIe at 0x60
+        cfg[0x60], cfg[0x61] = 0x10, 0x00
+        struct.pack_into("<H", cfg, 0x62, 0x2 | (port_type << 4))
+    if perfctrl is not None:
+        struct.pack_into("<I", cfg, t.PERFCTRLSTS_0, perfctrl)
+    return bytes(cfg)
+
+
+def make_host(tmp: Path, cpu="skylake_sp", ways=11, msr=0x600, sockets=2, msr_module=True,
+              root_vendor=0x8086, perfctrl=0x0000_0080) -> Path:
+    root = tmp / "root"
+    (root / "proc").mkdir(parents=True)
+    shutil.copy(FIX / f"{cpu}.cpuinfo", root / "proc" / "cpuinfo")
+    for c in range(2):
+        topo = root / f"sys/devices/system/cpu/cpu{c}/topology"
+        topo.mkdir(parents=True)
+        (topo / "physical_package_id").write_text(f"{c if sockets == 2 else 0}\n")
+        (topo / "core_id").write_text("0\n")
+        idx = root / f"sys/devices/system/cpu/cpu{c}/cache/index3"
+        idx.mkdir(parents=True)
+        (idx / "level").write_text("3\n")
+        (idx / "ways_of_associativity").write_text(f"{ways}\n")
+        if msr_module:
+            d = root / f"dev/cpu/{c}"
+            d.mkdir(parents=True)
+            with open(d / "msr", "wb") as f:
+                f.seek(t.MSR_IIO_LLC_WAYS)
+                f.write(struct.pack("<Q", msr))
+    pci = root / "sys/bus/pci/devices"
+    devs = {
+        "0000:00:00.0": _config(header=0),
+        ROOT_PORT: _config(vendor=root_vendor, header=1, sec=0x17, sub=0x18, port_type=4, perfctrl=perfctrl),
+        SWITCH_PORT: _config(header=1, sec=0x18, sub=0x18, port_type=6),
+        # A root port elsewhere whose subordinate byte alone would fool a lazy walker.
+        "0000:00:1c.0": _config(header=1, sec=0x19, sub=0x1A, port_type=4, perfctrl=0x80),
+        NIC: _config(vendor=0x15B3, header=0),
+        "0000:00:05.0": _config(vendor=0x1AF4, header=0),  # a virtio NIC on the root bus
+    }
+    for bdf, cfg in devs.items():
+        (pci / bdf).mkdir(parents=True)
+        (pci / bdf / "config").write_bytes(cfg)
+    net = root / "sys/class/net/eth0"
+    net.mkdir(parents=True)
+    os.symlink(pci / NIC, net / "device")
+    # virtio-net: the link points at a child of the PCI function.
+    (pci / "0000:00:05.0" / "virtio2").mkdir()
+    (root / "sys/class/net/eth1").mkdir(parents=True)
+    os.symlink(pci / "0000:00:05.0" / "virtio2", root / "sys/class/net/eth1/device")
+    return root
+
+
+def msr_of(root: Path, cpu: int, msr: int = t.MSR_IIO_LLC_WAYS) -> int:
+    with open(root / f"dev/cpu/{cpu}/msr", "rb") as f:
+        f.seek(msr)
+        return struct.unpack("<Q", f.read(8))[0]
+
+
+def perfctrl_of(root: Path, bdf: str = ROOT_PORT) -> int:
+    return struct.unpack_from("<I", (root / f"sys/bus/pci/devices/{bdf}/config").read_bytes(), t.PERFCTRLSTS_0)[0]
+
+
+def run_cli(args, capsys):
+    rc = cli.main(["ddio", *args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_masks():
+    assert t.ways_mask(2, 11) == 0x600
+    assert t.ways_mask(4, 11) == 0x780
+    assert t.ways_mask(2, 20) == 0xC0000
+    assert t.ddio_defaults("GenuineIntel", 6, 85, 11) == (0x600, "contiguous")
+    assert t.ddio_defaults("GenuineIntel", 6, 63, 20) == (0x60000, "any")
+    assert t.ddio_defaults("AuthenticAMD", 25, 17, 16) == (0, "contiguous")
+    t.check_mask(0x7C0, 11, 0x600, "contiguous")
+    with pytest.raises(ConfigError, match="contiguous"):
+        t.check_mask(0x6C0, 11, 0x600, "contiguous")
+    with pytest.raises(ConfigError, match="default I/O ways"):
+        t.check_mask(0x180, 11, 0x600, "contiguous")
+    t.check_mask(0x60003, 20, 0x60000, "any")
+
+
+def test_status_skylake(tmp_path):
+    root = make_host(tmp_path)
+    st = t.status(t.Host(str(root), euid=0))
+    assert st["ddio"].startswith("yes, tunable")
+    assert st["llc_ways"] == 11 and st["default_mask"] == "0x600"
+    assert [e["ways"] for e in st["iio_llc_ways"]] == [2, 2]
+    nic, virtio = st["nics"]
+    assert nic["nic"] == NIC and nic["root_port"] == ROOT_PORT and nic["allocating_writes"] is True
+    assert virtio["nic"] == "0000:00:05.0" and virtio["root_port"] is None and "no PCIe root port" in virtio["note"]
+
+
+def test_root_port_walk_skips_switch_ports(tmp_path):
+    host = t.Host(str(make_host(tmp_path)), euid=0)
+    assert host.find_root_port(NIC) == ROOT_PORT
+    assert host.find_root_port("18:00.0") == ROOT_PORT
+    with pytest.raises(HostioError, match="no PCIe root port above 0000:00:05.0"):
+        host.find_root_port("0000:00:05.0")
+    with pytest.raises(ConfigError, match="nic = 'zz'"):
+        host.find_root_port("zz")
+
+
+def test_set_ways_writes_every_socket_and_restores(tmp_path, capsys):
+    root = make_host(tmp_path)
+    rc, out, _ = run_cli(["set", "--ways", "4", "--root", str(root)], capsys)
+    assert rc == 0, out
+    assert msr_of(root, 0) == 0x780 and msr_of(root, 1) == 0x780
+    state = json.loads((root / "var/lib/hostio/ddio_state.json").read_text())
+    assert {(e["target"], e["offset"], e["old"]) for e in state["entries"]} == {("0", 0xC8B, 0x600), ("1", 0xC8B, 0x600)}
+    # A second change keeps the first saved (original) value.
+    assert run_cli(["set", "--ways", "6", "--root", str(root)], capsys)[0] == 0
+    assert msr_of(root, 0) == 0x7E0
+    rc, out, _ = run_cli(["restore", "--root", str(root)], capsys)
+    assert rc == 0 and "restored" in out
+    assert msr_of(root, 0) == 0x600 and msr_of(root, 1) == 0x600
+
+
+def test_dry_run_changes_nothing_and_says_what(tmp_path, capsys):
+    root = make_host(tmp_path)
+    rc, out, _ = run_cli(["set", "--ways", "3", "--dry-run", "--root", str(root)], capsys)
+    assert rc == 0
+    assert f"{root}/dev/cpu/0/msr offset 0xc8b" in out and "0x0000000000000600 -> 0x0000000000000700" in out
+    assert msr_of(root, 0) == 0x600
+    assert not (root / "var/lib/hostio/ddio_state.json").exists()
+
+
+def test_haswell_accepts_any_mask_in_range(tmp_path, capsys):
+    root = make_host(tmp_path, cpu="haswell_ep", ways=20, msr=0x60000)
+    assert run_cli(["set", "--mask", "0x60003", "--root", str(root)], capsys)[0] == 0
+    assert msr_of(root, 0) == 0x60003
+    rc, _, err = run_cli(["set", "--mask", "0x100000", "--root", str(root)], capsys)
+    assert rc == 2 and "mask = '0x100000'" in err
+    # Left-aligned 2 ways (0xc0000) would clear the register's default bit 17.
+    rc, _, err = run_cli(["set", "--ways", "2", "--root", str(root)], capsys)
+    assert rc == 2 and "default I/O ways 0x60000" in err
+    assert run_cli(["set", "--ways", "3", "--root", str(root)], capsys)[0] == 0
+    assert msr_of(root, 0) == 0xE0000
+
+
+def test_disable_enable_root_port(tmp_path, capsys):
+    root = make_host(tmp_path, perfctrl=0x1234_0080)
+    rc, out, _ = run_cli(["disable", "--nic", NIC, "--root", str(root)], capsys)
+    assert rc == 0, out
+    assert perfctrl_of(root) == 0x1234_0008  # bit 3 set, bit 7 cleared, the rest untouched
+    assert perfctrl_of(root, "0000:00:1c.0") == 0x80  # the other root port is left alone
+    assert run_cli(["enable", "--nic", NIC, "--root", str(root)], capsys)[0] == 0
+    assert perfctrl_of(root) == 0x1234_0080
+    assert run_cli(["disable", "--nic", NIC, "--root", str(root)], capsys)[0] == 0
+    assert run_cli(["restore", "--root", str(root)], capsys)[0] == 0
+    assert perfctrl_of(root) == 0x1234_0080
+
+
+def test_disable_dry_run(tmp_path, capsys):
+    root = make_host(tmp_path)
+    rc, out, _ = run_cli(["disable", "--nic", NIC, "--dry-run", "--root", str(root)], capsys)
+    assert rc == 0
+    assert f"{ROOT_PORT}/config offset 0x180" in out and "0x00000080 -> 0x00000008" in out
+    assert perfctrl_of(root) == 0x80
+
+
+@pytest.mark.parametrize("cpu,args,reason", [
+    ("amd_epyc", ["set", "--ways", "4"], "not an Intel CPU"),
+    ("icelake_sp", ["set", "--ways", "4"], "no effect"),
+    ("coffeelake", ["set", "--ways", "4"], "no known DDIO way control"),
+    ("skylake_sp", ["set", "--ways", "1"], "ways = 1"),
+    ("skylake_sp", ["set", "--ways", "12"], "ways = 12"),
+    ("skylake_sp", ["set", "--mask", "0x6c0"], "contiguous"),
+    ("skylake_sp", ["set", "--mask", "0x180"], "default I/O ways"),
+    ("skylake_sp", ["set"], "exactly one of"),
+    ("skylake_sp", ["disable"], "nic = None"),
+    ("skylake_sp", ["disable", "--nic", "0000:00:05.0"], "no PCIe root port"),
+    ("skylake_sp", ["restore"], "state = "),
+    ("skylake_sp", ["frobnicate"], "action = 'frobnicate'"),
+])
+def test_refusals_exit_2_with_one_line(tmp_path, capsys, cpu, args, reason):
+    root = make_host(tmp_path, cpu=cpu, ways=12 if cpu == "icelake_sp" else 11)
+    before = msr_of(root, 0)
+    rc, out, err = run_cli([*args, "--root", str(root)], capsys)
+    assert rc == 2
+    assert reason in err and err.count("\n") == 1 and "Traceback" not in err
+    assert msr_of(root, 0) == before
+
+
+def test_amd_refusal_reports_sdci(tmp_path, capsys):
+    root = make_host(tmp_path, cpu="amd_epyc", ways=16, msr=0)
+    with open(root / "dev/cpu/0/msr", "r+b") as f:
+        f.seek(t.MSR_AMD_SDCI)
+        f.write(struct.pack("<Q", 0b10))
+    (root / "sys/fs/resctrl/info/L3").mkdir(parents=True)
+    (root / "sys/fs/resctrl/info/L3/io_alloc").write_text("enabled\n")
+    rc, _, err = run_cli(["set", "--ways", "4", "--root", str(root)], capsys)
+    assert rc == 2 and "MSR 0xc00003ff: bit 1 = 1" in err and "io_alloc: enabled" in err
+    st = t.status(t.Host(str(root), euid=0))
+    assert st["ddio"].startswith("no") and st["amd"]["sdci_alloc_limit_bit1"] is True
+
+
+def test_missing_msr_module_and_not_root(tmp_path):
+    root = make_host(tmp_path, msr_module=False)
+    with pytest.raises(HostioError, match="msr module not loaded"):
+        t.plan_set(t.Host(str(root), euid=0), ways=4)
+    st = t.status(t.Host(str(root), euid=0))
+    assert "msr module not loaded" in st["iio_llc_ways"][0]["error"]
+    with pytest.raises(HostioError, match="needs root"):
+        t.plan_set(t.Host(str(make_host(tmp_path / "b")), euid=1000), ways=4)
+
+
+def test_non_intel_root_port_refused(tmp_path):
+    root = make_host(tmp_path, root_vendor=0x1022)
+    with pytest.raises(HostioError, match="not Intel"):
+        t.plan_port(t.Host(str(root), euid=0), NIC, enable=False)
+
+
+def test_status_on_this_machine_runs(capsys):
+    rc, out, _ = run_cli(["status"], capsys)
+    assert rc == 0 and out.startswith("cpu: ")

@@ -1,0 +1,152 @@
+"""hostio probe: short real runs (shape of the output, never timing thresholds), the platform
+file's exact keys, and refusals."""
+from __future__ import annotations
+
+import copy
+import json
+import tomllib
+
+import pytest
+
+from hostio import _core, cli, probe
+from hostio.errors import HostioError
+
+TWO_CPUS = len(_core.hw_allowed_cpus()) >= 2
+
+
+def run_cli(args, capsys):
+    rc = cli.main(["probe", *args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_quick_json_contract(capsys):
+    rc, out, _ = run_cli(["--quick", "--max-mib", "0.25", "--reps", "1", "--tests", "latency,bandwidth",
+                          "--json", "-"], capsys)
+    assert rc == 0
+    r = json.loads(out)  # nothing but JSON on stdout
+    assert set(r["latency_ns"]) == {"l1", "l2", "llc", "dram"}
+    assert r["latency_ns"]["l1"] > 0
+    assert set(r["bandwidth_gbps"]) >= {"read", "write"}
+    assert r["bandwidth_gbps"]["read"] == pytest.approx(8 * r["bandwidth_gbyte_s"]["read"])
+    assert r["c2c_ns"] is None
+    sizes = [p["bytes"] for p in r["latency_curve"]]
+    assert sizes[0] == 4096 and sizes[-1] == 256 * 1024
+    assert r["geometry"]["levels"]["l1d"]["line_bytes"] in (32, 64, 128)
+
+
+@pytest.mark.skipif(not TWO_CPUS, reason="needs two cpus")
+def test_pair_measurements(capsys):
+    rc, out, _ = run_cli(["--quick", "--max-mib", "1", "--reps", "1", "--tests", "c2c,loaded", "--json", "-"], capsys)
+    assert rc == 0
+    r = json.loads(out)
+    assert r["c2c_ns"] > 0 and r["c2c_modified_read_ns"] > 0
+    assert len(r["c2c_pairs"]) == len(r["machine"]["cpus"]) * (len(r["machine"]["cpus"]) - 1) // 2
+    assert r["loaded_latency_ns"]["ns"] > 0
+
+
+def test_pair_test_refused_on_one_cpu(capsys):
+    rc, out, err = run_cli(["--cpus", "0", "--tests", "c2c"], capsys)
+    assert rc == 2 and out == ""
+    assert "need two cpus" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--max-mib", "0"], "max_mib = 0"),
+    (["--reps", "0"], "reps = 0"),
+    (["--tests", "smoke"], "tests = 'smoke'"),
+    (["--cpus", "0,x"], "cpus = '0,x'"),
+    (["--cpus", "9999"], "cpus = 9999"),
+])
+def test_bad_input_one_line(capsys, args, msg):
+    rc, _, err = run_cli(args, capsys)
+    assert rc == 2 and msg in err and err.count("\n") == 1
+
+
+def _report(vendor="GenuineIntel", family=6, model=85, dram=90.0):
+    lv = {
+        "l1d": {"level": 1, "kind": "data", "size_bytes": 32768, "ways": 8, "sets": 64, "line_bytes": 64,
+                "inclusive": False, "shared_by": 2},
+        "l2": {"level": 2, "kind": "unified", "size_bytes": 1 << 20, "ways": 16, "sets": 1024, "line_bytes": 64,
+               "inclusive": False, "shared_by": 2},
+        "l3": {"level": 3, "kind": "unified", "size_bytes": 25952256, "ways": 11, "sets": 36864, "line_bytes": 64,
+               "inclusive": False, "shared_by": 36},
+    }
+    return {
+        "version": "0.1.0", "date_utc": "2026-01-01T00:00:00Z",
+        "machine": {"vendor": vendor, "brand": "Intel(R) Xeon(R) Gold 6140 CPU @ 2.30GHz", "family": family,
+                    "model": model, "hypervisor": False, "cpus": [0, 1], "tsc_ghz": 2.3, "cores_per_socket": 18},
+        "geometry": {"levels": lv},
+        "settings": {"seed": 1, "reps": 3, "max_bytes": 128 << 20},
+        "latency_ns": {"l1": 1.3, "l2": 5.2, "llc": 20.0, "dram": dram},
+        "c2c_ns": 50.0, "bandwidth_gbyte_s": {"read": 80.0, "write": 40.0, "copy": 50.0},
+        "bandwidth_buffer_bytes": 128 << 20,
+    }
+
+
+def test_platform_file_has_exactly_the_simulator_keys():
+    text = probe.platform_toml(_report())
+    assert text.startswith("# hostio platform file, measured by `hostio probe`")
+    p = tomllib.loads(text)
+    assert tuple(p) == probe.PLATFORM_KEYS
+    # Skylake-SP: 36864 sets = 18 slices of 2048 sets, 1.375 MiB each.
+    assert p["llc_ways"] == 11 and p["llc_slices"] == 18 and p["llc_mib_per_slice"] == pytest.approx(1.375)
+    assert "llc_slices: Intel server LLC: 2048 sets per slice" in text
+    assert p["ddio_default_mask"] == 0x600 and p["ddio_mask_rule"] == "contiguous"
+    assert p["l2_kib"] == 1024 and p["llc_inclusive"] is False
+    assert isinstance(p["clock_ghz"], float) and isinstance(p["cores_per_socket"], int)
+    amd = tomllib.loads(probe.platform_toml(_report(vendor="AuthenticAMD", family=25, model=17)))
+    assert amd["ddio_default_mask"] == 0
+    assert amd["llc_slices"] == 9  # 36864 sets, no Intel rule: the odd factor
+
+
+def test_llc_slices():
+    assert probe.llc_slices("AuthenticAMD", {"sets": 32768})[0] == 1
+    assert probe.llc_slices("AuthenticAMD", {"sets": 98304})[0] == 3
+    assert probe.llc_slices("GenuineIntel", {"sets": 36864})[0] == 18
+    assert probe.llc_slices("GenuineIntel", {"sets": 0})[0] == 1
+
+
+def test_platform_file_refuses_missing_measurements():
+    with pytest.raises(HostioError, match="dram_latency_ns"):
+        probe.platform_toml(_report(dram=None))
+    r = _report()
+    r["c2c_ns"] = None
+    with pytest.raises(HostioError, match="c2c_latency_ns"):
+        probe.platform_toml(r)
+
+
+def test_platform_keys_match_the_rust_declaration():
+    # The Rust struct denies unknown and missing keys: a dict with one key too many fails there.
+    p = probe.platform_dict(_report())
+    bad = dict(p, extra=1)
+    with pytest.raises(Exception, match="extra"):
+        _core.hw_platform_toml(json.dumps(bad), [])
+    short = copy.copy(p)
+    del short["name"]
+    with pytest.raises(Exception, match="name"):
+        _core.hw_platform_toml(json.dumps(short), [])
+
+
+def test_levels_from_a_curve():
+    lv = json.loads(_core.hw_levels([(4096, 1.0), (8192, 1.0), (256 << 10, 4.0), (4 << 20, 12.0), (64 << 20, 90.0)],
+                                    32 << 10, 1 << 20, 16 << 20))
+    assert lv["latency_ns"] == [1.0, 4.0, 12.0, 90.0]
+
+
+def _llc_bytes():
+    g = probe.geometry()
+    return (g["llc"] or {}).get("size_bytes") or 0
+
+
+@pytest.mark.skipif(not TWO_CPUS or not 0 < _llc_bytes() <= 64 << 20, reason="needs two cpus and an LLC ≤ 64 MiB")
+def test_platform_out_end_to_end(tmp_path, capsys):
+    out = tmp_path / "platform.toml"
+    mib = 2 * _llc_bytes() / (1 << 20)
+    rc, _, err = run_cli(["--quick", "--reps", "1", "--max-mib", f"{mib:g}", "--platform-out", str(out)], capsys)
+    assert rc == 0, err
+    text = out.read_text()
+    assert text.startswith("# hostio platform file")
+    p = tomllib.loads(text)
+    assert tuple(p) == probe.PLATFORM_KEYS
+    assert p["dram_latency_ns"] > 0 and p["c2c_latency_ns"] > 0 and p["memory_bandwidth_gbyte_s"] > 0

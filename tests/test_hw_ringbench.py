@@ -1,0 +1,88 @@
+"""hostio ringbench: the JSON contract, the ablation table, the model, and refusals. Runs are a
+few milliseconds per configuration; timing is never asserted."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hostio import _core, cli, ringbench
+
+TWO_CPUS = len(_core.hw_allowed_cpus()) >= 2
+CONTRACT = {"signaling", "layout", "batch", "latency_ns_p50", "latency_ns_p99", "mdesc_per_s"}
+
+
+def run_cli(args, capsys):
+    rc = cli.main(["ringbench", *args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+@pytest.mark.skipif(not TWO_CPUS, reason="needs two cpus")
+def test_json_one_object_per_configuration(capsys):
+    rc, out, _ = run_cli(["--signaling", "all", "--layout", "all", "--batch", "1,5", "--payload", "128",
+                          "--pool", "queues", "--window", "32", "--duration-ms", "10", "--line-ns", "100",
+                          "--json", "-"], capsys)
+    assert rc == 0
+    objs = [json.loads(line) for line in out.splitlines()]
+    assert len(objs) == 2 * 3 * 2
+    assert {(o["signaling"], o["layout"], o["batch"]) for o in objs} == {
+        (s, l, b) for s in ("doorbell", "inline") for l in ("padded", "packed", "grouped") for b in (1, 5)}
+    for o in objs:
+        assert CONTRACT <= set(o)
+        assert o["latency_ns_p99"] >= o["latency_ns_p50"] >= o["latency_ns_min"] > 0
+        assert o["mdesc_per_s"] > 0 and o["gbps"] > 0
+        assert o["model"]["line_transfer_ns"] == 100 and o["model"]["one_way_ns"] > 0
+
+
+@pytest.mark.skipif(not TWO_CPUS, reason="needs two cpus")
+def test_ablation_table(capsys):
+    rc, out, _ = run_cli(["--sweep", "ablation", "--duration-ms", "6", "--window", "64", "--line-ns", "80"], capsys)
+    assert rc == 0
+    assert "inline / doorbell, min latency" in out and "grouped / padded, max rate" in out
+    rc, out, _ = run_cli(["--sweep", "ablation", "--duration-ms", "6", "--window", "64", "--line-ns", "80",
+                          "--json", "-"], capsys)
+    rows = [json.loads(line) for line in out.splitlines()]
+    abl = {r["comparison"]: r for r in rows if r["record"] == "ablation"}
+    assert abl["inline_vs_doorbell_min_latency"]["paper"] == 0.63
+    assert abl["packed_vs_padded_max_rate"]["paper"] == 2.9
+    assert abl["grouped_vs_padded_max_rate"]["paper"] == 3.0
+    assert all(r["measured"] > 0 and r["model"] > 0 for r in abl.values())
+
+
+def test_model_orders_the_designs():
+    p = {lay: ringbench.predict(ringbench.config("inline", lay, 16), 100.0) for lay in ("padded", "packed", "grouped")}
+    assert p["grouped"]["max_mdesc_per_s"] > 2 * p["padded"]["max_mdesc_per_s"]
+    d1 = ringbench.predict(ringbench.config("doorbell", "padded", 1), 100.0)
+    i1 = ringbench.predict(ringbench.config("inline", "padded", 1), 100.0)
+    assert i1["one_way_ns"] < d1["one_way_ns"] and i1["serial_transfers"] == 1
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--batch", "65"], "batch = 65"),
+    (["--batch", "0"], "batch = 0"),
+    (["--layout", "diagonal"], "layout = 'diagonal'"),
+    (["--signaling", "smoke"], "signaling = 'smoke'"),
+    (["--pool", "lake"], "pool = 'lake'"),
+    (["--payload", "10"], "payload = 10"),
+    (["--duration-ms", "1"], "duration_ms = 1"),
+    (["--cpus", "0,0"], "cpus = '0,0'"),
+    (["--sweep", "wide"], "sweep = 'wide'"),
+])
+def test_bad_input_one_line(capsys, args, msg):
+    rc, _, err = run_cli(args, capsys)
+    assert rc == 2 and msg in err and err.count("\n") == 1
+
+
+def test_refused_on_one_cpu(capsys, monkeypatch):
+    monkeypatch.setattr(_core, "hw_allowed_cpus", lambda: [0])
+    rc, _, err = run_cli(["--duration-ms", "10"], capsys)
+    assert rc == 2 and "needs two cpus" in err and err.count("\n") == 1
+
+
+def test_argparse_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["probe", "--reps", "many"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "hostio probe: error: argument --reps: invalid int value: 'many'" in err and err.count("\n") == 1
