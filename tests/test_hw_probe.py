@@ -150,3 +150,8 @@ def test_platform_out_end_to_end(tmp_path, capsys):
     p = tomllib.loads(text)
     assert tuple(p) == probe.PLATFORM_KEYS
     assert p["dram_latency_ns"] > 0 and p["c2c_latency_ns"] > 0 and p["memory_bandwidth_gbyte_s"] > 0
+    # The simulator takes the file as a platform preset.
+    import hostio
+
+    r = hostio.run("quickstart", set=[f'platform.preset="file:{out}"', "run.duration_us=100", "run.warmup_us=100"])
+    assert r["platform"]["dram_latency_ns"] == p["dram_latency_ns"]
