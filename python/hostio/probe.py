@@ -36,7 +36,8 @@ MIB = 1024 * 1024
 #: What a probe run can measure; ``tests`` selects a subset.
 TESTS = ("latency", "loaded", "c2c", "bandwidth")
 
-#: The keys of the platform file, in order (the Rust struct ``PlatformFile`` checks them too).
+#: The platform-file keys a probe measures, in the order of the simulator's ``Platform`` struct
+#: (which declares them, checks them and adds its optional keys with their defaults).
 PLATFORM_KEYS = (
     "name", "clock_ghz", "cores_per_socket", "llc_ways", "llc_slices", "llc_mib_per_slice",
     "llc_inclusive", "l2_kib", "l2_ways", "ddio_default_mask", "ddio_mask_rule", "l1_latency_ns",

@@ -12,13 +12,11 @@
 //! * [`coherent`]: the analytic model of a coherent host–device interface that predicts what
 //!   [`ring`] measures from one line-transfer latency. Pure functions: no OS dependency, so the
 //!   simulator can reuse it.
-//! * [`platform`]: the platform file (`platform.preset = "file:PATH"`) the simulator reads.
 //!
 //! Everything that touches the OS (affinity, TSC, CPUID, sysfs) lives in [`util`] and
 //! [`geometry`]; the measurement loops are plain Rust over aligned memory.
 pub mod coherent;
 pub mod geometry;
-pub mod platform;
 pub mod probe;
 pub mod ring;
 pub mod util;

@@ -3,7 +3,7 @@
 //! Measurements release the GIL; the Python driver calls one measurement at a time so Ctrl-C is
 //! honoured between them.
 use crate::{config_err, HostioError};
-use hostio_hw::{coherent, geometry, platform, probe, ring, util, HwError};
+use hostio_hw::{coherent, geometry, probe, ring, util, HwError};
 use pyo3::prelude::*;
 
 fn hw_err(e: HwError) -> PyErr {
@@ -78,11 +78,12 @@ fn hw_levels(curve: Vec<(usize, f64)>, l1: usize, l2: usize, llc: usize) -> PyRe
     dump!(&probe::levels(&curve, l1, l2, llc))
 }
 
-/// Platform file text from `PlatformFile` JSON (unknown or missing keys are errors).
+/// Platform file text from the simulator's `Platform` as JSON (unknown or missing keys are
+/// errors; the simulator's optional keys take their defaults).
 #[pyfunction]
 fn hw_platform_toml(platform_json: &str, header: Vec<String>) -> PyResult<String> {
-    let p: platform::PlatformFile = parse!("platform", platform_json)?;
-    p.to_toml(&header).map_err(hw_err)
+    let p: hostio_sim::config::Platform = parse!("platform", platform_json)?;
+    p.to_file_toml(&header).map_err(crate::config_err)
 }
 
 /// One ring configuration (`RingConfig` JSON) → `RingResult` JSON.

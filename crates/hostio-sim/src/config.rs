@@ -451,6 +451,21 @@ impl Platform {
         Ok(p)
     }
 
+    /// Check the facts (as `platform.preset = "file:..."` would).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.check("")
+    }
+
+    /// The platform-file text (what `hostio probe --platform-out` writes), with `header` lines as
+    /// a leading comment. Checked first, so a file that is written is a file the simulator reads.
+    pub fn to_file_toml(&self, header: &[String]) -> Result<String, ConfigError> {
+        self.validate()?;
+        let body = toml::to_string(self).map_err(|e| ConfigError::new("platform", "", format!("cannot be written as TOML: {e}")))?;
+        let mut out: String = header.iter().map(|h| format!("# {h}\n")).collect();
+        out.push_str(&body);
+        Ok(out)
+    }
+
     fn check(&self, prefix: &str) -> Result<(), ConfigError> {
         let k = |name: &str| format!("{prefix}{name}");
         if !(self.clock_ghz > 0.1 && self.clock_ghz < 10.0) {
@@ -885,6 +900,19 @@ nic = "nic0"
         assert_eq!(sc.resolve().unwrap().io_mask, 0x780);
         let e = parse_scenario(BASE, &["platform.ddio_ways=1".into()]).unwrap_err();
         assert_eq!(e.key, "platform.ddio_ways");
+    }
+
+    #[test]
+    fn platform_files_round_trip_and_deny_unknown_keys() {
+        let p = Platform::preset("haswell-e5-2699v3").unwrap();
+        let text = p.to_file_toml(&["measured by a test".into()]).unwrap();
+        assert!(text.starts_with("# measured by a test\n"));
+        let back: Platform = toml::from_str(&text).unwrap();
+        assert_eq!(back, p);
+        assert!(toml::from_str::<Platform>(&format!("{text}extra = 1\n")).is_err());
+        let mut bad = p.clone();
+        bad.llc_mib_per_slice = 2.4;
+        assert!(bad.to_file_toml(&[]).unwrap_err().to_string().starts_with("llc_mib_per_slice = 2.4"));
     }
 
     #[test]
