@@ -31,14 +31,16 @@ def main(argv: list[str] | None = None) -> int:
     except USER_ERRORS as exc:
         print(f"hostio: error: {exc}", file=sys.stderr)
         return 2
-    except FileNotFoundError as exc:
-        print(f"hostio: error: {exc.filename}: no such file", file=sys.stderr)
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:
+        # A path the user named cannot be read or written (missing folder, permissions, ...).
+        name = str(exc.filename or "").removesuffix(".tmp")
+        print(f"hostio: error: {name}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("hostio: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

@@ -110,6 +110,14 @@ def _fig(title: str, xlabel: str, ylabel: str):
     return fig, ax
 
 
+def _hit_lines(ax, rows, x: str, legend_loc: str = "best") -> None:
+    """The two PCIe hit-rate curves against the column ``x``."""
+    xs = [r[x] for r in rows]
+    ax.plot(xs, [r["write_hit"] for r in rows], marker="o", label="PCIe write hit")
+    ax.plot(xs, [r["read_hit"] for r in rows], marker="s", label="PCIe read hit")
+    ax.legend(loc=legend_loc, fontsize=8)
+
+
 def _save(fig, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path)
@@ -135,11 +143,11 @@ def fig6_points():
 
 
 def fig6_plot(rows, path):
-    import matplotlib.pyplot as plt
-
     import matplotlib
 
     matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=110, sharey=True)
     for ax, key, name in ((axes[0], "write_hit", "PCIe write hit rate"), (axes[1], "read_hit", "PCIe read hit rate")):
         for s in SIZES:
@@ -192,9 +200,7 @@ def fig5_points():
 
 def fig5_plot(rows, path):
     fig, ax = _fig("Fig. 5: IIO LLC WAYS, 1024 B at 100 Gb/s, 4096 descriptors", "DDIO ways (bits set in 0xC8B)", "hit rate")
-    ax.plot([r["ddio_ways"] for r in rows], [r["write_hit"] for r in rows], marker="o", label="PCIe write hit")
-    ax.plot([r["ddio_ways"] for r in rows], [r["read_hit"] for r in rows], marker="s", label="PCIe read hit")
-    ax.legend(fontsize=8)
+    _hit_lines(ax, rows, "ddio_ways")
     _save(fig, path)
 
 
@@ -217,10 +223,8 @@ def fig8_points():
 
 def fig8_plot(rows, path):
     fig, ax = _fig("Fig. 8: rate sweep, 2 cores, 1500 B, 2×2048 descriptors", "offered rate (Gb/s)", "hit rate")
-    ax.plot([r["rate_gbps"] for r in rows], [r["write_hit"] for r in rows], marker="o", label="PCIe write hit")
-    ax.plot([r["rate_gbps"] for r in rows], [r["read_hit"] for r in rows], marker="s", label="PCIe read hit")
     ax.axvline(75, color="grey", ls=":", label="75 Gb/s (paper)")
-    ax.legend(fontsize=8)
+    _hit_lines(ax, rows, "rate_gbps")
     _save(fig, path)
 
 
@@ -255,13 +259,10 @@ def fig9_points():
 
 def fig9_plot(rows, path):
     fig, ax = _fig("Fig. 9: per-packet computation, 2 cores, 1500 B, 100 Gb/s", "mt19937 calls per packet (7 cycles each)", "hit rate")
-    x = [r["mt19937_calls"] for r in rows]
-    ax.plot(x, [r["write_hit"] for r in rows], marker="o", label="PCIe write hit")
-    ax.plot(x, [r["read_hit"] for r in rows], marker="s", label="PCIe read hit")
+    _hit_lines(ax, rows, "mt19937_calls", legend_loc="lower left")
     ax2 = ax.twinx()
-    ax2.plot(x, [r["throughput_gbps"] for r in rows], color="k", ls="--", label="throughput")
+    ax2.plot([r["mt19937_calls"] for r in rows], [r["throughput_gbps"] for r in rows], color="k", ls="--", label="throughput")
     ax2.set_ylabel("throughput (Gb/s)")
-    ax.legend(loc="lower left", fontsize=8)
     _save(fig, path)
 
 
@@ -293,10 +294,8 @@ def fig10_points():
 
 def fig10_plot(rows, path):
     fig, ax = _fig("Fig. 10: cores, 1500 B at 100 Gb/s, 4096 RX descriptors in total", "cores", "hit rate")
-    ax.plot([r["cores"] for r in rows], [r["write_hit"] for r in rows], marker="o", label="PCIe write hit")
-    ax.plot([r["cores"] for r in rows], [r["read_hit"] for r in rows], marker="s", label="PCIe read hit")
+    _hit_lines(ax, rows, "cores")
     ax.set_xscale("log", base=2)
-    ax.legend(fontsize=8)
     _save(fig, path)
 
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from hostio import sim, sweep as sweeps
-from hostio.errors import config_error
+from hostio.errors import ConfigError, config_error
 
 
 def register(sub) -> None:
@@ -50,14 +50,12 @@ def register(sub) -> None:
 
 def resolve_scenario(arg: str) -> str:
     """A file path, or the name of a bundled scenario."""
-    if os.path.exists(arg):
+    if os.path.isfile(arg):
         return arg
-    if not arg.endswith(".toml") and "/" not in arg.strip("/") or arg.startswith("ddio/"):
-        try:
-            return str(sim.scenario_path(arg))
-        except Exception:
-            pass
-    raise config_error("scenario", arg, "an existing TOML file or a bundled scenario name (e.g. quickstart)")
+    try:
+        return str(sim.scenario_path(arg))
+    except ConfigError:
+        raise config_error("scenario", arg, "an existing TOML file or a bundled scenario name (e.g. quickstart)") from None
 
 
 def _pct(v) -> str:

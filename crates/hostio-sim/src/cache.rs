@@ -85,7 +85,6 @@ struct L2 {
 
 pub struct Hierarchy {
     ways: usize,
-    sets_per_slice: u32,
     l2_ways: usize,
     l2_sets: u32,
     inclusive: bool,
@@ -163,7 +162,6 @@ impl Hierarchy {
         let l2n = (p.l2_sets * p.l2_ways) as usize;
         Hierarchy {
             ways,
-            sets_per_slice: p.sets_per_slice,
             l2_ways: p.l2_ways as usize,
             l2_sets: p.l2_sets,
             inclusive: p.inclusive,
@@ -190,10 +188,6 @@ impl Hierarchy {
     /// Dirty lines evicted to DRAM since the last call.
     pub fn take_writebacks(&mut self) -> u32 {
         std::mem::take(&mut self.pending_writebacks)
-    }
-
-    pub fn sets_per_slice(&self) -> u32 {
-        self.sets_per_slice
     }
 
     // -------------------------------------------------------------------------------------------

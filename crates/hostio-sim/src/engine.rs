@@ -1281,7 +1281,7 @@ impl Engine {
                     latency_ns: LatencyNs::from_hist(&s.latency),
                     llc_accesses: s.llc_accesses,
                     llc_misses: s.llc_misses,
-                    llc_miss_rate: rate(s.llc_misses, s.llc_accesses - s.llc_misses).map(|_| s.llc_misses as f64 / s.llc_accesses as f64),
+                    llc_miss_rate: (s.llc_accesses > 0).then(|| s.llc_misses as f64 / s.llc_accesses as f64),
                     llc_misses_per_us: s.llc_misses as f64 / (dur_s * 1e6),
                     accesses: s.accesses,
                 },

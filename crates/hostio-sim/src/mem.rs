@@ -51,11 +51,6 @@ impl Memory {
         ((self.prev * (1.0 - frac) + self.cur) / self.lines_per_window).min(0.95)
     }
 
-    /// Current utilisation (0..0.95) without adding a transfer.
-    pub fn utilisation(&mut self, now: u64) -> f64 {
-        self.add(now, 0.0)
-    }
-
     /// A demand read at `now`; returns its latency in ps.
     #[inline]
     pub fn read(&mut self, now: u64) -> u64 {

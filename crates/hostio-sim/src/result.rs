@@ -18,7 +18,8 @@ pub struct LatencyNs {
 
 impl LatencyNs {
     pub fn from_hist(h: &Histogram) -> LatencyNs {
-        let ns = |v: f64| (v / 1000.0 * 1000.0).round() / 1000.0;
+        // ps → ns, keeping whole picoseconds.
+        let ns = |v: f64| v.round() / 1000.0;
         LatencyNs {
             p50: ns(h.quantile(0.5)),
             p90: ns(h.quantile(0.9)),
