@@ -245,12 +245,15 @@ impl Hierarchy {
         }
     }
 
-    /// Victim way in `set` among `mask`: an invalid way first (highest first), then by policy.
+    /// Victim way in `set` among `mask`: an invalid way first, then by policy. Device
+    /// allocations (`lru_only`) take invalid ways from the highest (as measured for the I/O
+    /// ways); core fills from the lowest, so an empty cache does not park code and data in the
+    /// I/O ways where the next DMA burst would evict them.
     fn llc_victim(&mut self, set: u32, mask: u32, lru_only: bool) -> usize {
         let base = set as usize * self.ways;
         let mut m = mask;
         while m != 0 {
-            let w = 31 - m.leading_zeros() as usize;
+            let w = if lru_only { 31 - m.leading_zeros() as usize } else { m.trailing_zeros() as usize };
             if self.llc_tag[base + w] == INVALID {
                 return w;
             }

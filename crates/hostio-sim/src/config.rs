@@ -153,6 +153,17 @@ pub enum NicDesign {
     Dpdk,
 }
 
+/// When transmitted buffers go back to the mempool.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum TxRelease {
+    /// As completions arrive, at every TX burst (DPDK mlx5 PMD: `mlx5_tx_handle_completion`).
+    Completion,
+    /// Only once fewer than 32 TX slots are free (DPDK ixgbe/i40e `tx_free_thresh` = 32), so
+    /// transmitted buffers stay in flight and lengthen the buffer reuse distance.
+    Threshold,
+}
+
 /// `[nics.<name>]`: a 100 GbE NIC (ConnectX-5-like by default) on PCIe Gen3 x16.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -174,14 +185,19 @@ pub struct NicCfg {
     /// Which descriptor/doorbell scheme costs PCIe bytes (the cache traffic of descriptors is
     /// always the ConnectX-5-like one).
     pub design: NicDesign,
+    /// When the driver returns transmitted buffers to the mempool.
+    pub tx_release: TxRelease,
     /// The PCIe link (`[nics.<name>.pcie]`: gen, lanes, mps, mrrs, rcb, addr_bits, ecrc,
     /// rcb_chunks). Each direction is a bounded resource at the link's TLP bandwidth; DMA
     /// latencies come from hostio's PCIe latency model on this link.
     pub pcie: hostio_pcie::PcieLink,
 }
 
+/// The ConnectX-5 testbeds' link: Gen3 x16, MPS 256 (what Skylake-SP root ports negotiate with
+/// it), MRRS 4096 (NVIDIA/Mellanox's PCIe tuning guidance for ConnectX adapters; one read
+/// request per TX packet).
 fn cx5_link() -> hostio_pcie::PcieLink {
-    hostio_pcie::PcieLink { lanes: 16, ..Default::default() }
+    hostio_pcie::PcieLink { lanes: 16, mrrs: 4096, ..Default::default() }
 }
 
 impl Default for NicCfg {
@@ -195,6 +211,7 @@ impl Default for NicCfg {
             ddio: None,
             buffer_kib: 512,
             design: NicDesign::Cx5,
+            tx_release: TxRelease::Completion,
             pcie: cx5_link(),
         }
     }
@@ -226,11 +243,18 @@ pub struct TrafficCfg {
     pub flows: u32,
     /// Zipf exponent of flow popularity (0 = uniform); larger values imbalance the queues.
     pub flow_skew: f64,
+    /// Flow-director rules instead of RSS: flows are steered so that the first queue receives
+    /// `imbalance` × the mean per-queue load and the others share the rest evenly (1 = RSS's
+    /// uniform hash). The DDIO paper's rule sets gave 1.69 (round-robin) and 2.78 (load-aware).
+    pub imbalance: f64,
+    /// Packets the generator sends back to back at line rate before pausing to keep the offered
+    /// rate: DPDK-based generators hand the NIC bursts of 32 frames, which leave it back to back.
+    pub train_packets: u32,
 }
 
 impl Default for TrafficCfg {
     fn default() -> Self {
-        TrafficCfg { nic: String::new(), rate_gbps: None, packet_size: None, size_mix: None, flows: 4096, flow_skew: 0.0 }
+        TrafficCfg { nic: String::new(), rate_gbps: None, packet_size: None, size_mix: None, flows: 4096, flow_skew: 0.0, imbalance: 1.0, train_packets: 32 }
     }
 }
 
@@ -748,6 +772,12 @@ impl Scenario {
             if !(t.flow_skew.is_finite() && (0.0..=4.0).contains(&t.flow_skew)) {
                 return Err(ConfigError::new(k("flow_skew"), t.flow_skew, "0..=4 (Zipf exponent)"));
             }
+            if !(t.imbalance.is_finite() && (1.0..=64.0).contains(&t.imbalance)) {
+                return Err(ConfigError::new(k("imbalance"), t.imbalance, "1..=64 (busiest queue's load ÷ the mean; at most the number of queues)"));
+            }
+            if !(1..=4096).contains(&t.train_packets) {
+                return Err(ConfigError::new(k("train_packets"), t.train_packets, "1..=4096"));
+            }
         }
         let mut cores_used = vec![0u32; p.sockets as usize];
         let mut nic_users: BTreeMap<&str, &str> = BTreeMap::new();
@@ -827,8 +857,16 @@ impl Scenario {
             }
         }
         for (tname, t) in &self.traffic {
-            if !nic_users.contains_key(t.nic.as_str()) {
+            let Some(user) = nic_users.get(t.nic.as_str()) else {
                 return Err(ConfigError::new(format!("traffic.{tname}.nic"), format!("{:?}", t.nic), "a NIC that an app receives from (set apps.<name>.nic)"));
+            };
+            let queues = self.apps[*user].cores;
+            if t.imbalance > queues as f64 {
+                return Err(ConfigError::new(
+                    format!("traffic.{tname}.imbalance"),
+                    t.imbalance,
+                    format!("1..={queues}: at most the number of RX queues (apps.{user}.cores)"),
+                ));
             }
         }
         if self.apps.is_empty() {

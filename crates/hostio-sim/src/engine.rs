@@ -48,21 +48,36 @@ const MBUF_META_OFF: u64 = 64;
 const MBUF_DATA_OFF: u64 = 320;
 const MEMPOOL_CACHE: usize = 256;
 const CQE_BYTES: u64 = 64;
+/// Mini-CQEs per 64 B compressed completion block of a ConnectX-4/5 RX queue under load
+/// (Linux `MLX5_MINI_CQE_ARRAY_SIZE`; the DPDK mlx5 PMD enables RX CQE compression by default,
+/// `rxq_cqe_comp_en`).
+const CQE_COMPRESSION: u64 = 8;
+/// A TX completion is requested every this many packets (DPDK mlx5 PMD, `MLX5_TX_COMP_THRESH`).
+const TX_COMPLETION_EVERY: u64 = 32;
 const TX_WQE_BYTES: u64 = 64;
 const RX_DESC_BYTES: u64 = 16;
 /// A doorbell: a 4 B MMIO write.
 const DOORBELL_BYTES: u64 = 4;
-/// Link backlog the NIC may queue ahead (posted-write credits), ps.
+/// Link backlog the NIC's DMA engine may queue ahead of the wire before it stops taking frames
+/// out of its buffer, ps (1 µs ≈ 14 KB at Gen3 x16, a few maximum-size write bursts). A modelling
+/// choice, not a published figure: it only moves where a frame waits (NIC buffer or link queue)
+/// when the link is the bottleneck.
 const LINK_SLACK_PS: u64 = 1_000_000;
 /// PAUSE quanta 0xFFFF × 512 bit times.
 const PAUSE_QUANTA_BITS: f64 = 65535.0 * 512.0;
 
+/// A forwarder's own code and data (FastClick's element graph and per-element state, the PMD's
+/// queue structures), MiB: twice the Skylake-SP L2, so part of it lives in the LLC within the
+/// app's CAT ways. An estimate; the DDIO paper's Fig. 3 shows the I/O app's misses rising when a
+/// co-runner shares its CAT ways, so its working set does reach the LLC.
+const FORWARDER_WS_MIB: f64 = 2.0;
+
 /// Per-packet work of the application kinds, in core cycles, beyond the memory accesses that are
-/// simulated explicitly. Calibrated on the DDIO paper's testbed: one 2.3 GHz Skylake core running
-/// FastClick L2 forwarding receives 1024 B frames at ~82 Gb/s (9.7 Mpps, §4.1), i.e. ≲ 100 ns per
-/// packet with the header served by the LLC; above that the PCIe link, not the core, caps one
-/// core at ~90 Gb/s of 1500 B frames. The stateful chain (router + NAPT + load balancer) does
-/// ≈ 2× the forwarder's work plus its flow-table accesses.
+/// simulated explicitly. Calibrated on the DDIO paper's testbed ceiling (§5.2, Fig. 7): one
+/// 2.3 GHz Skylake core running FastClick L2 forwarding "cannot exceed 90 Gbps" of 1500 B frames;
+/// with 4096 RX descriptors hostio's forwarder reaches ~89 Gb/s with 120 cycles plus its
+/// simulated accesses (~136 ns per packet). The stateful chain (router + NAPT + load balancer)
+/// does ≈ 2× the forwarder's work plus its flow-table accesses (an estimate).
 fn base_cycles(kind: AppKind) -> u64 {
     match kind {
         AppKind::L2fwd | AppKind::Compute => 120,
@@ -70,6 +85,9 @@ fn base_cycles(kind: AppKind) -> u64 {
         AppKind::CacheHungry => 0,
     }
 }
+/// Fixed cost of one `rte_eth_rx_burst` / `rte_eth_tx_burst` call (loop, ring indices, doorbell
+/// write), cycles: estimates; over a burst of 32 they add < 2 cycles per packet, so results do not
+/// depend on them.
 const RX_BURST_CYCLES: u64 = 40;
 const TX_BURST_CYCLES: u64 = 60;
 
@@ -169,6 +187,7 @@ struct Nic {
     line_rate_gbps: f64,
     ps_per_pcie_byte: f64,
     design: crate::config::NicDesign,
+    tx_release: crate::config::TxRelease,
     link: hostio_pcie::PcieLink,
     lat: hostio_pcie::PcieLatencyParams,
     /// Per payload size: (d2h, h2d) wire bytes of receiving / transmitting one packet.
@@ -196,16 +215,53 @@ enum Sizes {
     Mix(Vec<(f64, u32)>),
 }
 
+/// A traffic source: trains of `train` frames back to back at line rate, spaced so that the
+/// average is the offered rate.
 struct Gen {
     nic: usize,
+    /// At the offered rate and at the NIC's line rate.
     ps_per_wire_byte: f64,
+    ps_per_line_byte: f64,
     sizes: Sizes,
     flows: u32,
     zipf: Option<Vec<f64>>,
+    /// Flow-director steering: cumulative queue shares (None = RSS's uniform hash).
+    queue_cdf: Option<Vec<f64>>,
     salt: u64,
-    next_ps: f64,
+    train: u32,
+    train_pos: u32,
+    /// Offered-rate clock: where the next train starts.
+    rate_clock: f64,
+    train_start: f64,
+    /// Line-rate time of the frames sent so far in this train.
+    line_off: f64,
     /// Time of the one live Arrival event (others are stale after an XON reschedule).
     next_at: u64,
+}
+
+impl Gen {
+    /// Account a sent frame of `len` bytes; returns the next frame's arrival time.
+    fn advance(&mut self, len: u32) -> f64 {
+        let wire = (len + 20) as f64;
+        self.rate_clock += wire * self.ps_per_wire_byte;
+        self.line_off += wire * self.ps_per_line_byte;
+        self.train_pos += 1;
+        if self.train_pos >= self.train {
+            self.train_pos = 0;
+            self.line_off = 0.0;
+            self.train_start = self.rate_clock;
+        }
+        self.train_start + self.line_off
+    }
+
+    /// Resume sending at `at` (after a PAUSE), with a new train.
+    fn restart(&mut self, at: u64) {
+        self.rate_clock = at as f64;
+        self.train_start = at as f64;
+        self.line_off = 0.0;
+        self.train_pos = 0;
+        self.next_at = at;
+    }
 }
 
 #[derive(Default, Clone)]
@@ -375,7 +431,8 @@ impl Engine {
             let mut ws_lines = 0;
             let ws_mib = a.working_set_mib.unwrap_or(match a.kind {
                 AppKind::StatefulChain => 16.0,
-                _ => 0.0,
+                AppKind::L2fwd | AppKind::Compute => FORWARDER_WS_MIB,
+                AppKind::CacheHungry => 0.0,
             });
             let per_packet_default = if a.kind == AppKind::StatefulChain { 4 } else { 2 };
             if ws_mib > 0.0 {
@@ -500,6 +557,7 @@ impl Engine {
 
         // ---- NICs and traffic ------------------------------------------------------------------
         let mut nics = Vec::new();
+        let nic_queues_len: Vec<usize> = nic_queues.iter().map(|q| q.len()).collect();
         for (ni, (name, n)) in sc.nics.iter().enumerate() {
             let cap = n.buffer_kib as u64 * 1024;
             nics.push(Nic {
@@ -509,6 +567,7 @@ impl Engine {
                 line_rate_gbps: n.line_rate_gbps,
                 ps_per_pcie_byte: n.pcie.ps_per_wire_byte(),
                 design: n.design,
+                tx_release: n.tx_release,
                 link: n.pcie.clone(),
                 lat: hostio_pcie::PcieLatencyParams::with_link(n.pcie.clone()),
                 rx_bytes: Default::default(),
@@ -545,9 +604,17 @@ impl Engine {
                 }
                 cdf
             });
+            let nq = nic_queues_len[ni];
+            let queue_cdf = (t.imbalance > 1.0 && nq > 1).then(|| {
+                let hot = t.imbalance / nq as f64;
+                let rest = (1.0 - hot) / (nq - 1) as f64;
+                (0..nq).map(|q| hot + rest * q as f64).collect::<Vec<f64>>()
+            });
+            let start = (gi as u64 * 997) as f64;
             gens.push(Gen {
                 nic: ni,
                 ps_per_wire_byte: 8000.0 / rate,
+                ps_per_line_byte: 8000.0 / sc.nics[&t.nic].line_rate_gbps,
                 sizes: match (t.packet_size, t.size_mix) {
                     (Some(s), _) => Sizes::Fixed(s),
                     (None, Some(m)) => Sizes::Mix(mix_table(m)),
@@ -555,8 +622,13 @@ impl Engine {
                 },
                 flows: t.flows,
                 zipf,
+                queue_cdf,
                 salt: mix64(sc.run.seed ^ (gi as u64 + 1)),
-                next_ps: (gi as u64 * 997) as f64,
+                train: t.train_packets,
+                train_pos: 0,
+                rate_clock: start,
+                train_start: start,
+                line_off: 0.0,
                 next_at: gi as u64 * 997,
             });
         }
@@ -591,9 +663,10 @@ impl Engine {
             resolved: r,
         };
         e.prefill_rings();
+        e.prewarm_working_sets();
         e.schedule(warm_ps, Ev::Warmup);
         for g in 0..e.gens.len() {
-            let at = e.gens[g].next_ps as u64;
+            let at = e.gens[g].next_at;
             e.schedule(at, Ev::Arrival(g as u16));
         }
         for c in 0..e.cores.len() {
@@ -616,6 +689,45 @@ impl Engine {
                     self.nics[ni].queues[q].rx.mbuf[i as usize] = m;
                 }
                 self.nics[ni].queues[q].rx.posted = n;
+            }
+        }
+    }
+
+    /// Programs have been running before the measured traffic starts: each app's working set,
+    /// its mbufs' metadata and its queues' descriptor rings are touched once by its cores
+    /// (round-robin), so they start where the cores and CAT ways would hold them rather than cold
+    /// in DRAM. (Packet data stays cold: the NIC writes it.)
+    fn prewarm_working_sets(&mut self) {
+        for a in 0..self.apps.len() {
+            let cores: Vec<usize> = (0..self.cores.len()).filter(|&c| self.cores[c].app == a).collect();
+            if cores.is_empty() {
+                continue;
+            }
+            let mut lines: Vec<u32> = (0..self.apps[a].ws_lines).map(|l| self.apps[a].ws_base + l).collect();
+            let pool = self.cores[cores[0]].pool;
+            if pool != usize::MAX {
+                lines.extend(self.pools[pool].objects().map(|m| self.mbufs[m as usize].meta_line));
+            }
+            let mut by_core: Vec<Vec<u32>> = vec![Vec::new(); cores.len()];
+            for (i, l) in lines.into_iter().enumerate() {
+                by_core[i % cores.len()].push(l);
+            }
+            for (k, &c) in cores.iter().enumerate() {
+                let (ni, q) = (self.cores[c].nic, self.cores[c].queue);
+                if ni != usize::MAX {
+                    let qu = &self.nics[ni].queues[q];
+                    let rx_lines = (qu.rx.n * RX_DESC_BYTES).div_ceil(64) as u32;
+                    let cq_lines = qu.rx.n.div_ceil(CQE_COMPRESSION) as u32;
+                    let wqe_lines = qu.tx.n as u32;
+                    by_core[k].extend((0..rx_lines).map(|l| qu.rx.desc_line + l));
+                    by_core[k].extend((0..cq_lines).map(|l| qu.rx.cq_line + l));
+                    by_core[k].extend((0..wqe_lines).map(|l| qu.tx.wqe_line + l));
+                }
+                let (s, local) = (self.cores[c].socket, self.cores[c].local);
+                for &l in &by_core[k] {
+                    self.sockets[s].hier.core_access(local, l, false);
+                    self.sockets[s].hier.take_writebacks();
+                }
             }
         }
     }
@@ -695,8 +807,13 @@ impl Engine {
         let src = self.sockets[s].hier.core_access(local, line, write);
         let wb = self.sockets[s].hier.take_writebacks();
         self.sockets[s].mem.write(now, wb);
-        match src {
-            Src::L2 => self.t.l2_ps,
+        if src == Src::L2 {
+            return self.t.l2_ps;
+        }
+        // MBA throttles every request that leaves the L2 (LLC hits too), not only DRAM reads.
+        let mba = self.cores[c].mba.delay(now);
+        mba + match src {
+            Src::L2 => unreachable!("returned above"),
             Src::OtherL2 => {
                 self.apps[app].stats.llc_accesses += 1;
                 self.t.c2c_ps
@@ -716,14 +833,13 @@ impl Engine {
                         if write {
                             self.sockets[o].hier.invalidate(line);
                         }
-                        return 2 * self.t.llc_ps + 2 * self.t.upi_ps;
+                        return mba + 2 * self.t.llc_ps + 2 * self.t.upi_ps;
                     }
                 }
                 let home = self.home(line);
-                let mba = self.cores[c].mba.delay(now);
                 let lat = self.sockets[home].mem.read(now + mba);
                 let remote = if home != s { 2 * self.t.upi_ps } else { 0 };
-                self.t.llc_ps + mba + lat + remote
+                self.t.llc_ps + lat + remote
             }
         }
     }
@@ -774,8 +890,7 @@ impl Engine {
         if self.nics[ni].pause_until > now {
             // The link partner honours PAUSE: the next frame leaves when the pause ends.
             let at = self.nics[ni].pause_until;
-            self.gens[g].next_ps = at as f64;
-            self.gens[g].next_at = at;
+            self.gens[g].restart(at);
             self.schedule(at, Ev::Arrival(g as u16));
             return;
         }
@@ -793,16 +908,22 @@ impl Engine {
                 cdf.partition_point(|&p| p < u).min(cdf.len() - 1) as u32
             }
         };
-        let nq = self.nics[ni].queues.len() as u64;
-        let q = (mix64(flow as u64 ^ self.gens[g].salt) % nq) as usize;
+        let h = mix64(flow as u64 ^ self.gens[g].salt);
+        let q = match &self.gens[g].queue_cdf {
+            None => (h % self.nics[ni].queues.len() as u64) as usize,
+            Some(cdf) => {
+                // Rules map each flow to one queue; the hash places flows by the queues' shares.
+                let u = (h >> 11) as f64 / (1u64 << 53) as f64;
+                cdf.partition_point(|&p| p <= u).min(cdf.len() - 1)
+            }
+        };
         if self.in_window(now) {
             self.c.offered_bytes += len as u64;
             self.c.offered_packets += 1;
         }
         self.nic_receive(ni, q, Pkt { arrival_ps: now, len, flow }, now);
         let gen = &mut self.gens[g];
-        gen.next_ps += (len + 20) as f64 * gen.ps_per_wire_byte;
-        let at = (gen.next_ps as u64).max(now + 1);
+        let at = (gen.advance(len) as u64).max(now + 1);
         gen.next_at = at;
         self.schedule(at, Ev::Arrival(g as u16));
     }
@@ -904,8 +1025,7 @@ impl Engine {
             // Senders held by the pause resume now.
             for g in 0..self.gens.len() {
                 if self.gens[g].nic == ni && self.gens[g].next_at > now {
-                    self.gens[g].next_at = now;
-                    self.gens[g].next_ps = now as f64;
+                    self.gens[g].restart(now);
                     self.schedule(now, Ev::Arrival(g as u16));
                 }
             }
@@ -920,7 +1040,7 @@ impl Engine {
         let slot = (pos % rx.n) as usize;
         let m = rx.mbuf[slot];
         let desc_line = rx.desc_line + (pos % rx.n / 4) as u32;
-        let cq_line = rx.cq_line + slot as u32;
+        let cq_line = rx.cq_line + (slot as u64 / CQE_COMPRESSION) as u32;
         let payload = (p.len - 4) as u64; // the NIC strips the FCS
         // Descriptor fetch: one read per line of four 16 B descriptors.
         if pos % 4 == 0 {
@@ -931,7 +1051,9 @@ impl Engine {
         for l in 0..payload.div_ceil(64) as u32 {
             self.dev_write(sock, ddio, data + l, now);
         }
-        self.dev_write(sock, ddio, cq_line, now);
+        if pos % CQE_COMPRESSION == CQE_COMPRESSION - 1 {
+            self.dev_write(sock, ddio, cq_line, now);
+        }
         let (d2h, h2d) = self.link_bytes(ni, payload, true);
         let loc = self.location(sock, data, allocating);
         let wr_ps = self.dma_latency_ps(ni, payload, loc, true);
@@ -972,16 +1094,24 @@ impl Engine {
         let l = &nic.link;
         let v = match nic.design {
             D::Cx5 => {
-                let (dreq, dcpl) = l.dma_read_wire_bytes(64);
                 let bell = (DOORBELL_BYTES + l.mwr_hdr_bytes()) as f64 / BURST as f64;
                 if rx {
-                    // payload + one completion entry per packet; a descriptor line per 4 packets.
-                    let d2h = (l.dma_write_wire_bytes(payload) + l.dma_write_wire_bytes(CQE_BYTES)) as f64 + dreq as f64 / 4.0;
-                    (d2h, dcpl as f64 / 4.0 + bell)
+                    // Payload + a compressed completion (one 64 B block carries
+                    // CQE_COMPRESSION mini-CQEs); a 64 B line of four RX descriptors is read per
+                    // four packets.
+                    let (dreq, dcpl) = l.dma_read_wire_bytes(64);
+                    let cqe = l.dma_write_wire_bytes(CQE_BYTES) as f64 / CQE_COMPRESSION as f64;
+                    let d2h = l.dma_write_wire_bytes(payload) as f64 + cqe + dreq as f64 / 4.0;
+                    (d2h, dcpl as f64 / 4.0)
                 } else {
+                    // The burst's descriptors are fetched with one read after the doorbell; the
+                    // payload with ceil(payload / MRRS) reads; one completion per
+                    // TX_COMPLETION_EVERY packets.
                     let (req, cpl) = l.dma_read_wire_bytes(payload);
-                    let d2h = (req + dreq) as f64 + l.dma_write_wire_bytes(CQE_BYTES) as f64 / 16.0;
-                    (d2h, (cpl + dcpl) as f64 + bell)
+                    let (wreq, wcpl) = l.dma_read_wire_bytes(TX_WQE_BYTES * BURST as u64);
+                    let d2h = (req as f64) + wreq as f64 / BURST as f64
+                        + l.dma_write_wire_bytes(CQE_BYTES) as f64 / TX_COMPLETION_EVERY as f64;
+                    (d2h, cpl as f64 + wcpl as f64 / BURST as f64 + bell)
                 }
             }
             D::Simple | D::Kernel | D::Dpdk => {
@@ -1052,11 +1182,13 @@ impl Engine {
         let mb = self.mbufs[m as usize];
         t += self.core_mem(c, mb.data_line, false, t);
         if self.apps[app].ws_lines > 0 {
-            // Per-flow state (stateful chain) or the app's own tables: dependent lookups.
+            // Dependent lookups: the stateful chain's per-flow state (addressed by the flow), or a
+            // forwarder's own code and data (anywhere in its working set).
             let (base, lines, k) = (self.apps[app].ws_base, self.apps[app].ws_lines as u64, self.apps[app].accesses_per_packet);
+            let per_flow = self.apps[app].kind == AppKind::StatefulChain;
             for i in 0..k {
-                let line = base + (mix64(((mb.flow as u64) << 8) | i as u64) % lines) as u32;
-                t += self.core_mem(c, line, i % 2 == 1, t);
+                let off = if per_flow { mix64(((mb.flow as u64) << 8) | i as u64) % lines } else { self.rng.below(lines) };
+                t += self.core_mem(c, base + off as u32, i % 2 == 1, t);
             }
         }
         t += self.apps[app].cycles_ps;
@@ -1095,7 +1227,7 @@ impl Engine {
         for i in 0..n as u64 {
             let rx = &self.nics[ni].queues[q].rx;
             let slot = ((sw + i) % rx.n) as usize;
-            let cq = rx.cq_line + slot as u32;
+            let cq = rx.cq_line + (slot as u64 / CQE_COMPRESSION) as u32;
             let m = rx.mbuf[slot];
             self.cores[c].burst.push(m);
             let mb = self.mbufs[m as usize];
@@ -1138,10 +1270,8 @@ impl Engine {
     fn tx_burst(&mut self, c: usize, mut t: u64) -> Result<u64, u64> {
         let (ni, q, pool, slot_k) = (self.cores[c].nic, self.cores[c].queue, self.cores[c].pool, self.cores[c].pool_slot);
         let need = self.cores[c].tx_pending.len() as u64;
-        // Free the buffers of completed descriptors: a ConnectX-5 driver does it as completions
-        // arrive (every burst); 82599-style drivers only once fewer than 32 slots are free, so their
-        // transmitted buffers stay in flight and lengthen the buffer reuse distance.
-        let eager = self.nics[ni].design == crate::config::NicDesign::Cx5;
+        // Free the buffers of completed descriptors (see `TxRelease`).
+        let eager = self.nics[ni].tx_release == crate::config::TxRelease::Completion;
         let mut batch = Overlap::default();
         let now = t;
         loop {
@@ -1175,7 +1305,7 @@ impl Engine {
             tx.mbuf[slot] = m;
             tx.head += 1;
             let wqe = tx.wqe_line + slot as u32;
-            let cq = tx.cq_line + ((pos / 16) % 64) as u32;
+            let cq = tx.cq_line + ((pos / TX_COMPLETION_EVERY) % 64) as u32;
             batch.add(self.core_mem(c, wqe, true, now));
             // NIC side: descriptor fetch, packet DMA read, wire.
             let mb = self.mbufs[m as usize];
@@ -1184,7 +1314,7 @@ impl Engine {
             for l in 0..payload.div_ceil(64) as u32 {
                 all_hit &= self.dev_read(mb.data_line + l, doorbell);
             }
-            if pos % 16 == 15 {
+            if pos % TX_COMPLETION_EVERY == TX_COMPLETION_EVERY - 1 {
                 self.dev_write(sock, self.nics[ni].ddio, cq, doorbell);
             }
             let (d2h, h2d) = self.link_bytes(ni, payload, false);

@@ -7,9 +7,10 @@
 //! several hundred ns near saturation on a 90 ns part — the shape of Intel MLC loaded-latency
 //! curves on Skylake-SP. A windowed load, rather than one server's busy-until time, keeps the model
 //! correct when agents report transfers slightly out of time order (a NIC's DMA reads are issued at
-//! doorbell time but spread over the link time). MBA (Memory Bandwidth Allocation) delays a
-//! throttled core's requests so that the core alone cannot exceed `mba% × core bandwidth`, which
-//! is how MBA's request-rate throttling looks from the core.
+//! doorbell time but spread over the link time). MBA (Memory Bandwidth Allocation) is a request
+//! rate controller between a core's L2 and the mesh (Intel SDM Vol. 3B, "Memory Bandwidth
+//! Allocation"): it spaces every request that leaves the L2 — LLC hits as well as DRAM reads — so
+//! that the core alone cannot exceed `mba% × core bandwidth`.
 
 const WINDOW_PS: u64 = 1_000_000;
 

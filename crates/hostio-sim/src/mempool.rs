@@ -9,6 +9,8 @@
 use std::collections::VecDeque;
 
 pub struct Mempool {
+    first: u32,
+    count: u32,
     ring: VecDeque<u32>,
     caches: Vec<Vec<u32>>,
     cache_size: usize,
@@ -19,11 +21,18 @@ impl Mempool {
     /// Objects `first..first+count`, `cores` per-core caches of `cache_size`.
     pub fn new(first: u32, count: u32, cores: usize, cache_size: usize) -> Mempool {
         Mempool {
+            first,
+            count,
             ring: (first..first + count).collect(),
             caches: (0..cores).map(|_| Vec::with_capacity(cache_size * 2)).collect(),
             cache_size,
             flush_threshold: cache_size + cache_size / 2,
         }
+    }
+
+    /// Every object of the pool, wherever it is.
+    pub fn objects(&self) -> std::ops::Range<u32> {
+        self.first..self.first + self.count
     }
 
     pub fn alloc(&mut self, core: usize) -> Option<u32> {
