@@ -4,20 +4,26 @@
 //! * **Geometry.** `slices × sets × ways` lines of 64 B. The set index is physical-address bits
 //!   6.. (inside a 2 MiB page, so a buffer's offset decides its set); the slice is an XOR-parity
 //!   hash of the physical line address reduced modulo the slice count. Intel's hash for
-//!   non-power-of-two slice counts is unpublished; parity bits reduced mod 18 load the slices
-//!   unevenly (some get twice the lines of others), which is what lets a buffer set smaller than
-//!   the I/O capacity still conflict (the DDIO paper saw ~10 % misses with 187.5 KiB of buffers).
+//!   non-power-of-two slice counts is unpublished; five parity bits reduced mod 18 load the
+//!   slices unevenly (the busiest slice gets about 4/3 of the lines of the least busy one), which
+//!   is what lets a buffer set smaller than the I/O capacity still conflict (the DDIO paper saw
+//!   ~10 % misses with 187.5 KiB of buffers).
 //! * **Directory.** Every simulated line has a directory entry (where it is in this socket: LLC
 //!   way, which core's L2 and way, dirty bits, I/O history). Lookups are O(1); only victim
 //!   selection scans a set.
 //! * **Device write (ItoM, DDIO on).** Line anywhere in the hierarchy → *write update* (hit): a
 //!   copy in an L2 is invalidated and the line is written in the LLC. Not present → *write
 //!   allocate* (miss) into the I/O ways, LRU, filled from the highest way, without reading DRAM.
+//!   (Core fills take free ways from the lowest, so an empty cache does not park code and data
+//!   in the I/O ways.)
 //!   Device writes update replacement state. The victim is written back if dirty.
 //! * **Recycled I/O lines.** A line written by the device, then by a core, then by the device again
 //!   lands in the `recycled_io_mask` ways (0x003 on Skylake-SP/Cascade Lake, the "inclusive ways"
-//!   measured by the A4 and Double-Trouble studies). This is the L2 forwarder's buffer-recycling
-//!   pattern, and why the ATC'20 paper saw I/O interference at CAT mask 0x003.
+//!   measured by the A4 (ISCA'25) and Double-Trouble (USENIX Security'22) studies). hostio
+//!   triggers it on a core *store* to a device-written line (the forwarder's MAC swap): those
+//!   studies observed the migration for lines a core had written; whether a core read alone
+//!   triggers it is not published. This is the L2 forwarder's buffer-recycling pattern, and why
+//!   the ATC'20 paper saw I/O interference at CAT mask 0x003.
 //! * **Device read (PCIeRdCur).** Hit if in the LLC or in an L2 (snoop); else DRAM, without
 //!   allocation and without touching replacement state.
 //! * **Non-allocating device write** (DDIO off on the port, or a NIC on another socket): cached
@@ -125,7 +131,8 @@ pub fn slice_of(pa_line: u64, slices: u32) -> u32 {
     if slices <= 1 {
         return 0;
     }
-    // Fixed masks over line-address bits 0..36 (physical bits 6..42), drawn once from SplitMix64.
+    // Fixed, hand-chosen masks over line-address bits 0..36 (physical bits 6..42), each mixing
+    // low and high bits; not Intel's (unpublished) masks.
     const MASKS: [u64; 8] = [
         0x0b_5ad4_eceda,
         0x0c_79e7_b9d5f,

@@ -290,7 +290,7 @@ pub struct AppCfg {
     /// Compute cycles per packet beyond the kind's own work (I/O kinds).
     pub cycles_per_packet: Option<u32>,
     /// Working set, MiB: the flow table (stateful-chain, default 16), the tables an I/O app looks up
-    /// per packet (l2fwd/compute, default none), or the co-runner's data (required).
+    /// per packet (l2fwd/compute, default 2: its own code and data), or the co-runner's data (required).
     pub working_set_mib: Option<f64>,
     /// Cache-hungry co-runner: accesses per µs.
     pub accesses_per_us: Option<f64>,

@@ -6,10 +6,15 @@
 //! NIC), `Core` (a poll-mode core finishes its current step), `CoRunner` (1 µs of a co-runner's
 //! accesses), `PauseRefresh` and `Warmup`. Cache work inside an event runs line by line.
 //!
+//! # Traffic
+//! A generator sends trains of `train_packets` frames back to back at the NIC's line rate, then
+//! pauses so that the average is the offered rate. RSS hashes each flow to a queue, or
+//! flow-director rules load the first queue `imbalance` × the mean.
+//!
 //! # The receive path
-//! A frame arrives; RSS picks the queue. If the queue has a posted descriptor and no backlog, the
+//! A frame arrives; the queue is chosen as above. If the queue has a posted descriptor and no backlog, the
 //! NIC DMA-writes it at once: the d2h PCIe direction is a bounded resource (payload + 24 B per
-//! TLP + the 64 B completion entry), each payload line is an ItoM into the hierarchy of the
+//! TLP + a compressed completion entry), each payload line is an ItoM into the hierarchy of the
 //! buffer's home socket (allocating only if DDIO is on for the port and the NIC is on that
 //! socket), and the descriptor becomes visible `dma_write_latency` after the last byte. Without a
 //! descriptor the frame waits in the on-NIC buffer; a full buffer drops it, or with flow control
@@ -20,10 +25,12 @@
 //! buffer with one from its mempool cache (LIFO) and writes the RX descriptor, then processes the
 //! packets one per event: mbuf metadata, the header line, the app's own work and cycles, the
 //! header write (MAC swap). At the end of the burst it transmits: it frees completed TX buffers
-//! when fewer than 32 TX slots are free (DPDK's lazy cleanup, so transmitted buffers stay in
-//! flight until then), writes a 64 B TX descriptor per packet and rings the doorbell. Every access
-//! costs its level's latency (L2, LLC, another L2, local or remote DRAM with queueing and MBA), so
-//! leaky DMA slows the core and queues grow.
+//! (at every burst, as the mlx5 PMD does, or — `tx_release = "threshold"` — only once fewer
+//! than 32 TX slots are free, so transmitted buffers stay in flight), writes a 64 B TX
+//! descriptor per packet and rings the doorbell. Every access costs its level's latency (L2,
+//! LLC, another L2, local or remote DRAM with queueing); MBA spaces every request that leaves
+//! the L2. So leaky DMA slows the core and queues grow. Programs start warm: working sets, mbuf
+//! metadata and descriptor rings are touched once before traffic starts.
 //!
 //! # The transmit path
 //! The NIC fetches each descriptor and DMA-reads the packet (PCIeRdCur per line: hits in LLC or
