@@ -54,7 +54,6 @@ def register(sub) -> None:
                    help="keys to search (default platform.ddio_ways, every NIC's rx_descriptors, every app's cores)")
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
     p.add_argument("--seeds", type=int, default=3, metavar="N", help="seeds per setting (default 3)")
-    p.add_argument("--out", default=None, help="keep the search as a sweep folder (resumable, readable by hostio report)")
     p.add_argument("--json", metavar="PATH|-", help="write the advice as JSON to PATH, or to stdout with -")
     _scheduler_options(p)
     p.add_argument("--quiet", action="store_true")
@@ -215,7 +214,7 @@ def cmd_advise(args) -> int:
 
     path = resolve_scenario(args.scenario)
     adv = advise.advise(path, goal=args.goal, slo=args.slo, knobs=advise.parse_knobs(args.knobs), set=args.set,
-                        seeds=args.seeds, out=args.out, jobs=args.jobs, scheduler=args.scheduler,
+                        seeds=args.seeds, jobs=args.jobs, scheduler=args.scheduler,
                         progress=not (args.quiet or args.json == "-"))
     if args.json:
         write_json(adv, args.json)
