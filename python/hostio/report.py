@@ -156,11 +156,14 @@ def _sweep_figures(ok, axes: dict, varying: list[str], metrics) -> list[str]:
     out = []
     if len(varying) == 1:
         x = varying[0]
-        n = len(metrics)
-        fig, axs = plt.subplots(1, n, figsize=(3.6 * n, 3.2), squeeze=False)
+        ncol = min(len(metrics), 3)
+        nrow = -(-len(metrics) // ncol)
+        fig, axs = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.3 * nrow), squeeze=False)
+        for ax in axs.flat[len(metrics):]:
+            ax.set_visible(False)
         s = summ.sort_values(x) if _numeric(axes[x]) else summ
         xs = s[x].astype(float) if _numeric(axes[x]) else range(len(s))
-        for ax, (c, label) in zip(axs[0], metrics):
+        for ax, (c, label) in zip(axs.flat, metrics):
             ax.plot(xs, s[c], marker="o", color="tab:blue", label="median")
             ax.fill_between(xs, s[c + ".min"], s[c + ".max"], color="tab:blue", alpha=0.2, label="min–max over seeds")
             ax.set_xlabel(x)
@@ -196,7 +199,8 @@ def _sweep_figures(ok, axes: dict, varying: list[str], metrics) -> list[str]:
                 ax.set_ylabel(ya, fontsize=8)
                 if len(grid.index) * len(grid.columns) <= 64:
                     for (i, j), v in _cells(grid):
-                        ax.text(j, i, f"{v:.3g}", ha="center", va="center", fontsize=7, color="w")
+                        light = im.norm(v) > 0.6  # viridis is light at the top: dark text there
+                        ax.text(j, i, f"{v:.3g}", ha="center", va="center", fontsize=7, color="k" if light else "w")
                 if rest:
                     ax.set_title(", ".join(f"{k}={v}" for k, v in zip(rest, combo)), fontsize=8)
                 fig.colorbar(im, ax=ax)
@@ -250,7 +254,7 @@ def _scenarios(folder: Path) -> dict:
     return out
 
 
-def _inline(text: str, folder: Path) -> str:
+def _inline(text: str) -> str:
     text = html.escape(text, quote=False)
     text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
     text = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", text)
@@ -269,7 +273,7 @@ def markdown(md: str, folder: Path) -> str:
         ln = lines[i]
         if ln.startswith("#"):
             level = len(ln) - len(ln.lstrip("#"))
-            out.append(f"<h{level}>{_inline(ln[level:].strip(), folder)}</h{level}>")
+            out.append(f"<h{level}>{_inline(ln[level:].strip())}</h{level}>")
         elif m := re.fullmatch(r"!\[([^\]]*)\]\(([^)]+)\)", ln.strip()):
             img = folder / m.group(2)
             if img.is_file() and img.resolve().is_relative_to(folder.resolve()):
@@ -287,13 +291,13 @@ def markdown(md: str, folder: Path) -> str:
                     rows.append(cells)
                 i += 1
             i -= 1
-            head = "".join(f"<th>{_inline(c, folder)}</th>" for c in rows[0])
-            rest = "".join("<tr>" + "".join(f"<td>{_inline(c, folder)}</td>" for c in r) + "</tr>" for r in rows[1:])
+            head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
+            rest = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
             out.append(f"<table><tr>{head}</tr>{rest}</table>")
         elif ln.startswith("- "):
             out.append("<ul>")
             while i < len(lines) and lines[i].startswith("- "):
-                out.append(f"<li>{_inline(lines[i][2:], folder)}</li>")
+                out.append(f"<li>{_inline(lines[i][2:])}</li>")
                 i += 1
             i -= 1
             out.append("</ul>")
@@ -301,6 +305,6 @@ def markdown(md: str, folder: Path) -> str:
             summ = re.match(r"<details><summary>(.*?)</summary>", ln)
             out.append(f"<details><summary>{html.escape(summ.group(1))}</summary>" if summ else "</details>")
         elif ln.strip():
-            out.append(f"<p>{_inline(ln, folder)}</p>")
+            out.append(f"<p>{_inline(ln)}</p>")
         i += 1
     return "\n".join(out)
