@@ -520,24 +520,6 @@ def summarize(df, axes: Sequence[str], metrics: Sequence[str] | None = None):
     return pd.DataFrame(rows)
 
 
-def table(records: Sequence[dict]) -> list[dict]:
-    """Rows for CSV from ``run_points`` records: the point's overrides as columns, then the
-    flattened metrics (or ``error``)."""
-    rows = []
-    for rec in records:
-        row = {}
-        for ov in rec["overrides"]:
-            k, v = ov.split("=", 1)
-            row[k] = v.strip('"')
-        if "result" in rec:
-            row.update(flatten(rec["result"]))
-            row["seed"] = rec["result"]["seed"]
-        else:
-            row["error"] = rec["error"]
-        rows.append(row)
-    return rows
-
-
 def write_csv(rows: Sequence[dict], path: str | os.PathLike) -> None:
     """Write rows to CSV atomically (all columns that appear in any row)."""
     import csv
