@@ -6,6 +6,7 @@ setup:
 
 reproduce: setup
 	.venv/bin/hostio reproduce --out out/ddio
+	.venv/bin/hostio report out/ddio --out out/ddio/report.html
 
 test: setup
 	cargo test --release --workspace --exclude hostio-py -q

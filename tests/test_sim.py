@@ -66,32 +66,6 @@ def test_same_seed_identical_json_and_seed_changes_it():
     assert a["metrics"] != c["metrics"]
 
 
-def test_sweep_results_do_not_depend_on_worker_count(tmp_path):
-    path = sim.scenario_path("quickstart")
-    axes = {"nics.nic0.rx_descriptors": [128, 1024], "traffic.t0.packet_size": [512, 1500]}
-    one = sweep.sweep(path, axes, set=SHORT, jobs=1, progress=False)
-    two = sweep.sweep(path, axes, set=SHORT, jobs=2, progress=False)
-    assert [strip_wall(r["result"]) for r in one] == [strip_wall(r["result"]) for r in two]
-    assert one[0]["overrides"] == ["run.duration_us=300", "run.warmup_us=300", "nics.nic0.rx_descriptors=128", "traffic.t0.packet_size=512"]
-
-
-def test_sweep_resumes_from_finished_points(tmp_path):
-    path = sim.scenario_path("quickstart")
-    axes = {"nics.nic0.rx_descriptors": [128, 256]}
-    first = sweep.sweep(path, axes, set=SHORT, out=tmp_path, jobs=1, progress=False)
-    lines = (tmp_path / "points.jsonl").read_text().splitlines()
-    assert len(lines) == 2
-    again = sweep.sweep(path, axes, set=SHORT, out=tmp_path, jobs=1, progress=False)
-    assert len((tmp_path / "points.jsonl").read_text().splitlines()) == 2, "finished points are not re-run"
-    assert [r["result"] for r in first] == [r["result"] for r in again]
-
-
-def test_sweep_validates_every_point_before_running(tmp_path):
-    with pytest.raises(hostio.ConfigError, match="rx_descriptors"):
-        sweep.sweep(sim.scenario_path("quickstart"), {"nics.nic0.rx_descriptors": [128, 100]}, out=tmp_path, progress=False)
-    assert not (tmp_path / "points.jsonl").exists() or (tmp_path / "points.jsonl").read_text() == ""
-
-
 def test_config_error_is_a_value_error_naming_key_value_allowed():
     with pytest.raises(ValueError) as e:
         sim.run(sim.scenario_path("quickstart"), set=["platform.ddio_mask=0x603"])

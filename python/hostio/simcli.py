@@ -1,7 +1,8 @@
-"""``hostio run | check | presets | sweep | reproduce``: the simulator's command line."""
+"""``hostio run | check | presets | sweep | report | advise | reproduce``: the simulator's command line."""
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import sys
@@ -29,14 +30,34 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_presets)
 
-    p = sub.add_parser("sweep", help="run a scenario over one or more keys, in parallel processes")
+    p = sub.add_parser("sweep", help="run a scenario over keys and seeds, locally or on a Dask cluster")
     p.add_argument("scenario")
-    p.add_argument("--axis", action="append", required=True, metavar="KEY.PATH=V1,V2,...", help="a swept key (repeatable; cartesian product)")
+    p.add_argument("--axis", action="append", required=True, metavar="KEY.PATH=V1,V2,...", help="a swept key (repeatable, each key once; cartesian product)")
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
-    p.add_argument("--out", required=True, help="folder for points.jsonl and table.csv (re-running resumes)")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
+    p.add_argument("--seeds", type=int, default=None, metavar="N", help="run every point on N seeds (run.seed and the N-1 after it)")
+    p.add_argument("--out", required=True, help="folder for results.parquet, table.csv, points.jsonl (re-running resumes)")
+    _scheduler_options(p)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("report", help="one self-contained HTML page for a sweep or reproduce folder")
+    p.add_argument("folder", help="a folder written by hostio sweep --out or hostio reproduce --out")
+    p.add_argument("--out", default=None, help="HTML file to write (default FOLDER/report.html)")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("advise", help="search knobs for the cheapest setting that meets a latency, throughput or miss goal")
+    p.add_argument("scenario")
+    p.add_argument("--goal", required=True, choices=("p99", "throughput", "misses"))
+    p.add_argument("--slo", type=float, default=None, metavar="VALUE",
+                   help="p99: ns at most; throughput: Gb/s at least; misses: DMA write miss rate at most (defaults: see README)")
+    p.add_argument("--knobs", default=None, metavar="KEY[=V1,V2..],...",
+                   help="keys to search (default platform.ddio_ways, every NIC's rx_descriptors, every app's cores)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    p.add_argument("--seeds", type=int, default=3, metavar="N", help="seeds per setting (default 3)")
+    p.add_argument("--json", metavar="PATH|-", help="write the advice as JSON to PATH, or to stdout with -")
+    _scheduler_options(p)
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_advise)
 
     p = sub.add_parser("reproduce", help="reproduce the DDIO paper's experiments: figures, tables, summary")
     p.add_argument("--out", default="out/ddio", help="output folder (default out/ddio)")
@@ -44,8 +65,16 @@ def register(sub) -> None:
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
     p.add_argument("--quick", action="store_true", help="shorter simulated time per point (smoke runs)")
+    p.add_argument("--scheduler", default="local", metavar="S", help="local (default), dask, or tcp://HOST:PORT")
+    p.add_argument("--seeds", type=int, default=None, metavar="N", help="run every point on N seeds")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_reproduce)
+
+
+def _scheduler_options(p) -> None:
+    p.add_argument("--scheduler", default="local", metavar="S",
+                   help="local (default: processes here), dask (a LocalCluster), or tcp://HOST:PORT (a running Dask scheduler)")
+    p.add_argument("--jobs", type=int, default=None, help="local or dask worker processes (default: CPU count)")
 
 
 def resolve_scenario(arg: str) -> str:
@@ -151,15 +180,47 @@ def cmd_presets(args) -> int:
 
 def cmd_sweep(args) -> int:
     path = resolve_scenario(args.scenario)
-    axes = dict(sweeps.parse_axis(a) for a in args.axis)
-    recs = sweeps.sweep(path, axes, set=args.set, out=args.out, jobs=args.jobs, progress=not args.quiet)
-    rows = sweeps.table(recs)
-    sweeps.write_csv(rows, Path(args.out) / "table.csv")
-    failed = [r for r in recs if "error" in r]
-    print(f"{len(recs) - len(failed)} points done, {len(failed)} failed; table: {Path(args.out) / 'table.csv'}")
-    for r in failed:
-        print(f"  point {r['index']} ({' '.join(r['overrides'])}): {r['error']}", file=sys.stderr)
-    return 1 if failed else 0
+    axes = sweeps.parse_axes(args.axis)
+    out = Path(args.out)
+    df = sweeps.sweep(path, axes, set=args.set, seeds=args.seeds, out=out, jobs=args.jobs,
+                      scheduler=args.scheduler, progress=not args.quiet)
+    failed = df[df["error"].notna()]
+    print(f"{len(df) - len(failed)} points done, {len(failed)} failed; table: {out / 'results.parquet'} (and table.csv)")
+    if args.seeds and args.seeds > 1 and len(failed) < len(df):
+        summ = sweeps.summarize(df, list(axes))
+        cols = [c for c in summ.columns if not c.endswith((".min", ".max"))]
+        print("median over seeds [min, max]:")
+        for r in summ.to_dict("records"):
+            cells = [f"{k}={r[k]}" for k in axes]
+            cells += [f"{m} {r[m]:.4g} [{r[m + '.min']:.4g}, {r[m + '.max']:.4g}]" for m in cols if m not in axes and m != "seeds"]
+            print("  " + "  ".join(cells))
+    for r in failed.to_dict("records"):
+        where = " ".join(f"{k}={r[k]}" for k in axes)
+        print(f"  point {where} seed {r['seed']}: {r['error']}", file=sys.stderr)
+    return 1 if len(failed) else 0
+
+
+def cmd_report(args) -> int:
+    from hostio import report
+
+    dest = args.out or str(Path(args.folder) / "report.html")
+    report.write(args.folder, dest)
+    print(f"report: {dest}")
+    return 0
+
+
+def cmd_advise(args) -> int:
+    from hostio import advise
+
+    path = resolve_scenario(args.scenario)
+    adv = advise.advise(path, goal=args.goal, slo=args.slo, knobs=advise.parse_knobs(args.knobs), set=args.set,
+                        seeds=args.seeds, jobs=args.jobs, scheduler=args.scheduler,
+                        progress=not (args.quiet or args.json == "-"))
+    if args.json:
+        write_json(adv, args.json)
+    if args.json != "-":
+        print(advise.describe(adv))
+    return 0 if adv["met"] else 1
 
 
 def cmd_reproduce(args) -> int:
@@ -176,5 +237,11 @@ def cmd_reproduce(args) -> int:
         bad = [s for s in only if s not in known]
         if bad:
             raise config_error("--only", ",".join(bad), "experiment ids among: " + ", ".join(sorted(known)))
-    ok = repro.reproduce(args.out, only=only, jobs=args.jobs, quick=args.quick, progress=not args.quiet)
+    extra = {}
+    for name, value, default in (("scheduler", args.scheduler, "local"), ("seeds", args.seeds, None)):
+        if value != default:
+            if name not in inspect.signature(repro.reproduce).parameters:
+                raise config_error(f"--{name}", value, f"the default ({default or 'one seed'}): reproduce does not take --{name} yet")
+            extra[name] = value
+    ok = repro.reproduce(args.out, only=only, jobs=args.jobs, quick=args.quick, progress=not args.quiet, **extra)
     return 0 if ok else 1

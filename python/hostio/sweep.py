@@ -1,8 +1,20 @@
-"""Sweeps: one scenario, one or more keys varied, points run in parallel local processes.
+"""Sweeps: one scenario, keys varied over a cartesian product and over seeds, points run in local
+processes or on a Dask cluster, results as a typed table.
 
-Each finished point is appended to ``<out>/points.jsonl`` at once, so an interrupted sweep keeps
-what it finished and a re-run with the same arguments skips those points. Every point runs with
-the scenario's own seed, so results do not depend on the number of workers or their order.
+``hostio.sweep(scenario, axes, seeds=N, out=DIR, scheduler=S)`` returns a pandas DataFrame with one
+row per point and seed: a column per axis, ``seed``, ``point_id``, ``scenario_hash``, the flattened
+metrics (``throughput_gbps``, ``apps.fwd.latency_ns.p99``, ...) and ``error`` (null when the point
+ran). With ``out`` the folder holds ``points.jsonl`` (one record per finished point, appended as it
+finishes), ``sweep.json`` (what was asked), ``results.parquet`` and ``table.csv``;
+``hostio.load(DIR)`` reads a finished or a partial sweep back.
+
+Schedulers: ``local`` (worker processes of this one), ``dask`` (a ``dask.distributed``
+LocalCluster) or ``tcp://HOST:PORT`` (a running Dask scheduler with its workers). A point's result
+depends only on its scenario and seed, so the table is the same whichever runs it.
+
+A point's identity is a hash of its resolved scenario (what ``hostio check`` prints: platform file
+facts, presets and defaults included) and the hostio version; a re-run with ``out`` reuses only
+records whose identity matches. An output folder is locked while a sweep writes it.
 
 >>> from hostio.sweep import expand
 >>> expand({"nics.nic0.rx_descriptors": [128, 256], "traffic.t0.packet_size": [64]})
@@ -11,18 +23,26 @@ the scenario's own seed, so results do not depend on the number of workers or th
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import ctypes
+import fcntl
 import hashlib
 import itertools
 import json
 import multiprocessing
 import os
+import signal
 import sys
-import time
+import types
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from hostio import sim
 from hostio.errors import ConfigError, config_error
+
+SCHEDULERS = "local, dask, or tcp://HOST:PORT of a running Dask scheduler"
+#: Columns of the results table that are not metrics.
+ID_COLUMNS = ("seed", "point_id", "scenario_hash", "error")
 
 
 def expand(axes: Mapping[str, Sequence]) -> list[list[str]]:
@@ -56,44 +76,140 @@ def parse_axis(spec: str) -> tuple[str, list]:
     return key.strip(), out
 
 
-def _point_id(text: str, overrides: Sequence[str]) -> str:
-    return hashlib.sha256((text + "\0" + "\n".join(overrides)).encode()).hexdigest()[:16]
+def parse_axes(specs: Iterable[str]) -> dict[str, list]:
+    """Several ``--axis`` options; a key given twice is an error (its values belong in one option)."""
+    axes: dict[str, list] = {}
+    for spec in specs:
+        key, vals = parse_axis(spec)
+        if key in axes:
+            raise config_error("--axis", spec, f"each key once; {key} is already an axis: give all its values in one --axis {key}=V1,V2,...")
+        axes[key] = vals
+    return axes
+
+
+def point_id(text: str, overrides: Sequence[str]) -> str:
+    """Identity of a point: its resolved scenario and the hostio version (raises ConfigError when invalid)."""
+    resolved = sim.check(text, set=overrides)
+    blob = json.dumps({"hostio": _version(), "resolved": resolved}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def _version() -> str:
+    from hostio import __version__
+
+    return __version__
 
 
 def _run_point(job: tuple[int, str, list[str]]) -> tuple[int, dict | None, str | None]:
+    """Run one point; every failure comes back as a string (a Rust panic is a BaseException that
+    neither ``except Exception`` catches nor pickle carries between processes)."""
     index, text, overrides = job
     try:
         return index, sim.run(text, set=overrides), None
     except ConfigError as exc:
         return index, None, str(exc)
-    except Exception as exc:  # a crash in one point must not lose the others
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a crash in one point must not lose the others
         return index, None, f"{type(exc).__name__}: {exc}"
 
 
-class _Progress:
-    def __init__(self, total: int, label: str, enabled: bool):
-        self.total, self.label, self.enabled = total, label, enabled
-        self.done = self.failed = 0
-        self.start = time.monotonic()
-        self.tty = sys.stderr.isatty()
+def _worker_init(parent: int) -> None:
+    """Local workers: Ctrl-C is the parent's to handle, and a worker dies with its parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    if os.getppid() != parent:
+        os._exit(1)
 
-    def update(self, ok: bool, note: str = "") -> None:
-        self.done += 1
-        self.failed += 0 if ok else 1
-        if not self.enabled:
-            return
-        el = time.monotonic() - self.start
-        eta = el / self.done * (self.total - self.done) if self.done else 0.0
-        width = 24
-        fill = int(width * self.done / max(self.total, 1))
-        line = f"{self.label} [{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total}"
-        line += f" failed {self.failed}" if self.failed else ""
-        line += f" {el:5.1f}s eta {eta:5.1f}s"
-        if self.tty:
-            end = "\n" if self.done == self.total else ""
-            print("\r" + line + (f" {note}" if note else ""), end=end, file=sys.stderr, flush=True)
-        else:
-            print(line + (f" {note}" if note else ""), file=sys.stderr, flush=True)
+
+# ---------------------------------------------------------------------------------------------
+# The output folder: lock, record log, atomic files
+
+
+_held: dict[str, tuple[int, object]] = {}
+
+
+@contextlib.contextmanager
+def locked(folder: str | os.PathLike):
+    """Hold ``folder/.lock`` (created with the folder); a second writer gets a ConfigError."""
+    key = os.path.realpath(folder)
+    if key in _held:  # re-entered by this process (sweep → run_points)
+        n, f = _held[key]
+        _held[key] = (n + 1, f)
+        try:
+            yield
+        finally:
+            n, f = _held[key]
+            _held[key] = (n - 1, f)
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    f = open(Path(folder) / ".lock", "a+")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        who = f.read().strip() or "?"
+        f.close()
+        raise config_error("--out", str(folder), f"a folder no other sweep is writing (pid {who} holds it)") from None
+    f.seek(0)
+    f.truncate()
+    f.write(str(os.getpid()))
+    f.flush()
+    _held[key] = (1, f)
+    try:
+        yield
+    finally:
+        del _held[key]
+        f.close()
+
+
+def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
+    """Finished records of ``points.jsonl`` by point id. A torn last record (an interrupted write)
+    is skipped, and with ``repair`` cut off so the next record starts on a line of its own."""
+    if not path.exists():
+        return {}
+    data = path.read_bytes()
+    recs: dict[str, dict] = {}
+    good_end = 0
+    pos = 0
+    for line in data.splitlines(keepends=True):
+        pos += len(line)
+        if not line.endswith(b"\n"):
+            break
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        good_end = pos
+        if isinstance(rec, dict) and "id" in rec and ("result" in rec or "error" in rec):
+            recs[rec["id"]] = rec
+    if repair and good_end < len(data) and not data.endswith(b"\n"):
+        with path.open("r+b") as f:
+            f.truncate(good_end)
+    return recs
+
+
+def _writable(path: Path) -> Path:
+    if path.is_dir():
+        raise config_error("--out", str(path), "a path where a file can be written (a folder of that name is in the way)")
+    return path
+
+
+def write_atomic(path: str | os.PathLike, write) -> None:
+    """``write(tmp_path)`` then rename over ``path``; the temporary file never outlives a failure."""
+    path = _writable(Path(path))
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        write(tmp)
+        tmp.replace(path)
+    finally:
+        with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+            tmp.unlink()
+
+
+# ---------------------------------------------------------------------------------------------
+# Running points
 
 
 def run_points(
@@ -103,68 +219,137 @@ def run_points(
     jobs: int | None = None,
     label: str = "sweep",
     progress: bool = True,
+    scheduler: str = "local",
 ) -> list[dict]:
     """Run ``(scenario_text, overrides)`` points; returns one record per point, in order:
-    ``{"index", "overrides", "result"}`` or ``{"index", "overrides", "error"}``."""
+    ``{"index", "id", "overrides", "result"}`` or ``{"index", "id", "overrides", "error"}``.
+    Every point is validated first (ConfigError before anything runs). ``scheduler``: see the
+    module doc; ``jobs`` is the number of local worker processes (default: CPU count)."""
+    _check_scheduler(scheduler)
+    return _run_points(points, [point_id(t, o) for t, o in points], out, jobs, label, progress, scheduler)
+
+
+def _run_points(points, ids, out, jobs, label, progress, scheduler) -> list[dict]:
+    _check_scheduler(scheduler)
     jobs = max(1, jobs or os.cpu_count() or 1)
+    if out is None:
+        return _run(points, ids, {}, None, jobs, label, progress, scheduler)
+    outp = Path(out)
+    with locked(outp):
+        logp = _writable(outp / "points.jsonl")
+        done = read_log(logp, repair=True)
+        with logp.open("a") as log:
+            return _run(points, ids, done, log, jobs, label, progress, scheduler)
+
+
+def _check_scheduler(s: str) -> None:
+    if s in ("local", "dask") or s.startswith("tcp://") and ":" in s[6:]:
+        return
+    raise config_error("--scheduler", s, SCHEDULERS)
+
+
+def _run(points, ids, done, log, jobs, label, progress, scheduler) -> list[dict]:
+    from tqdm import tqdm
+
     records: dict[int, dict] = {}
-    log = None
-    if out is not None:
-        outp = Path(out)
-        outp.mkdir(parents=True, exist_ok=True)
-        logp = outp / "points.jsonl"
-        ids = {_point_id(t, o): i for i, (t, o) in enumerate(points)}
-        if logp.exists():
-            for line in logp.read_text().splitlines():
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut short by an interrupt
-                i = ids.get(rec.get("id"))
-                if i is not None and "result" in rec:
-                    records[i] = {"index": i, "overrides": points[i][1], "result": rec["result"]}
-        log = logp.open("a")
+    for i, pid in enumerate(ids):
+        rec = done.get(pid)
+        if rec is not None and "result" in rec:  # failed points are tried again
+            records[i] = {"index": i, "id": pid, "overrides": list(points[i][1]), "result": rec["result"]}
     todo = [(i, t, list(o)) for i, (t, o) in enumerate(points) if i not in records]
-    bar = _Progress(len(points), label, progress)
-    bar.done = len(records)
+    bar = tqdm(total=len(points), initial=len(records), desc=label.strip(), unit="pt", file=sys.stderr,
+               disable=not (progress and sys.stderr.isatty()), dynamic_ncols=True)
+    failed = 0
 
     def finish(i: int, res: dict | None, err: str | None) -> None:
-        rec = {"index": i, "overrides": points[i][1]}
+        nonlocal failed
+        rec = {"index": i, "id": ids[i], "overrides": list(points[i][1])}
         if err is None:
             rec["result"] = res
         else:
             rec["error"] = err
+            failed += 1
+            bar.set_postfix_str(f"failed {failed}", refresh=False)
         records[i] = rec
         if log is not None:
-            log.write(json.dumps({"id": _point_id(*points[i]), **rec}) + "\n")
+            log.write(json.dumps(rec) + "\n")
             log.flush()
-        bar.update(err is None, "" if err is None else f"point {i} failed: {err}")
+        bar.update(1)
 
     try:
-        if jobs == 1 or len(todo) <= 1:
+        if todo and scheduler != "local":
+            _run_dask(todo, finish, scheduler, jobs)
+        elif jobs == 1 or len(todo) <= 1:
             for job in todo:
                 finish(*_run_point(job))
-        else:
-            # fork: workers inherit the loaded module and need no importable __main__; the compiled
-            # module starts no threads, so forking is safe.
-            methods = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-            with cf.ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
-                futs = [pool.submit(_run_point, job) for job in todo]
-                try:
-                    for fut in cf.as_completed(futs):
-                        try:
-                            finish(*fut.result())
-                        except cf.process.BrokenProcessPool as exc:
-                            i = todo[futs.index(fut)][0]
-                            finish(i, None, f"worker died: {exc}")
-                except KeyboardInterrupt:
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
+        elif todo:
+            _run_local(todo, finish, jobs)
     finally:
-        if log is not None:
-            log.close()
+        bar.close()
     return [records[i] for i in range(len(points))]
+
+
+def _run_local(todo, finish, jobs) -> None:
+    # fork: workers inherit the loaded module and need no importable __main__; the compiled
+    # module starts no threads, so forking is safe.
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx,
+                                  initializer=_worker_init, initargs=(os.getpid(),))
+    futs = {pool.submit(_run_point, job): job[0] for job in todo}
+    try:
+        for fut in cf.as_completed(futs):
+            try:
+                finish(*fut.result())
+            except cf.process.BrokenProcessPool as exc:
+                finish(futs[fut], None, f"worker died: {exc}")
+    except BaseException:
+        for p in list(getattr(pool, "_processes", {}).values()):
+            p.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str, jobs: int):
+    """A ``dask.distributed`` Client: a LocalCluster of ``jobs`` processes, or the scheduler at
+    ``tcp://HOST:PORT``. A scheduler that does not answer is a ConfigError."""
+    import logging
+
+    from dask.distributed import Client, LocalCluster
+
+    if scheduler == "dask":
+        with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError) as exc:
+        raise config_error("--scheduler", scheduler, f"{SCHEDULERS} (it did not answer: {exc})") from None
+    with client:
+        yield client
+
+
+def _run_dask(todo, finish, scheduler, jobs) -> None:
+    from dask.distributed import as_completed
+
+    with dask_client(scheduler, jobs) as client:
+        futs = {client.submit(_run_point, job, pure=False): job[0] for job in todo}
+        try:
+            for fut in as_completed(list(futs)):
+                try:
+                    finish(*fut.result())
+                except Exception as exc:  # a worker lost (KilledWorker) or a result that did not come back
+                    finish(futs[fut], None, f"{type(exc).__name__}: {exc}")
+        except BaseException:
+            client.cancel(list(futs))
+            raise
+
+
+# ---------------------------------------------------------------------------------------------
+# Sweeps and their tables
 
 
 def sweep(
@@ -172,25 +357,66 @@ def sweep(
     axes: Mapping[str, Sequence],
     *,
     set: Iterable[str] = (),
+    seeds: int | Sequence[int] | None = None,
     out: str | os.PathLike | None = None,
     jobs: int | None = None,
+    scheduler: str = "local",
     progress: bool = True,
-) -> list[dict]:
-    """Run the cartesian product of ``axes`` over ``scenario``; see :func:`run_points`."""
+):
+    """Run the cartesian product of ``axes`` (× ``seeds``) over ``scenario``; returns the results
+    DataFrame (see the module doc). ``seeds``: a count N (the scenario's ``run.seed`` and the N-1
+    after it) or a list of seeds; default the scenario's own seed."""
+    _check_scheduler(scheduler)
     text, is_json = sim._source(scenario)
     if is_json:
         raise config_error("scenario", "mapping", "sweeps take a TOML file or TOML text")
     base = list(set)
-    combos = expand(axes)
-    # Validate every point before starting any, so a typo fails fast and writes nothing.
-    for combo in combos:
-        sim.check(text, set=base + combo)
-    return run_points([(text, base + c) for c in combos], out=out, jobs=jobs, progress=progress)
+    for ov in base:
+        if ov.split("=", 1)[0].strip() in axes:
+            raise config_error("--set", ov, "a key that is not also an --axis")
+    seed_list = _seeds(text, base, seeds)
+    if seed_list is not None and "run.seed" in axes:
+        raise config_error("--axis", "run.seed", "--seeds instead of a run.seed axis")
+    combos = list(itertools.product(expand(axes), seed_list or [None]))
+    points = [(text, base + c + ([] if s is None else [f"run.seed={s}"])) for c, s in combos]
+    values = list(itertools.product(*axes.values()))
+    outp = Path(out) if out is not None else None
+    if outp is None:
+        recs = _run_points(points, [point_id(t, o) for t, o in points], None, jobs, "sweep", progress, scheduler)
+        return _frame(axes, [(v, s) for v, s in itertools.product(values, seed_list or [None])], recs)
+    ids = [point_id(t, o) for t, o in points]  # validate before the folder is touched
+    with locked(outp):
+        for name in ("sweep.json", "results.parquet", "table.csv"):
+            _writable(outp / name)
+        manifest = {
+            "hostio": _version(), "scenario": text, "set": base, "axes": dict(axes), "seeds": seed_list,
+            "points": [{"id": pid, "values": list(v), "seed": s}
+                       for pid, (v, s) in zip(ids, itertools.product(values, seed_list or [None]))],
+        }
+        write_atomic(outp / "sweep.json", lambda p: p.write_text(json.dumps(manifest, indent=1) + "\n"))
+        try:
+            _run_points(points, ids, outp, jobs, "sweep", progress, scheduler)
+        finally:  # also after Ctrl-C: the tables hold the points finished so far
+            df = load(outp)
+            write_tables(df, outp)
+    return df
+
+
+def _seeds(text: str, base: list[str], seeds) -> list[int] | None:
+    if seeds is None:
+        return None
+    if isinstance(seeds, int):
+        if seeds < 1:
+            raise config_error("--seeds", seeds, "a count of 1 or more")
+        first = int(sim.check(text, set=base)["scenario"]["run"]["seed"])
+        return [first + k for k in range(seeds)]
+    return [int(s) for s in seeds]
 
 
 def flatten(result: dict) -> dict:
-    """One tidy row of scalar metrics: ``metrics.*`` keys plus ``apps.<name>.*`` columns."""
-    row: dict = {}
+    """One row of scalar metrics (``throughput_gbps``, ``apps.fwd.latency_ns.p99``, ...) and
+    ``scenario_hash``; wall-clock time is left out so a table does not depend on the machine."""
+    row: dict = {"scenario_hash": result["scenario_hash"]}
 
     def walk(prefix: str, v) -> None:
         if isinstance(v, dict):
@@ -200,26 +426,98 @@ def flatten(result: dict) -> dict:
             row[prefix] = v
 
     walk("", result["metrics"])
-    row["seed"] = result["seed"]
-    row["scenario_hash"] = result["scenario_hash"]
-    row["wall_seconds"] = result["wall_seconds"]
+    row["events"] = result["events"]
     return row
 
 
-def table(records: Sequence[dict]) -> list[dict]:
-    """Rows for CSV: the point's overrides as columns, then the flattened metrics."""
+def _frame(axes: Mapping[str, Sequence], keys: Sequence[tuple[tuple, int | None]], recs: Sequence[dict | None]):
+    """The results DataFrame: for each (axis values, seed) with a record, one typed row."""
+    import pandas as pd
+
     rows = []
-    for rec in records:
-        row = {}
-        for ov in rec["overrides"]:
-            k, v = ov.split("=", 1)
-            row[k] = v.strip('"')
-        if "result" in rec:
-            row.update(flatten(rec["result"]))
-        else:
-            row["error"] = rec["error"]
+    for (vals, seed), rec in zip(keys, recs):
+        if rec is None:
+            continue
+        row = dict(zip(axes, vals))
+        res = rec.get("result")
+        row["seed"] = res["seed"] if res else seed
+        row["point_id"] = rec["id"]
+        if res:
+            row.update(flatten(res))
+        row["error"] = rec.get("error")
         rows.append(row)
-    return rows
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return df
+    cols = list(axes) + [c for c in ID_COLUMNS[:3] if c in df] + [c for c in df if c not in axes and c not in ID_COLUMNS] + ["error"]
+    df = df[cols]
+    for c in df.columns:
+        if df[c].dtype == object and c != "error":
+            vals = df[c].dropna()
+            if len(vals) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+                df[c] = pd.to_numeric(df[c]).astype("float64" if any(isinstance(v, float) for v in vals) or df[c].isna().any() else "int64")
+    df["error"] = df["error"].astype("string")
+    return df
+
+
+def load(folder: str | os.PathLike):
+    """The results DataFrame of a sweep folder, finished or not (points not yet run are absent)."""
+    import pandas as pd
+
+    outp = Path(folder)
+    mpath = outp / "sweep.json"
+    if not mpath.is_file():
+        if (outp / "results.parquet").is_file():
+            return pd.read_parquet(outp / "results.parquet")
+        raise config_error("folder", str(folder), "a sweep folder (with sweep.json from hostio sweep --out)")
+    m = json.loads(mpath.read_text())
+    log = read_log(outp / "points.jsonl")
+    keys = [(tuple(p["values"]), p["seed"]) for p in m["points"]]
+    recs = [log.get(p["id"]) for p in m["points"]]
+    recs = [dict(r, id=p["id"]) if r else None for r, p in zip(recs, m["points"])]
+    df = _frame(m["axes"], keys, recs)
+    df.attrs["complete"] = all(r is not None and "result" in r for r in recs)
+    return df
+
+
+def write_tables(df, folder: str | os.PathLike) -> None:
+    """``results.parquet`` (typed) and ``table.csv`` (for spreadsheets), each written atomically."""
+    folder = Path(folder)
+    write_atomic(folder / "results.parquet", lambda p: df.to_parquet(p, index=False))
+    write_atomic(folder / "table.csv", lambda p: df.to_csv(p, index=False))
+
+
+def metric_columns(df, axes: Sequence[str] = ()) -> list[str]:
+    """Numeric metric columns of a results table (not the axes, the seed or the ids)."""
+    import pandas as pd
+
+    skip = set(axes) | set(ID_COLUMNS) | {"events"}
+    return [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
+
+
+def summarize(df, axes: Sequence[str], metrics: Sequence[str] | None = None):
+    """Median and spread over seeds: per point of the axes, ``<metric>`` (median), ``<metric>.min``,
+    ``<metric>.max`` and ``seeds`` (how many ran)."""
+    import pandas as pd
+
+    ok = df[df["error"].isna()] if "error" in df else df
+    metrics = list(metrics or [c for c in ("throughput_gbps", "latency_ns.p99", "pcie_write_hit_rate", "dropped_packets")
+                               if c in ok])
+    if ok.empty:
+        return pd.DataFrame(columns=list(axes) + ["seeds"] + metrics)
+    g = ok.groupby(list(axes), sort=False, dropna=False) if axes else [((), ok)]
+    rows = []
+    for key, part in g:
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(axes, key))
+        row["seeds"] = len(part)
+        for m in metrics:
+            col = part[m].astype("float64")
+            row[m] = col.median()
+            row[m + ".min"] = col.min()
+            row[m + ".max"] = col.max()
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def write_csv(rows: Sequence[dict], path: str | os.PathLike) -> None:
@@ -231,10 +529,22 @@ def write_csv(rows: Sequence[dict], path: str | os.PathLike) -> None:
         for k in r:
             if k not in cols:
                 cols.append(k)
-    tmp = Path(str(path) + ".tmp")
-    with tmp.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols)
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-    tmp.replace(path)
+
+    def write(tmp: Path) -> None:
+        with tmp.open("w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=cols)
+            w.writeheader()
+            for r in rows:
+                w.writerow(r)
+
+    write_atomic(path, write)
+
+
+class _CallableModule(types.ModuleType):
+    """``hostio.sweep(...)`` is :func:`sweep`; the module's other names stay attributes."""
+
+    def __call__(self, *args, **kwargs):
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

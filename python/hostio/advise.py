@@ -1,0 +1,305 @@
+"""``hostio advise``: search knobs of a scenario for the cheapest setting that meets a goal.
+
+Every combination of the knobs' candidate values runs on ``seeds`` seeds (on any sweep scheduler),
+and so does the scenario as given ("before"). A setting meets the goal when its worst seed does:
+
+- ``p99``: ``latency_ns.p99`` at most ``slo`` ns (default: 1.1 × the best median found);
+- ``throughput``: ``throughput_gbps`` at least ``slo`` (default: 0.99 × the best median found);
+- ``misses``: the DMA write miss rate (1 − ``pcie_write_hit_rate``, the leaky-DMA share of
+  packet writes that go to memory) at most ``slo`` (default 0.05).
+
+For ``p99`` and ``misses`` a setting must also keep 99 % of the scenario's median throughput, so
+no advice trades packets for latency or cache hits. Among the settings that meet the goal the
+cheapest wins: fewest cores, then fewest DDIO ways (cache taken from code and data), then the
+least change to every other knob (in steps of its candidate list). The prediction is the metrics
+of that setting on the same seeds, so ``hostio run SCENARIO --set ... --seed S`` reproduces it.
+
+Default knobs: ``platform.ddio_ways``, every NIC's ``rx_descriptors`` and every app's ``cores``,
+each over the values of ``DEFAULT_VALUES`` that the platform accepts, plus the current one.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+from typing import Iterable, Mapping, Sequence
+
+from hostio import sim
+from hostio import sweep as sweeps
+from hostio.errors import config_error
+
+GOALS = ("p99", "throughput", "misses")
+DEFAULT_VALUES = {
+    "ddio_ways": [2, 3, 4, 6, 8, 11],
+    "rx_descriptors": [128, 256, 512, 1024, 2048, 4096],
+    "tx_descriptors": [128, 256, 512, 1024, 2048, 4096],
+    "cores": [1, 2, 4, 8],
+}
+#: Metrics reported before and after, each as median, min and max over the seeds.
+REPORTED = ("throughput_gbps", "latency_ns.p99", "dma_write_miss_rate", "dropped_packets", "pause_frames", "memory_write_gbps")
+GOAL_METRIC = {"p99": "latency_ns.p99", "throughput": "throughput_gbps", "misses": "dma_write_miss_rate"}
+
+# The DDIO paper (Farshin et al., "Reexamining Direct Cache Access to Optimize I/O Intensive
+# Applications for Multi-hundred-gigabit Networks", USENIX ATC 2020), §9 and the sections it cites.
+LESSONS = {
+    "rx_descriptors": "Leaky DMA (DDIO paper §3.1, §5, summarised in §9): when the RX rings hold more buffers than the "
+    "DDIO ways can keep, new packets evict ones not yet processed, which then come back from memory; fewer descriptors "
+    "keep the I/O buffers inside the I/O ways. Too few drop packets or send PAUSE frames at high rates (§8.1), which is "
+    "why the search keeps throughput.",
+    "ddio_ways": "DDIO capacity (§9, Fig. 11): if an application is I/O bound, carefully sizing the DDIO capacity "
+    "(IIO LLC WAYS) improves its performance and can match adding cores; the ways given to I/O are taken from code and data.",
+    "cores": "Cores (§9, Figs. 10 and 12): more cores raise throughput only while the application is CPU bound; when it "
+    "is I/O bound, excessive cores degrade performance (each brings its own ring), and more cores need balanced load to "
+    "keep DDIO's benefit.",
+}
+
+
+def parse_knobs(spec: str | None) -> dict[str, list | None] | None:
+    """``key,key=v1,v2,key`` → {key: values or None (defaults)}; keys have dots, values do not."""
+    if not spec:
+        return None
+    knobs: dict[str, list | None] = {}
+    current = None
+    for tok in (t.strip() for t in spec.split(",")):
+        if not tok:
+            raise config_error("--knobs", spec, "KEY[=V1,V2,...] items separated by commas, without empty items")
+        if "=" in tok:
+            key, v = tok.split("=", 1)
+            current = key.strip()
+            knobs[current] = [_value(v, spec)]
+        elif "." in tok and not re.fullmatch(r"[-+0-9.eE]+", tok):
+            current = tok
+            knobs[current] = None
+        elif current is not None and knobs[current] is not None:
+            knobs[current].append(_value(tok, spec))
+        else:
+            raise config_error("--knobs", spec, "values after KEY=, e.g. platform.ddio_ways=2,4,nics.nic0.rx_descriptors")
+    return knobs
+
+
+def _value(raw: str, spec: str):
+    import json
+
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise config_error("--knobs", spec, f"numbers or true/false as values ({raw!r} is neither)") from None
+
+
+def _current(resolved: dict, key: str):
+    node = resolved["scenario"]
+    for part in key.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            raise config_error("--knobs", key, "a key of the scenario (see hostio check)")
+        node = node[part]
+    if node is None and key == "platform.ddio_ways":
+        return bin(int(resolved["ddio_mask"], 16)).count("1")
+    return node
+
+
+def default_knobs(resolved: dict) -> dict[str, None]:
+    sc = resolved["scenario"]
+    keys = ["platform.ddio_ways"]
+    keys += [f"nics.{n}.rx_descriptors" for n in sc.get("nics", {})]
+    keys += [f"apps.{a}.cores" for a, app in sc.get("apps", {}).items() if app.get("cores") is not None and app.get("nic")]
+    return {k: None for k in keys}
+
+
+def candidates(text: str, base: list[str], resolved: dict, knobs: Mapping[str, list | None]) -> dict[str, list]:
+    """Each knob's values: given ones as they are, default ones filtered to those the scenario accepts."""
+    out = {}
+    for key, vals in knobs.items():
+        cur = _current(resolved, key)
+        if vals is None:
+            leaf = key.rsplit(".", 1)[-1]
+            if leaf not in DEFAULT_VALUES:
+                raise config_error("--knobs", key, f"values for this key (KEY=V1,V2,...); defaults exist for {', '.join(DEFAULT_VALUES)}")
+            vals = []
+            for v in sorted(set(DEFAULT_VALUES[leaf]) | ({cur} if isinstance(cur, int) else set())):
+                try:
+                    sim.check(text, set=base + [f"{key}={sweeps._lit(v)}"])
+                except ValueError:
+                    continue
+                vals.append(v)
+        out[key] = list(vals)
+    return out
+
+
+def _metrics(result: dict) -> dict:
+    m = result["metrics"]
+    hit = m["pcie_write_hit_rate"]
+    return {
+        "throughput_gbps": m["throughput_gbps"],
+        "latency_ns.p99": m["latency_ns"]["p99"],
+        "dma_write_miss_rate": None if hit is None else 1.0 - hit,
+        "dropped_packets": m["dropped_packets"],
+        "pause_frames": m["pause_frames"],
+        "memory_write_gbps": m["memory_write_gbps"],
+    }
+
+
+def _spread(results: Sequence[dict]) -> dict:
+    out = {}
+    for k in REPORTED:
+        vals = [r[k] for r in results if r[k] is not None]
+        out[k] = {"median": statistics.median(vals), "min": min(vals), "max": max(vals)} if vals else None
+    return out
+
+
+def _cost(setting: dict, current: dict, cands: dict) -> tuple:
+    cores = sum(v for k, v in setting.items() if k.endswith(".cores"))
+    ways = sum(v for k, v in setting.items() if k.endswith(".ddio_ways"))
+    steps = 0
+    for k, v in setting.items():
+        if k.endswith((".cores", ".ddio_ways")):
+            continue
+        order = sorted(set(cands[k]) | {current[k]}, key=lambda x: (str(type(x)), x))
+        steps += abs(order.index(v) - order.index(current[k]))
+    return (cores, ways, steps)
+
+
+def advise(
+    scenario: sim.Scenario,
+    *,
+    goal: str,
+    slo: float | None = None,
+    knobs: Mapping[str, list | None] | None = None,
+    set: Iterable[str] = (),
+    seeds: int = 3,
+    jobs: int | None = None,
+    scheduler: str = "local",
+    progress: bool = True,
+) -> dict:
+    """Search ``knobs`` and return the advice: ``goal``, ``slo``, ``met``, ``settings`` (key → value),
+    ``set`` (the same as ``--set`` arguments), ``before``/``after`` (metrics: median, min, max over
+    ``seeds``), ``seeds``, ``lesson``, ``commands``, ``searched`` (settings tried)."""
+    if goal not in GOALS:
+        raise config_error("--goal", goal, "one of " + ", ".join(GOALS))
+    if seeds < 1:
+        raise config_error("--seeds", seeds, "a count of 1 or more")
+    text, is_json = sim._source(scenario)
+    if is_json:
+        raise config_error("scenario", "mapping", "advice takes a TOML file or TOML text")
+    base = list(set)
+    resolved = sim.check(text, set=base)
+    knobs = dict(knobs) if knobs else default_knobs(resolved)
+    cands = candidates(text, base, resolved, knobs)
+    current = {k: _current(resolved, k) for k in cands}
+    first = int(resolved["scenario"]["run"]["seed"])
+    seed_list = [first + k for k in range(seeds)]
+    settings = [dict(zip(cands, combo)) for combo in itertools.product(*cands.values())]
+    points = [(text, base + [f"run.seed={s}"]) for s in seed_list]
+    for st in settings:
+        ov = [f"{k}={sweeps._lit(v)}" for k, v in st.items()]
+        points += [(text, base + ov + [f"run.seed={s}"]) for s in seed_list]
+    recs = sweeps.run_points(points, jobs=jobs, scheduler=scheduler, label="advise", progress=progress)
+
+    def stats(block: Sequence[dict]) -> dict | None:
+        if any("error" in r for r in block):
+            return None
+        return _spread([_metrics(r["result"]) for r in block])
+
+    n = len(seed_list)
+    before = stats(recs[:n])
+    if before is None:
+        raise config_error("scenario", scenario, "a scenario that runs as given: " + next(r["error"] for r in recs[:n] if "error" in r))
+    tried = [(st, stats(recs[n * (i + 1): n * (i + 2)])) for i, st in enumerate(settings)]
+    tried = [(st, s) for st, s in tried if s is not None and s[GOAL_METRIC[goal]] is not None]
+    metric = GOAL_METRIC[goal]
+    if slo is None:
+        medians = [s[metric]["median"] for _, s in tried]
+        slo = {"p99": lambda: 1.1 * min(medians), "throughput": lambda: 0.99 * max(medians), "misses": lambda: 0.05}[goal]()
+    floor = 0.99 * before["throughput_gbps"]["median"]
+
+    def meets(s: dict) -> bool:
+        if goal == "throughput":
+            return s[metric]["min"] >= slo
+        return s[metric]["max"] <= slo and s["throughput_gbps"]["median"] >= floor
+
+    ok = sorted((st for st, s in tried if meets(s)), key=lambda st: _cost(st, current, cands))
+    by_key = {tuple(st.items()): s for st, s in tried}
+    if ok:
+        best, met = ok[0], True
+    else:  # nothing meets it: the setting closest to the goal, said so
+        sign = -1 if goal == "throughput" else 1
+        best, met = min(tried, key=lambda t: sign * t[1][metric]["median"])[0], False
+    after = by_key[tuple(best.items())]
+    changed = [k for k in best if best[k] != current[k]]
+    return {
+        "goal": goal,
+        "metric": metric,
+        "slo": slo,
+        "met": met,
+        "settings": best,
+        "set": [f"{k}={sweeps._lit(v)}" for k, v in best.items()],
+        "changed": changed,
+        "current": current,
+        "before": before,
+        "after": after,
+        "seeds": seed_list,
+        "searched": len(settings),
+        "lesson": lesson(changed, met),
+        "commands": commands(resolved, best),
+    }
+
+
+def lesson(changed: Sequence[str], met: bool) -> str:
+    leaves = []
+    for k in changed:
+        leaf = "rx_descriptors" if k.endswith("_descriptors") else k.rsplit(".", 1)[-1]
+        if leaf in LESSONS and LESSONS[leaf] not in leaves:
+            leaves.append(LESSONS[leaf])
+    if not leaves:
+        leaves.append("The scenario as given is already the cheapest setting that meets the goal." if met else
+                      "No searched setting meets the goal; widen the knobs' values or relax --slo.")
+    elif not met:
+        leaves.insert(0, "No searched setting meets the goal; this one comes closest.")
+    return " ".join(leaves)
+
+
+def commands(resolved: dict, setting: Mapping) -> list[str]:
+    """Commands that apply a setting on a real machine: DDIO ways, the DPDK ring sizes and core
+    list (testpmd), and the kernel driver's ring sizes."""
+    sc = resolved["scenario"]
+    out = []
+    if "platform.ddio_ways" in setting:
+        out.append(f"sudo hostio ddio set --ways {setting['platform.ddio_ways']}   # hostio ddio restore undoes it")
+    for name, app in sc.get("apps", {}).items():
+        nic = app.get("nic")
+        if not nic or nic not in sc.get("nics", {}):
+            continue
+        cores = setting.get(f"apps.{name}.cores", app.get("cores"))
+        rxd = setting.get(f"nics.{nic}.rx_descriptors", sc["nics"][nic]["rx_descriptors"])
+        txd = setting.get(f"nics.{nic}.tx_descriptors", sc["nics"][nic]["tx_descriptors"])
+        lcores = "0,1" if cores == 1 else f"0-{cores}"
+        out.append(f"dpdk-testpmd -l {lcores} -a <{nic} PCI address> -- --forward-mode=mac --nb-cores={cores} "
+                   f"--rxq={cores} --txq={cores} --rxd={rxd} --txd={txd}   # app {name}: lcore 0 is the main core")
+        out.append(f"sudo ethtool -L <{nic} interface> combined {cores} && sudo ethtool -G <{nic} interface> rx {rxd} tx {txd}   # kernel driver")
+    return out
+
+
+def _num(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+
+
+def _fmt(s: dict | None) -> str:
+    if s is None:
+        return "n/a"
+    return f"{_num(s['median'])} [{_num(s['min'])}, {_num(s['max'])}]"
+
+
+def describe(adv: dict) -> str:
+    """The advice as text: goal, setting, before/after table, lesson, commands."""
+    rel = {"p99": "<=", "throughput": ">=", "misses": "<="}[adv["goal"]]
+    lines = [
+        f"goal      {adv['metric']} {rel} {adv['slo']:.4g} on every seed ({len(adv['seeds'])} seeds: {', '.join(map(str, adv['seeds']))})"
+        + ("" if adv["met"] else "  -- NOT MET by any searched setting"),
+        f"setting   {' '.join(adv['set'])}   (cheapest of {adv['searched']} searched; changed: {', '.join(adv['changed']) or 'nothing'})",
+        "",
+        f"{'metric: median [min, max]':<26}{'before':>32}{'after':>32}",
+    ]
+    for k in REPORTED:
+        lines.append(f"{k:<26}{_fmt(adv['before'][k]):>32}{_fmt(adv['after'][k]):>32}")
+    lines += ["", "lesson    " + adv["lesson"], ""]
+    lines += ["commands  " + c if i == 0 else "          " + c for i, c in enumerate(adv["commands"])]
+    return "\n".join(lines)

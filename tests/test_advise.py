@@ -1,0 +1,55 @@
+"""hostio advise: the leaky-DMA quickstart variant gets fixed, and the prediction reproduces."""
+import json
+import statistics
+import subprocess
+import sys
+
+import pytest
+
+import hostio
+from hostio import advise
+
+SHORT = ["run.duration_us=400", "run.warmup_us=300"]
+LEAKY = ["traffic.t0.packet_size=1500", "nics.nic0.rx_descriptors=4096", "platform.ddio_ways=2"]
+KNOBS = "platform.ddio_ways=2,4,nics.nic0.rx_descriptors=256,512,1024,4096"
+
+
+def test_advisor_fixes_leaky_dma_and_its_prediction_reproduces():
+    args = ["advise", "quickstart", "--goal", "misses", "--knobs", KNOBS, "--seeds", "2", "--jobs", "2", "--json", "-"]
+    p = subprocess.run([sys.executable, "-m", "hostio", *args, *sum((["--set", s] for s in LEAKY + SHORT), [])],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    adv = json.loads(p.stdout)
+    assert {"settings", "before", "after", "lesson", "commands"} <= set(adv)
+    assert adv["met"] and adv["before"]["dma_write_miss_rate"]["median"] > 0.3
+    assert adv["after"]["dma_write_miss_rate"]["max"] <= 0.05
+    assert adv["settings"]["platform.ddio_ways"] == 2  # fewer descriptors is cheaper than cache ways
+    assert adv["settings"]["nics.nic0.rx_descriptors"] < 4096
+    assert "Leaky DMA" in adv["lesson"] and "§9" in adv["lesson"]
+    assert any(f"--rxd={adv['settings']['nics.nic0.rx_descriptors']}" in c for c in adv["commands"])
+    assert any("hostio ddio set --ways 2" in c for c in adv["commands"])
+    assert any("ethtool -G" in c for c in adv["commands"])
+    # applying the advice reproduces the prediction, seed by seed
+    got = [hostio.run("quickstart", set=LEAKY + SHORT + adv["set"], seed=s)["metrics"] for s in adv["seeds"]]
+    miss = [1 - m["pcie_write_hit_rate"] for m in got]
+    assert statistics.median(miss) == pytest.approx(adv["after"]["dma_write_miss_rate"]["median"], abs=1e-12)
+    assert min(m["throughput_gbps"] for m in got) == adv["after"]["throughput_gbps"]["min"]
+
+
+def test_text_note_shows_before_and_after_and_p99_goal():
+    adv = advise.advise("quickstart", goal="p99", knobs=advise.parse_knobs("nics.nic0.rx_descriptors=256,4096"),
+                        set=LEAKY + SHORT, seeds=1, jobs=1, progress=False)
+    text = advise.describe(adv)
+    assert "before" in text and "after" in text and "latency_ns.p99" in text
+    assert adv["after"]["latency_ns.p99"]["max"] <= adv["slo"]
+
+
+def test_knob_parsing_and_errors():
+    assert advise.parse_knobs("platform.ddio_ways,nics.nic0.rx_descriptors=256,512,apps.fwd.cores") == {
+        "platform.ddio_ways": None, "nics.nic0.rx_descriptors": [256, 512], "apps.fwd.cores": None}
+    p = subprocess.run([sys.executable, "-m", "hostio", "advise", "quickstart", "--goal", "misses", "--knobs", "nics.nic9.rx_descriptors"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "nics.nic9.rx_descriptors" in p.stderr
+    p = subprocess.run([sys.executable, "-m", "hostio", "advise", "quickstart", "--goal", "misses", "--knobs", "traffic.t0.flows"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "KEY=V1,V2" in p.stderr

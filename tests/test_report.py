@@ -1,0 +1,80 @@
+"""hostio report: one self-contained HTML page for a sweep or a reproduce folder."""
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import hostio
+from hostio import report
+
+SHORT = ["run.duration_us=200", "run.warmup_us=200"]
+
+
+class Refs(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs, self.tags, self.imgs = [], set(), 0
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.imgs += tag == "img"
+        for k, v in attrs:
+            if k in ("src", "href", "srcset", "data", "action", "poster") and v is not None:
+                self.refs.append(v)
+
+
+def check_self_contained(page: str) -> Refs:
+    p = Refs()
+    p.feed(page)
+    assert p.imgs >= 1
+    assert all(r.startswith("data:image/png;base64,") for r in p.refs), [r[:40] for r in p.refs]
+    assert not {"script", "link", "iframe", "object", "embed"} & p.tags
+    assert not re.search(r"url\(|@import|https?://", page, re.I)
+    return p
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "hostio", *args], capture_output=True, text=True)
+
+
+def test_sweep_report_with_heat_maps(tmp_path):
+    out = tmp_path / "sw"
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 4096], "platform.ddio_ways": [2, 4], "traffic.t0.packet_size": [512, 1500]},
+                 set=SHORT, seeds=2, out=out, jobs=2, progress=False)
+    p = cli("report", str(out), "--out", str(tmp_path / "r.html"))
+    assert p.returncode == 0, p.stderr
+    page = (tmp_path / "r.html").read_text()
+    refs = check_self_contained(page)
+    assert refs.imgs == len(report.FIGURE_METRICS)  # one heat-map grid per metric
+    assert "<code>traffic.t0.packet_size</code>" in page and "[platform]" in page and "pyarrow" in page
+    assert "16 of 16 points (complete); 16 ran, 0 failed" in page
+
+
+def test_one_axis_report_draws_the_spread(tmp_path):
+    out = tmp_path / "sw"
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 512, 4096]}, set=SHORT, seeds=2, out=out, jobs=1, progress=False)
+    report.write(out, tmp_path / "r.html")
+    page = (tmp_path / "r.html").read_text()
+    assert check_self_contained(page).imgs == 1
+    assert "rx_descriptors" in page and "min" in page
+
+
+def test_reproduce_folder_report(tmp_path):
+    p = cli("reproduce", "--only", "pause", "--quick", "--out", str(tmp_path), "--quiet")
+    assert p.returncode == 0, p.stderr
+    p = cli("report", str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    page = (tmp_path / "report.html").read_text()
+    check_self_contained(page)
+    assert "PAUSE" in page and "<table>" in page and "Scenarios" in page and "pause.csv" in page
+
+
+def test_report_of_a_folder_that_is_neither(tmp_path):
+    p = cli("report", str(tmp_path))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "sweep.json" in p.stderr
+
+
+def test_makefile_writes_the_report_next_to_the_summary():
+    mk = (Path(__file__).parent.parent / "Makefile").read_text()
+    assert "hostio report out/ddio --out out/ddio/report.html" in mk

@@ -1,0 +1,289 @@
+"""Sweeps: schedulers, seeds, typed tables, honest resume, locking, failures, interruption."""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import hostio
+from hostio import sim, sweep
+
+SHORT = ["run.duration_us=200", "run.warmup_us=200"]
+AXES = {"nics.nic0.rx_descriptors": [128, 4096], "platform.ddio_ways": [2, 4]}
+BIN = Path(sys.executable).parent
+
+
+def cli(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "hostio", *args], capture_output=True, text=True, **kw)
+
+
+def values(df):
+    return df.drop(columns=["point_id"]).to_dict("records")
+
+
+def test_local_jobs_and_dask_give_identical_tables(tmp_path):
+    one = hostio.sweep("quickstart", AXES, set=SHORT, seeds=2, jobs=1, progress=False)
+    two = hostio.sweep("quickstart", AXES, set=SHORT, seeds=2, jobs=2, progress=False)
+    dask = hostio.sweep("quickstart", AXES, set=SHORT, seeds=2, jobs=2, scheduler="dask", progress=False)
+    assert len(one) == 8 and one["error"].isna().all()
+    pd.testing.assert_frame_equal(one, two)
+    pd.testing.assert_frame_equal(one, dask)
+    assert list(one["seed"]) == [1, 2] * 4
+    assert one["nics.nic0.rx_descriptors"].dtype == "int64"
+    # typed metrics, named as the issue says; no wall-clock column
+    assert one["apps.fwd.latency_ns.p99"].dtype == "float64" and one["dropped_packets"].dtype == "int64"
+    assert "wall_seconds" not in one
+    # leaky DMA shows: 4096 descriptors at 2 ways miss far more than 128
+    hit = one.groupby("nics.nic0.rx_descriptors")["pcie_write_hit_rate"].median()
+    assert hit[128] > hit[4096] + 0.3
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def dask_scheduler(tmp_path):
+    dask = BIN / "dask"
+    if not dask.exists():
+        pytest.skip("dask command not installed")
+    port = _free_port()
+    addr = f"tcp://127.0.0.1:{port}"
+    procs = [subprocess.Popen([str(dask), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
+    try:
+        for _ in range(2):
+            procs.append(subprocess.Popen([str(dask), "worker", addr, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1",
+                                           "--local-directory", str(tmp_path / "dask")],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        from dask.distributed import Client
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with Client(addr, timeout="5s") as c:
+                    if len(c.scheduler_info()["workers"]) >= 2:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.skip("dask scheduler and workers did not start within 60 s")
+            time.sleep(1)
+        yield addr
+    finally:
+        for p in procs:
+            with pytest.raises(ProcessLookupError) if p.poll() is not None else _nothing():
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+def test_external_scheduler_gives_the_same_parquet(tmp_path, dask_scheduler):
+    args = ["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128,4096", "--axis", "platform.ddio_ways=2,4",
+            "--seeds", "2", "--quiet", *sum((["--set", s] for s in SHORT), [])]
+    a = cli(*args, "--out", str(tmp_path / "local"), "--jobs", "2")
+    b = cli(*args, "--out", str(tmp_path / "tcp"), "--scheduler", dask_scheduler)
+    assert a.returncode == 0 and b.returncode == 0, (a.stderr, b.stderr)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "local" / "results.parquet"),
+                                  pd.read_parquet(tmp_path / "tcp" / "results.parquet"))
+
+
+def test_unreachable_scheduler_is_one_line(tmp_path):
+    p = cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--out", str(tmp_path / "o"),
+            "--scheduler", f"tcp://127.0.0.1:{_free_port()}", *sum((["--set", s] for s in SHORT), []))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--scheduler" in p.stderr, p.stderr
+    p = cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--out", str(tmp_path / "o"), "--scheduler", "slurm")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "tcp://HOST:PORT" in p.stderr
+
+
+def test_resume_reuses_points_and_load_reads_them(tmp_path):
+    first = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert len((tmp_path / "points.jsonl").read_text().splitlines()) == 2
+    # a second sweep into the same folder sharing one point runs only the new one
+    second = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [256, 512]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert len((tmp_path / "points.jsonl").read_text().splitlines()) == 3
+    assert values(first)[1] == values(second)[0]
+    loaded = hostio.load(tmp_path)
+    pd.testing.assert_frame_equal(loaded, second)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "results.parquet"), second)
+    assert list(pd.read_csv(tmp_path / "table.csv")["nics.nic0.rx_descriptors"]) == [256, 512]
+
+
+def _platform_file(path: Path, **changes) -> None:
+    facts = dict(sim.presets()["skylake-gold-6140"], **changes)
+    lines = []
+    for k, v in facts.items():
+        if v is None:
+            continue
+        lines.append(f"{k} = {json.dumps(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else v}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_changed_platform_file_recomputes(tmp_path):
+    plat = tmp_path / "machine.toml"
+    _platform_file(plat)
+    sets = SHORT + [f'platform.preset="file:{plat}"', "nics.nic0.rx_descriptors=4096"]
+    out = tmp_path / "o"
+    a = hostio.sweep("quickstart", {"platform.ddio_ways": [2]}, set=sets, out=out, jobs=1, progress=False)
+    _platform_file(plat, llc_slices=4)  # a smaller cache: the point must be simulated again
+    b = hostio.sweep("quickstart", {"platform.ddio_ways": [2]}, set=sets, out=out, jobs=1, progress=False)
+    assert len((out / "points.jsonl").read_text().splitlines()) == 2
+    assert a["point_id"][0] != b["point_id"][0]
+    assert a["pcie_write_hit_rate"][0] != b["pcie_write_hit_rate"][0]
+    fresh = hostio.sweep("quickstart", {"platform.ddio_ways": [2]}, set=sets, jobs=1, progress=False)
+    assert values(b) == values(fresh)
+
+
+def test_torn_last_record_is_recomputed(tmp_path):
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    log = tmp_path / "points.jsonl"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text(lines[0] + lines[1][: len(lines[1]) // 2])  # killed while writing the second record
+    assert len(hostio.load(tmp_path)) == 1
+    df = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    recs = [json.loads(ln) for ln in log.read_text().splitlines()]  # every line parses again
+    assert len(recs) == 2 and df["error"].isna().all() and len(df) == 2
+
+
+def test_locked_folder_is_refused_in_one_line(tmp_path):
+    with sweep.locked(tmp_path):
+        p = cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--out", str(tmp_path), *sum((["--set", s] for s in SHORT), []))
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and f"pid {os.getpid()}" in p.stderr
+    assert not (tmp_path / "points.jsonl").exists()
+
+
+def test_two_axes_on_one_key_and_set_on_an_axis_are_errors(tmp_path):
+    p = cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--axis", "nics.nic0.rx_descriptors=256", "--out", str(tmp_path))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "already an axis" in p.stderr
+    p = cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--set", "nics.nic0.rx_descriptors=256", "--out", str(tmp_path))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "not also an --axis" in p.stderr
+    assert not any(tmp_path.iterdir())
+
+
+def test_output_path_that_is_a_folder_fails_cleanly(tmp_path):
+    (tmp_path / "table.csv").mkdir()
+    p = cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--out", str(tmp_path), *sum((["--set", s] for s in SHORT), []))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "table.csv" in p.stderr, p.stderr
+    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / "points.jsonl").exists()
+
+
+class FakePanic(BaseException):
+    """Like pyo3_runtime.PanicException: a BaseException, and not picklable across processes."""
+
+    def __reduce__(self):
+        raise TypeError("cannot pickle")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_panicking_point_loses_nothing_else(tmp_path, monkeypatch, jobs):
+    real = sim.run
+
+    def run(text, set=(), **kw):
+        if "nics.nic0.rx_descriptors=256" in set:
+            raise FakePanic("index out of bounds")
+        return real(text, set=set, **kw)
+
+    monkeypatch.setattr(sim, "run", run)  # forked workers inherit it
+    df = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256, 512]}, set=SHORT, out=tmp_path, jobs=jobs, progress=False)
+    assert list(df["error"].isna()) == [True, False, True]
+    assert df["error"][1] == "FakePanic: index out of bounds"
+
+
+def _children(pid):
+    kids = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        kids |= {int(x) for x in (task / "children").read_text().split()}
+    return kids
+
+
+def _alive(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_killing_the_parent_stops_its_workers(tmp_path):
+    p = subprocess.Popen([sys.executable, "-m", "hostio", "sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128,256,512,1024",
+                          "--set", "run.duration_us=200000", "--jobs", "2", "--out", str(tmp_path), "--quiet"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while len(_children(p.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        kids = _children(p.pid)
+        assert len(kids) >= 2
+    finally:
+        p.kill()
+        p.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(k) for k in kids)
+
+
+def test_ctrl_c_keeps_finished_points(tmp_path):
+    p = subprocess.Popen([sys.executable, "-m", "hostio", "sweep", "quickstart", "--axis", "run.duration_us=200,200000,200001",
+                          "--set", "run.warmup_us=100", "--jobs", "1", "--out", str(tmp_path), "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    log = tmp_path / "points.jsonl"
+    while (not log.exists() or not log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "hostio: interrupted"
+    df = hostio.load(tmp_path)
+    assert len(df) == 1 and df["run.duration_us"][0] == 200 and not df.attrs["complete"]
+    assert len(pd.read_parquet(tmp_path / "results.parquet")) == 1
+
+
+def test_seeds_and_summary_on_the_command_line(tmp_path):
+    p = cli("sweep", "quickstart", "--axis", "traffic.t0.packet_size=512,1500", "--seeds", "3", "--out", str(tmp_path),
+            "--jobs", "2", *sum((["--set", s] for s in SHORT), []))
+    assert p.returncode == 0, p.stderr
+    assert "6 points done, 0 failed" in p.stdout and "median over seeds" in p.stdout
+    df = pd.read_parquet(tmp_path / "results.parquet")
+    assert sorted(df["seed"].unique()) == [1, 2, 3]
+    s = sweep.summarize(df, ["traffic.t0.packet_size"])
+    assert list(s["seeds"]) == [3, 3]
+    assert (s["throughput_gbps.min"] <= s["throughput_gbps"]).all() and (s["throughput_gbps"] <= s["throughput_gbps.max"]).all()
+
+
+def test_every_point_is_validated_before_any_runs(tmp_path):
+    with pytest.raises(hostio.ConfigError, match="rx_descriptors"):
+        hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 100]}, out=tmp_path, progress=False)
+    assert not (tmp_path / "points.jsonl").exists()
+
+
+def test_run_points_records_keep_their_shape(tmp_path):
+    text = sim.scenario_path("quickstart").read_text()
+    with pytest.raises(hostio.ConfigError):
+        sweep.run_points([(text, SHORT + ["nics.nic0.rx_descriptors=100"])], progress=False)
+    recs = sweep.run_points([(text, SHORT + ["nics.nic0.rx_descriptors=128"])] * 2, out=tmp_path, jobs=2, progress=False)
+    assert [sorted(r) for r in recs] == [["id", "index", "overrides", "result"]] * 2
+    assert recs[0]["overrides"] == SHORT + ["nics.nic0.rx_descriptors=128"] and recs[0]["result"]["seed"] == 1
