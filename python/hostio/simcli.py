@@ -44,6 +44,8 @@ def register(sub) -> None:
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
     p.add_argument("--quick", action="store_true", help="shorter simulated time per point (smoke runs)")
+    p.add_argument("--seeds", default=None, metavar="N",
+                   help="run every point on seeds 1..N; claims use the median over them (default 5)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_reproduce)
 
@@ -176,5 +178,13 @@ def cmd_reproduce(args) -> int:
         bad = [s for s in only if s not in known]
         if bad:
             raise config_error("--only", ",".join(bad), "experiment ids among: " + ", ".join(sorted(known)))
-    ok = repro.reproduce(args.out, only=only, jobs=args.jobs, quick=args.quick, progress=not args.quiet)
+    seeds = repro.DEFAULT_SEEDS
+    if args.seeds is not None:
+        try:
+            seeds = int(args.seeds)
+        except ValueError:
+            seeds = 0
+        if seeds < 1:
+            raise config_error("--seeds", args.seeds, "an integer >= 1")
+    ok = repro.reproduce(args.out, only=only, jobs=args.jobs, quick=args.quick, progress=not args.quiet, seeds=seeds)
     return 0 if ok else 1
