@@ -139,6 +139,7 @@ def test_fig9_claims():
     assert verdicts(repro.fig9_claims(fig9_rows(t100=90.0)))[0] is False
     assert verdicts(repro.fig9_claims(fig9_rows(r60=0.855)))[1] is False
     assert verdicts(repro.fig9_claims(fig9_rows(w100=0.6)))[2] is False
+    assert verdicts(repro.fig9_claims(fig9_rows(w100=0.605)))[2] is False  # a rise within noise is no increase
 
 
 def test_fig10_claims():
