@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import sys
@@ -66,7 +65,8 @@ def register(sub) -> None:
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
     p.add_argument("--quick", action="store_true", help="shorter simulated time per point (smoke runs)")
     p.add_argument("--scheduler", default="local", metavar="S", help="local (default), dask, or tcp://HOST:PORT")
-    p.add_argument("--seeds", type=int, default=None, metavar="N", help="run every point on N seeds")
+    p.add_argument("--seeds", default=None, metavar="N",
+                   help="run every point on seeds 1..N; claims use the median over them (default 5)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_reproduce)
 
@@ -237,11 +237,14 @@ def cmd_reproduce(args) -> int:
         bad = [s for s in only if s not in known]
         if bad:
             raise config_error("--only", ",".join(bad), "experiment ids among: " + ", ".join(sorted(known)))
-    extra = {}
-    for name, value, default in (("scheduler", args.scheduler, "local"), ("seeds", args.seeds, None)):
-        if value != default:
-            if name not in inspect.signature(repro.reproduce).parameters:
-                raise config_error(f"--{name}", value, f"the default ({default or 'one seed'}): reproduce does not take --{name} yet")
-            extra[name] = value
-    ok = repro.reproduce(args.out, only=only, jobs=args.jobs, quick=args.quick, progress=not args.quiet, **extra)
+    seeds = repro.DEFAULT_SEEDS
+    if args.seeds is not None:
+        try:
+            seeds = int(args.seeds)
+        except ValueError:
+            seeds = 0
+        if seeds < 1:
+            raise config_error("--seeds", args.seeds, "an integer >= 1")
+    ok = repro.reproduce(args.out, only=only, jobs=args.jobs, quick=args.quick, progress=not args.quiet, seeds=seeds,
+                         scheduler=args.scheduler)
     return 0 if ok else 1

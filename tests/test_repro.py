@@ -1,0 +1,319 @@
+"""The DDIO reproduction: aggregation over seeds, every claim's criterion on synthetic medians
+(each passes on paper-like numbers and fails on numbers that contradict the paper), and one short
+run of every experiment."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+from hostio import repro, sim
+from hostio.errors import ConfigError
+
+
+def rows_of(points: list[tuple[dict, dict]]) -> list[dict]:
+    """Aggregated rows as ``reproduce`` hands them to the claims: labels, medians, min = max = median."""
+    out = []
+    for labels, metrics in points:
+        r = dict(labels, seeds=5)
+        for k, v in metrics.items():
+            r[k], r[f"{k}_min"], r[f"{k}_max"] = v, v, v
+        out.append(r)
+    return out
+
+
+def verdicts(claims) -> list[bool]:
+    for c in claims:
+        assert c.criterion and isinstance(c.agrees, bool)
+    return [c.agrees for c in claims]
+
+
+# ------------------------------------------------------------------------------------------------
+# Aggregation
+# ------------------------------------------------------------------------------------------------
+
+
+def test_aggregate_median_min_max():
+    runs = [
+        {"cores": 2, "seed": 1, "write_hit": 0.5, "p99_ns": 10.0, "x": None},
+        {"cores": 2, "seed": 2, "write_hit": 0.9, "p99_ns": 30.0, "x": None},
+        {"cores": 2, "seed": 3, "write_hit": 0.6, "p99_ns": 20.0, "x": None},
+        {"cores": 2, "seed": 4, "write_hit": None, "p99_ns": 40.0, "x": None},
+    ]
+    a = repro.aggregate(runs, ["cores"])
+    assert a["cores"] == 2 and a["seeds"] == 4 and "seed" not in a
+    assert (a["write_hit"], a["write_hit_min"], a["write_hit_max"]) == (0.6, 0.5, 0.9)  # None left out
+    assert (a["p99_ns"], a["p99_ns_min"], a["p99_ns_max"]) == (25.0, 10.0, 40.0)  # even count: mean of the middle two
+    assert a["x"] is None and a["x_min"] is None and a["x_max"] is None
+
+
+def test_row_derives_per_run_quantities():
+    r = sim.run("quickstart", set=["run.warmup_us=200", "run.duration_us=200"], seed=3)
+    row = repro._row(repro.Point("quickstart", [], {"k": 1}), r)
+    assert row["seed"] == 3 and row["k"] == 1
+    m = r["metrics"]
+    assert row["pause_per_mpkt"] == pytest.approx(m["pause_frames"] / m["rx_packets"] * 1e6)
+    assert row["fwd.llc_misses_per_packet"] == pytest.approx(m["apps"]["fwd"]["llc_misses"] / m["apps"]["fwd"]["rx_packets"])
+
+
+# ------------------------------------------------------------------------------------------------
+# Claims: pass on paper-like medians, fail on contradicting ones
+# ------------------------------------------------------------------------------------------------
+
+FIG6_1500 = {64: 1.0, 128: 0.9, 256: 0.85, 512: 0.75, 1024: 0.6, 2048: 0.5, 4096: 0.4}
+FIG6_1024 = {64: 1.0, 128: 0.95, 256: 0.9, 512: 0.85, 1024: 0.75, 2048: 0.65, 4096: 0.55}
+
+
+def fig6_rows(w1500=FIG6_1500, w1024=FIG6_1024, small=0.95, read4096=0.42):
+    pts = []
+    for s in repro.SIZES:
+        for d in repro.DESCS:
+            w = w1500[d] if s == 1500 else w1024[d] if s == 1024 else small
+            rd = read4096 if (s == 1500 and d == 4096) else 1.0
+            pts.append(({"rx_descriptors": d, "packet_size": s}, {"write_hit": w, "read_hit": rd}))
+    return rows_of(pts)
+
+
+def test_fig6_claims():
+    assert verdicts(repro.fig6_claims(fig6_rows())) == [True] * 4
+    # 0 % misses is not "~10 % misses"
+    assert verdicts(repro.fig6_claims(fig6_rows(w1500={**FIG6_1500, 128: 1.0})))[0] is False
+    # reads hitting while writes miss is not "read hit similar"
+    assert verdicts(repro.fig6_claims(fig6_rows(read4096=1.0)))[1] is False
+    assert verdicts(repro.fig6_claims(fig6_rows(w1500={**FIG6_1500, 4096: 0.7})))[1] is False
+    assert verdicts(repro.fig6_claims(fig6_rows(small=0.7)))[2] is False
+    # a rise in the middle of the sweep, or too small a drop, breaks "falls with descriptors"
+    assert verdicts(repro.fig6_claims(fig6_rows(w1024={**FIG6_1024, 1024: 0.9})))[3] is False
+    flat = {d: 0.9 - 0.02 * i for i, d in enumerate(repro.DESCS)}
+    assert verdicts(repro.fig6_claims(fig6_rows(w1500=flat)))[3] is False
+
+
+def test_fig6_haswell_claims():
+    def rows(w):
+        return rows_of([({"rx_descriptors": d, "packet_size": 1500}, {"write_hit": w[d], "read_hit": 1.0}) for d in repro.DESCS])
+
+    assert verdicts(repro.fig6_haswell_claims(rows(FIG6_1500))) == [True]
+    assert verdicts(repro.fig6_haswell_claims(rows({d: 0.8 for d in repro.DESCS}))) == [False]
+
+
+def test_fig5_claims():
+    def rows(ws):
+        return rows_of([({"ddio_ways": w}, {"write_hit": h, "read_hit": 1.0}) for w, h in zip(repro.WAYS, ws)])
+
+    rising = [0.5 + 0.04 * i for i in range(len(repro.WAYS))]
+    assert verdicts(repro.fig5_claims(rows(rising))) == [True]
+    assert verdicts(repro.fig5_claims(rows([0.6 + 0.01 * i for i in range(len(repro.WAYS))]))) == [False]  # +0.09 only
+    dip = list(rising)
+    dip[5] = dip[4] - 0.05
+    assert verdicts(repro.fig5_claims(rows(dip))) == [False]
+
+
+def fig8_rows(read=1.0, mid=0.75, high=0.6):
+    return rows_of([
+        ({"rate_gbps": r}, {"read_hit": read if r <= 90 else 0.8, "write_hit": mid if r < 90 else high}) for r in repro.RATES
+    ])
+
+
+def test_fig8_claims():
+    assert verdicts(repro.fig8_claims(fig8_rows())) == [True, True, True]
+    assert verdicts(repro.fig8_claims(fig8_rows(read=0.85)))[0] is False
+    assert verdicts(repro.fig8_claims(fig8_rows(mid=0.3, high=0.2)))[1] is False
+    assert verdicts(repro.fig8_claims(fig8_rows(high=0.72)))[2] is False  # within 0.05 of the 40–70 mean
+
+
+def fig9_rows(t100=40.0, r60=0.9, w100=0.8):
+    pts = []
+    for c in repro.CALLS:
+        t = 93.0 if c < 100 else t100
+        r = 0.85 if c < 60 else r60
+        w = 0.6 if c < 100 else w100
+        pts.append(({"mt19937_calls": c}, {"throughput_gbps": t, "read_hit": r, "write_hit": w}))
+    return rows_of(pts)
+
+
+def test_fig9_claims():
+    assert verdicts(repro.fig9_claims(fig9_rows())) == [True, True, True]
+    assert verdicts(repro.fig9_claims(fig9_rows(t100=90.0)))[0] is False
+    assert verdicts(repro.fig9_claims(fig9_rows(r60=0.855)))[1] is False
+    assert verdicts(repro.fig9_claims(fig9_rows(w100=0.6)))[2] is False
+    assert verdicts(repro.fig9_claims(fig9_rows(w100=0.605)))[2] is False  # a rise within noise is no increase
+
+
+def test_fig10_claims():
+    def rows(ws):
+        return rows_of([({"cores": n}, {"write_hit": w, "read_hit": 1.0}) for n, w in zip(repro.CORES, ws)])
+
+    assert verdicts(repro.fig10_claims(rows([0.6, 0.65, 0.7, 0.6, 0.5]))) == [True, True]
+    assert verdicts(repro.fig10_claims(rows([0.6, 0.6, 0.6, 0.6, 0.6]))) == [False, False]
+    assert verdicts(repro.fig10_claims(rows([0.6, 0.65, 0.7, 0.75, 0.8]))) == [False, False]  # best at 16
+    assert verdicts(repro.fig10_claims(rows([0.69, 0.7, 0.7, 0.68, 0.67]))) == [False, False]  # +1.5 %, −0.03
+
+
+def test_fig11_claims():
+    def rows(gain, c1w4, c2w2):
+        pts = []
+        for n in (1, 2, 4):
+            for i, w in enumerate((2, 4, 6, 8, 11)):
+                h = 0.4 + 0.1 * (n - 1) + gain * i / 4
+                h = c1w4 if (n, w) == (1, 4) else c2w2 if (n, w) == (2, 2) else h
+                pts.append(({"cores": n, "ddio_ways": w}, {"write_hit": h}))
+        return rows_of(pts)
+
+    assert verdicts(repro.fig11_claims(rows(0.3, 0.5, 0.5))) == [True, True]
+    assert verdicts(repro.fig11_claims(rows(0.05, 0.5, 0.5)))[0] is False
+    assert verdicts(repro.fig11_claims(rows(0.3, 0.7, 0.5)))[1] is False
+
+
+def test_fig2_claims():
+    def rows(p):
+        return rows_of([({"rx_descriptors": d, "ddio_ways": w}, {"p99_ns": p(d, w)}) for w in repro.FIG2_WAYS for d in repro.FIG2_DESCS])
+
+    # more descriptors raise the p99 with 2 ways, 8 ways bring it back
+    assert verdicts(repro.fig2_claims(rows(lambda d, w: 10_000 * (1 + (d / 2048) * (2 / w) ** 2)))) == [True, True]
+    # ways do nothing
+    assert verdicts(repro.fig2_claims(rows(lambda d, w: 10_000 * (1 + d / 2048)))) == [False, False]
+
+
+def test_fig12_claims():
+    def rows(cut_hi, cut_lo):
+        return rows_of([
+            ({"imbalance": imb, "rules": "r", "ddio_ways": w}, {"p99_ns": 100.0 * (1 - (cut if w == 4 else 0)), "throughput_gbps": 95.0})
+            for imb, cut in ((1.69, cut_lo), (2.78, cut_hi))
+            for w in (2, 4)
+        ])
+
+    assert verdicts(repro.fig12_claims(rows(0.21, 0.02))) == [True, True, True]
+    assert verdicts(repro.fig12_claims(rows(0.21, 0.21))) == [True, False, False]
+    assert verdicts(repro.fig12_claims(rows(0.02, 0.05))) == [False, True, False]
+    assert verdicts(repro.fig12_claims(rows(0.5, 0.02)))[0] is False
+
+
+def fig3_rows(io: dict, co: dict):
+    pts = [({"corunner_mask": f"{m:#05x}"}, {"io.llc_misses_per_packet": io.get(m, 1.0), "corunner.llc_misses_per_us": co.get(m, 10.0)})
+           for m in repro.MASKS]
+    pts.append(({"corunner_mask": "none"}, {"io.llc_misses_per_packet": 0.5, "corunner.llc_misses_per_us": None}))
+    return rows_of(pts)
+
+
+def test_fig3_claims():
+    assert verdicts(repro.fig3_claims(fig3_rows({0x003: 2.5, 0x0C0: 2.0}, {0x600: 30.0}))) == [True, True, True]
+    assert verdicts(repro.fig3_claims(fig3_rows({0x003: 1.5, 0x0C0: 1.2}, {0x600: 15.0}))) == [False, False, False]
+
+
+def test_fig3_zero_floor_is_undefined_not_infinite():
+    claims = repro.fig3_claims(fig3_rows({m: 0.0 for m in repro.MASKS} | {0x003: 2.0}, {0x030: 0.0, 0x600: 30.0}))
+    assert verdicts(claims) == [False, False, False]
+    assert all("ratio undefined" in c.note and "inf" not in c.hostio for c in claims)
+
+
+def test_remote_claims():
+    def rows(loc, rem):
+        return rows_of([({"nic_socket": 0}, {"io.llc_misses_per_packet": loc}), ({"nic_socket": 1}, {"io.llc_misses_per_packet": rem})])
+
+    assert verdicts(repro.remote_claims(rows(0.1, 2.0))) == [True]
+    assert verdicts(repro.remote_claims(rows(0.1, 0.5))) == [False]
+    (c,) = repro.remote_claims(rows(0.0, 2.0))
+    assert c.agrees is False and "local has 0 misses" in c.note and "∞" not in c.hostio and "inf" not in c.hostio
+
+
+def test_fig14_claims():
+    def rows(i, ii, iii, iv, v):
+        return rows_of([({"case": c, "description": d}, {"hp.p99_ns": p}) for (c, d, _, _), p in zip(repro.CASES, (i, ii, iii, iv, v))])
+
+    assert verdicts(repro.fig14_claims(rows(1000, 1300, 1100, 1020, 1080))) == [True] * 4
+    # (ii) raised nothing: (iv) ≈ (i) restores nothing, and the cures cannot help
+    assert verdicts(repro.fig14_claims(rows(1000, 1000, 1000, 1000, 1000))) == [False] * 4
+    assert verdicts(repro.fig14_claims(rows(1000, 2000, 1100, 1020, 1080)))[0] is False  # +100 %
+    assert verdicts(repro.fig14_claims(rows(1000, 1300, 1100, 1200, 1250)))[1] is False  # (iv) 20 % above (i)
+    assert verdicts(repro.fig14_claims(rows(1000, 1300, 1250, 1020, 1080)))[2] is False
+    assert verdicts(repro.fig14_claims(rows(1000, 1300, 1100, 1020, 1010)))[3] is False  # (v) below (iv)
+
+
+def test_pause_claims():
+    def rows(per_m):
+        return rows_of([({"rx_descriptors": 1024}, {"pause_per_mpkt": per_m})])
+
+    assert verdicts(repro.pause_claims(rows(2000.0))) == [True]
+    assert verdicts(repro.pause_claims(rows(300.0))) == [False]  # within 10x but not 2x
+    assert verdicts(repro.pause_claims(rows(5000.0))) == [False]
+    assert verdicts(repro.pause_claims(rows(None))) == [False]
+
+
+def test_every_experiment_has_tested_claims():
+    tested = {"fig2", "fig6", "fig6-haswell", "fig5", "fig8", "fig9", "fig10", "fig11", "fig12", "fig3", "remote", "fig14", "pause"}
+    assert {e.id for e in repro.EXPERIMENTS} == tested
+
+
+# ------------------------------------------------------------------------------------------------
+# Running
+# ------------------------------------------------------------------------------------------------
+
+
+def _runs(e) -> bool:
+    """Whether every point of the experiment is a valid scenario here."""
+    try:
+        for p in e.points():
+            sim.check(sim.scenario_path(p.scenario).read_text(), set=p.overrides)
+    except ConfigError:
+        return False
+    return True
+
+
+def _csv(path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _strict(text: str):
+    def bad(c):
+        raise ValueError(f"non-finite number {c} in summary.json")
+
+    return json.loads(text, parse_constant=bad)
+
+
+def test_reproduce_every_experiment_short(tmp_path):
+    """A short run of every experiment on 2 seeds: files, columns and claims are all there."""
+    ok = repro.reproduce(tmp_path, quick=True, seeds=2, jobs=2, progress=False,
+                         overrides=["run.warmup_us=300", "run.duration_us=300"])
+    runnable = {e.id: _runs(e) for e in repro.EXPERIMENTS}
+    assert ok == all(runnable.values())
+    summary = (tmp_path / "summary.md").read_text()
+    claims = _strict((tmp_path / "summary.json").read_text())
+    assert claims and (tmp_path / "claims.csv").read_text().splitlines()[0].split(",") == [
+        "experiment", "claim", "paper", "hostio", "agrees", "note", "seeds", "criterion"]
+    for c in claims:
+        assert set(c) == {"experiment", "claim", "paper", "hostio", "agrees", "note", "seeds", "criterion"}
+        assert c["seeds"] == 2 and c["criterion"] and isinstance(c["agrees"], bool)
+    for e in repro.EXPERIMENTS:
+        section = summary.split(f"## {e.figure}: {e.title}")[1].split("\n## ")[0]
+        if not runnable[e.id]:
+            assert "runs failed; no claims evaluated" in section, e.id
+            continue
+        assert (tmp_path / f"{e.id}.png").stat().st_size > 0
+        per_seed = _csv(tmp_path / f"{e.id}.csv")
+        assert sorted(r["seed"] for r in per_seed) == sorted(["1", "2"] * len(e.points())), e.id
+        agg = _csv(tmp_path / f"{e.id}_summary.csv")
+        assert len(agg) == len(e.points()) and all(r["seeds"] == "2" for r in agg)
+        assert {"throughput_gbps", "throughput_gbps_min", "throughput_gbps_max"} <= set(agg[0])
+        assert any(c["experiment"] == e.id for c in claims), e.id
+
+
+def test_reproduce_rejects_bad_seeds(tmp_path):
+    with pytest.raises(ConfigError, match="seeds = 0"):
+        repro.reproduce(tmp_path, seeds=0, progress=False)
+    p = subprocess.run([sys.executable, "-m", "hostio", "reproduce", "--seeds", "many", "--out", str(tmp_path)],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.strip() == "hostio: error: --seeds = 'many': an integer >= 1"
+
+
+def test_reproduce_reports_unknown_scenario(tmp_path, monkeypatch):
+    exp = repro.Experiment("nope", "missing scenario", "Fig. 0", lambda: [repro.Point("ddio/none", [], {"k": 1})],
+                           repro.pause_plot, repro.pause_claims)
+    monkeypatch.setattr(repro, "EXPERIMENTS", [exp])
+    assert repro.reproduce(tmp_path, seeds=2, progress=False) is False
+    summary = (tmp_path / "summary.md").read_text()
+    assert "2 of 2 runs failed" in summary and "ddio/none" in summary
+    assert _strict((tmp_path / "summary.json").read_text()) == []
