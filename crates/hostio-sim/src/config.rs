@@ -361,8 +361,10 @@ fn default_core_bw() -> f64 {
 
 /// Largest core count per socket: the per-line directory stores an L2 owner in a byte (0xFF = none).
 pub const MAX_CORES_PER_SOCKET: u32 = 254;
-/// Largest L2, KiB (its line count must fit the simulator's 32-bit set arithmetic).
-pub const MAX_L2_KIB: u32 = 65536;
+/// Largest L2, KiB (the simulator keeps every core's L2 in memory).
+pub const MAX_L2_KIB: u32 = 8192;
+/// Largest LLC of one socket, MiB (the simulator keeps its tags in memory).
+pub const MAX_LLC_MIB: f64 = 512.0;
 /// Largest latency a platform file may give, ns (1 ms).
 pub const MAX_LATENCY_NS: f64 = 1e6;
 /// Largest memory bandwidth a platform file may give, GB/s.
@@ -456,7 +458,12 @@ impl Platform {
     pub fn from_file(path: &str) -> Result<Platform, ConfigError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ConfigError::new("platform.preset", format!("file:{path}"), format!("cannot read the platform file: {e}")))?;
-        let value: toml::Value = toml::from_str(&text).map_err(|e| {
+        Self::from_file_text(&text, path)
+    }
+
+    /// Parse and check the text of a platform file; `path` names it in errors.
+    pub fn from_file_text(text: &str, path: &str) -> Result<Platform, ConfigError> {
+        let value: toml::Value = toml::from_str(text).map_err(|e| {
             ConfigError::new("platform.preset", format!("file:{path}"), format!("not valid TOML: {}", one_line(&e.to_string())))
         })?;
         let p: Platform = deserialize_value(value, &format!("platform file {path}: "))?;
@@ -492,6 +499,10 @@ impl Platform {
         }
         if !(1..=64).contains(&self.llc_slices) {
             return Err(ConfigError::new(k("llc_slices"), self.llc_slices, "1..=64 slices"));
+        }
+        let llc_mib = self.llc_slices as f64 * self.llc_mib_per_slice;
+        if !(llc_mib <= MAX_LLC_MIB) {
+            return Err(ConfigError::new(k("llc_mib_per_slice"), self.llc_mib_per_slice, format!("at most {MAX_LLC_MIB} MiB of LLC per socket in total ({} slices)", self.llc_slices)));
         }
         let sets = self.llc_sets_per_slice_exact();
         if sets.is_none() {
@@ -679,6 +690,15 @@ pub struct Resolved {
 }
 
 impl Scenario {
+    /// Upper bound of the simulated memory the apps lay out (working sets, packet buffers, rings), MiB.
+    pub fn simulated_memory_mib(&self) -> u64 {
+        self.apps.values().map(|a| self.app_pages(a)).sum::<u64>() * PAGE_BYTES >> 20
+    }
+
+    fn app_pages(&self, a: &AppCfg) -> u64 {
+        crate::engine::app_pages_bound(a, a.nic.as_ref().and_then(|n| self.nics.get(n)))
+    }
+
     /// Check every cross-table rule; the error names the key, value and what is allowed.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.resolve().map(|_| ())
@@ -887,7 +907,7 @@ impl Scenario {
         }
         let mut pages = 0u64;
         for (name, a) in &self.apps {
-            pages += crate::engine::app_pages_bound(a, a.nic.as_ref().and_then(|n| self.nics.get(n)));
+            pages += self.app_pages(a);
             if pages > PHYS_PAGES {
                 let (key, value) = match a.working_set_mib {
                     Some(ws) => ("working_set_mib", ws.to_string()),
