@@ -11,6 +11,7 @@ declaration (gen 3, x8, MPS 256, MRRS 512, RCB 64, 64-bit).
 from __future__ import annotations
 
 import json
+import math
 from typing import Iterable
 
 from hostio import _core
@@ -40,6 +41,8 @@ DESIGNS: tuple[str, ...] = tuple(_core.pcie_nic_designs())
 TESTS = ("LAT_RD", "LAT_WRRD", "BW_RD", "BW_WR", "BW_RDWR")
 CACHE_STATES = ("cold", "warm", "device_warm", "thrash")
 LOCATIONS = ("llc", "dram", "remote_llc", "remote_dram")
+#: Highest Ethernet line rate the NIC model accepts, Gb/s.
+MAX_ETH_GBPS = 10_000.0
 LATENCY_KINDS = ("dma_read", "dma_write", "wrrd", "mmio_read", "mmio_write")
 
 
@@ -131,6 +134,8 @@ def _nic_query(design: str, frame: int, vlan: bool, compat: bool, eth_gbps: floa
         eth = float(eth_gbps)
     except (TypeError, ValueError):
         raise config_error("eth_gbps", eth_gbps, "a positive line rate in Gb/s") from None
+    if not (math.isfinite(eth) and 0 < eth <= MAX_ETH_GBPS):
+        raise config_error("eth_gbps", eth_gbps, f"a line rate in (0, {MAX_ETH_GBPS:g}] Gb/s")
     return json.dumps({"design": design, "frame": frame, "vlan": bool(vlan), "compat": bool(compat), "eth_gbps": eth})
 
 
