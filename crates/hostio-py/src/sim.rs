@@ -58,6 +58,7 @@ fn check_scenario(text: &str, overrides: Vec<String>, is_json: bool) -> PyResult
         "platform": r.platform,
         "ddio_mask": format!("{:#x}", r.io_mask),
         "warnings": r.warnings,
+        "simulated_memory_mib": sc.simulated_memory_mib(),
     });
     Ok(out.to_string())
 }
