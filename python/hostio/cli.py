@@ -17,12 +17,18 @@ COMMAND_MODULES = ("hostio.simcli", "hostio.pcie_cli", "hostio.hw_cli")
 OUTPUT_ARGS = ("json", "csv", "platform_out")
 
 
+def one_line(message: str) -> str:
+    """The message with control characters (a value's newline, carriage return, ...) escaped, so
+    that an error stays on one line whatever the user typed."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message))
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with its own errors (a missing argument, ``--reps x``) on one line and exit 2,
     like every other bad input; sub-command parsers inherit it."""
 
     def error(self, message: str):
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        print(f"{self.prog}: error: {one_line(message)}", file=sys.stderr)
         sys.exit(2)
 
 
@@ -47,13 +53,13 @@ def main(argv: list[str] | None = None) -> int:
                 outfile.check("--" + name.replace("_", "-"), value)
         return int(args.func(args) or 0)
     except USER_ERRORS as exc:
-        print(f"hostio: error: {exc}", file=sys.stderr)
+        print(f"hostio: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
     except OSError as exc:
         # A path the user named cannot be read or written (missing folder, permissions, ...).
-        print(f"hostio: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"hostio: error: {one_line(exc.filename or '')}: {one_line(exc.strerror or exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("hostio: interrupted", file=sys.stderr)

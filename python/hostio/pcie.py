@@ -89,7 +89,7 @@ def _int(key: str, value) -> int:
                 text = text[3:]
             if key == "lanes" and text.startswith("x"):
                 text = text[1:]
-            return int(text)
+            value = int(text)
         except (TypeError, ValueError):
             raise config_error(key, value, "an integer") from None
     if value < 0:
@@ -98,7 +98,7 @@ def _int(key: str, value) -> int:
 
 
 def _sizes(sizes: int | Iterable[int], key: str = "size") -> list[int]:
-    if isinstance(sizes, int):
+    if isinstance(sizes, (int, str, bytes)) or not isinstance(sizes, Iterable):
         sizes = [sizes]
     out = []
     for s in sizes:
@@ -163,6 +163,10 @@ def latency(kind: str, size: int, location: str = "llc", engine: str = "dma", io
             iommu: bool = False, params: dict | None = None, **link) -> dict:
     """Latency of one transaction, part by part (ns): ``kind`` is one of dma_read, dma_write,
     wrrd, mmio_read, mmio_write; ``location`` one of llc, dram, remote_llc, remote_dram."""
+    for key, value, allowed in (("kind", kind, LATENCY_KINDS), ("location", location, LOCATIONS),
+                                ("engine", engine, ("dma", "cmd"))):
+        if not isinstance(value, str) or value not in allowed:
+            raise config_error(key, value, f"one of {', '.join(allowed)}")
     p = default_latency_params() if params is None else _merge(default_latency_params(), params, "latency")
     if link:
         p["link"] = link_config(**link)
