@@ -61,6 +61,27 @@ WORDS = ["nic0", "nic1", "l2fwd", "compute", "cache-hungry", "stateful-chain", "
 NUMBERS = [0, 1, 2, 3, 4, 8, 16, 32, 64, 100, 1500, 4096, 65536, -1, 2**31, 2**63 - 1, 2**64, -(2**63), 0.5, 1.375,
            1e300, -0.0, math.nan, math.inf, -math.inf]
 
+#: Values a key accepts (or nearly), so that many generated scenarios pass validation and run.
+PLAUSIBLE = {
+    "run.seed": [0, 7, 2**63 - 1], "run.duration_us": [1, 15.5], "run.warmup_us": [0, 3],
+    "platform.preset": ["skylake-gold-6140", "haswell-e5-2699v3", "icelake-silver-4314"],
+    "platform.ddio": [True, False], "platform.ddio_ways": [2, 4, 11], "platform.ddio_mask": [0x600, 0x7ff, 0x700],
+    "platform.llc_ways": [2, 11, 16, 20], "platform.llc_slices": [1, 3, 18], "platform.llc_mib_per_slice": [1.375, 2.5],
+    "platform.replacement": ["lru", "plru", "qlru", "random"], "platform.sockets": [1, 2],
+    "nics.nic0.socket": [0, 1], "nics.nic0.line_rate_gbps": [1, 40, 200, 800], "nics.nic0.rx_descriptors": [32, 256, 4096],
+    "nics.nic0.tx_descriptors": [32, 512], "nics.nic0.pause_frames": [True, False], "nics.nic0.ddio": [True, False],
+    "nics.nic0.buffer_kib": [16, 64, 4096], "nics.nic0.design": ["cx5", "simple", "kernel", "dpdk"],
+    "nics.nic0.pcie.gen": [1, 3, 5], "nics.nic0.pcie.lanes": [1, 4, 16], "nics.nic0.pcie.mps": [128, 512],
+    "nics.nic0.pcie.mrrs": [128, 4096], "nics.nic0.pcie.rcb": [64, 128], "nics.nic0.pcie.addr_bits": [32, 64],
+    "traffic.t0.rate_gbps": [0.5, 10, 100], "traffic.t0.packet_size": [64, 65, 1500, 9018],
+    "traffic.t0.flows": [1, 7, 100000], "traffic.t0.flow_skew": [0, 0.99, 4],
+    "apps.fwd.kind": ["l2fwd", "stateful-chain"], "apps.fwd.cores": [1, 3, 8], "apps.fwd.socket": [0, 1],
+    "apps.fwd.mempool_socket": [0, 1], "apps.fwd.cat_mask": [0x7ff, 0x3, 0x600], "apps.fwd.cycles_per_packet": [0, 500],
+    "apps.fwd.working_set_mib": [0.001, 1, 64], "apps.fwd.accesses_per_packet": [0, 1, 16],
+    "apps.fwd.mba_percent": [10, 50, 100], "apps.hog.kind": ["cache-hungry"], "apps.hog.working_set_mib": [0.5, 8, 100],
+    "apps.hog.accesses_per_us": [0.1, 100, 10000], "apps.hog.cores": [1, 2], "apps.hog.socket": [0, 1],
+}
+
 scalars = st.one_of(
     st.sampled_from(NUMBERS), st.integers(-(2**70), 2**70), st.integers(0, 5000), st.floats(allow_nan=True),
     st.sampled_from(WORDS), st.text(max_size=8), st.booleans(),
@@ -91,7 +112,9 @@ def literal(v) -> str:
     return repr(v)
 
 
-overrides = st.lists(st.tuples(st.sampled_from(KEYS), values).map(lambda kv: f"{kv[0]}={literal(kv[1])}"), max_size=3)
+overrides = st.lists(st.one_of(st.sampled_from(sorted(PLAUSIBLE)).flatmap(lambda k: st.tuples(st.just(k), st.sampled_from(PLAUSIBLE[k]))),
+                               st.tuples(st.sampled_from(KEYS), values)).map(lambda kv: f"{kv[0]}={literal(kv[1])}"),
+                     max_size=3)
 
 
 def assert_user_error(e: BaseException) -> None:
@@ -100,8 +123,18 @@ def assert_user_error(e: BaseException) -> None:
     assert msg and "\n" not in msg, repr(msg)
 
 
+def edit_for(key: str):
+    good = PLAUSIBLE.get(key)
+    return st.tuples(st.just(key), st.sampled_from(good) if good else values)
+
+
+#: Mostly plausible edits (these scenarios run), some arbitrary ones (these exercise the checks).
+edits_strategy = st.lists(st.one_of(st.sampled_from(sorted(PLAUSIBLE)).flatmap(edit_for),
+                                    st.tuples(st.sampled_from(KEYS), values)), max_size=4)
+
+
 @SETTINGS
-@given(edits=st.lists(st.tuples(st.sampled_from(KEYS), values), max_size=4), ov=overrides,
+@given(edits=edits_strategy, ov=overrides,
        seed=st.one_of(st.none(), st.integers(-5, 2**64 + 5), st.sampled_from([2**64 - 1, 0, -1])))
 def test_api_scenarios(edits, ov, seed):
     sc = base()
