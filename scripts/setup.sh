@@ -11,7 +11,7 @@ stamp=.venv/.deps-stamp
 want=$(sha256sum pyproject.toml | cut -c1-16)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  .venv/bin/python -m pip install -q "maturin>=1.5,<2" "matplotlib>=3.7" "pytest>=7"
+  .venv/bin/python -m pip install -q "maturin>=1.5,<2" "matplotlib>=3.7" "pytest>=7" "hypothesis>=6.90"
   echo "$want" > "$stamp"
 fi
 # Release build of the compiled module, installed editable so python/hostio is used in place.

@@ -6,16 +6,36 @@ import argparse
 import importlib
 import sys
 
+from hostio import outfile
 from hostio.errors import USER_ERRORS
 
 #: Modules that each define ``register(subparsers)``; a sub-command sets ``func(args) -> int``.
 COMMAND_MODULES = ("hostio.simcli", "hostio.pcie_cli", "hostio.hw_cli")
 
 
+#: Arguments that name an output file; they are checked before the command does any work.
+OUTPUT_ARGS = ("json", "csv", "platform_out")
+
+
+def one_line(message: str) -> str:
+    """The message with control characters (a value's newline, carriage return, ...) escaped, so
+    that an error stays on one line whatever the user typed."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message))
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its own errors (a missing argument, ``--reps x``) on one line and exit 2,
+    like every other bad input; sub-command parsers inherit it."""
+
+    def error(self, message: str):
+        print(f"{self.prog}: error: {one_line(message)}", file=sys.stderr)
+        sys.exit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from hostio import __version__
 
-    parser = argparse.ArgumentParser(prog="hostio", description="The host network I/O path laboratory.")
+    parser = Parser(prog="hostio", description="The host network I/O path laboratory.")
     parser.add_argument("--version", action="version", version=f"hostio {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
@@ -27,16 +47,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        for name in OUTPUT_ARGS:
+            value = getattr(args, name, None)
+            if isinstance(value, str):
+                outfile.check("--" + name.replace("_", "-"), value)
         return int(args.func(args) or 0)
     except USER_ERRORS as exc:
-        print(f"hostio: error: {exc}", file=sys.stderr)
+        print(f"hostio: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
     except OSError as exc:
         # A path the user named cannot be read or written (missing folder, permissions, ...).
-        name = str(exc.filename or "").removesuffix(".tmp")
-        print(f"hostio: error: {name}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"hostio: error: {one_line(exc.filename or '')}: {one_line(exc.strerror or exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("hostio: interrupted", file=sys.stderr)

@@ -4,9 +4,11 @@ and ``hostio.ddio_tuner``."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 
+from hostio import outfile
 from hostio.errors import config_error
 
 
@@ -24,19 +26,7 @@ def _emit_json(dest: str, obj, lines: bool = False) -> None:
     if dest == "-":
         print(text)
     else:
-        with open(dest, "w") as f:
-            f.write(text + "\n")
-
-
-def _one_line_errors(parser) -> None:
-    """Report argparse's own errors (e.g. ``--reps x``) on one line, exit 2, like every other bad
-    input; argparse would print the usage block first."""
-
-    def error(message: str):
-        print(f"{parser.prog}: error: {message}", file=sys.stderr)
-        sys.exit(2)
-
-    parser.error = error
+        outfile.write_text(dest, text + "\n")
 
 
 def register(subparsers) -> None:
@@ -52,7 +42,6 @@ def register(subparsers) -> None:
     p.add_argument("--json", metavar="FILE", help="write the report as JSON ('-' = stdout, then nothing else is printed)")
     p.add_argument("--platform-out", metavar="FILE.toml", help="write a platform file for platform.preset = \"file:PATH\"")
     p.set_defaults(func=_probe)
-    _one_line_errors(p)
 
     r = subparsers.add_parser("ringbench", help="CC-NIC descriptor-ring benchmark between two cores",
                               description="Measure doorbell vs inline signaling, padded/packed/grouped layouts, "
@@ -72,7 +61,6 @@ def register(subparsers) -> None:
     r.add_argument("--no-model", action="store_true", help="skip the coherent-model predictions")
     r.add_argument("--json", metavar="FILE", help="JSON lines, one object per configuration ('-' = stdout)")
     r.set_defaults(func=_ringbench)
-    _one_line_errors(r)
 
     d = subparsers.add_parser("ddio", help="Intel DDIO status and tuning (IIO LLC WAYS, per-root-port allocation)",
                               description="Inspect and tune Intel DDIO. Refuses on non-Intel CPUs, parts without the "
@@ -86,7 +74,6 @@ def register(subparsers) -> None:
     d.add_argument("--state", help="state file (default ROOT/var/lib/hostio/ddio_state.json)")
     d.add_argument("--json", metavar="FILE", help="status as JSON ('-' = stdout)")
     d.set_defaults(func=_ddio)
-    _one_line_errors(d)
 
 
 def _probe(args) -> int:
@@ -99,8 +86,7 @@ def _probe(args) -> int:
     report = probe.run_probe(opts, progress=None if quiet else lambda m: print(f"probe: {m}", file=sys.stderr))
     if args.platform_out:
         text = probe.platform_toml(report)
-        with open(args.platform_out, "w") as f:
-            f.write(text)
+        outfile.write_text(args.platform_out, text)
         if not quiet:
             print(f"probe: platform file written to {args.platform_out}", file=sys.stderr)
     if args.json:
@@ -113,6 +99,11 @@ def _probe(args) -> int:
 def _ringbench(args) -> int:
     from hostio import ringbench as rb
 
+    # Every argument is checked before anything is measured.
+    if not 1.0 <= args.mlp <= 64.0:
+        raise config_error("mlp", args.mlp, "1..64 overlapped misses")
+    if args.line_ns is not None and not (math.isfinite(args.line_ns) and 0 < args.line_ns <= 1e6):
+        raise config_error("line_ns", args.line_ns, "a positive finite latency in ns (at most 1e6)")
     sigs = rb.SIGNALINGS if args.signaling == "all" else (args.signaling,)
     lays = rb.LAYOUTS if args.layout == "all" else (args.layout,)
     batches = _int_list("batch", args.batch) or [1]
@@ -125,10 +116,6 @@ def _ringbench(args) -> int:
         cfgs = rb.sweep_configs(args.sweep, cfgs[0])
     use = rb.require_two_cpus(cpus)
     quiet = args.json == "-"
-    if not 1.0 <= args.mlp <= 64.0:
-        raise config_error("mlp", args.mlp, "1..64 overlapped misses")
-    if args.line_ns is not None and not args.line_ns > 0:
-        raise config_error("line_ns", args.line_ns, "a positive latency in ns")
     measure_line = not args.no_model and args.line_ns is None
     before = rb.line_transfer_ns(use) if measure_line else None
     results = []

@@ -11,6 +11,7 @@ declaration (gen 3, x8, MPS 256, MRRS 512, RCB 64, 64-bit).
 from __future__ import annotations
 
 import json
+import math
 from typing import Iterable
 
 from hostio import _core
@@ -40,6 +41,8 @@ DESIGNS: tuple[str, ...] = tuple(_core.pcie_nic_designs())
 TESTS = ("LAT_RD", "LAT_WRRD", "BW_RD", "BW_WR", "BW_RDWR")
 CACHE_STATES = ("cold", "warm", "device_warm", "thrash")
 LOCATIONS = ("llc", "dram", "remote_llc", "remote_dram")
+#: Highest Ethernet line rate the NIC model accepts, Gb/s.
+MAX_ETH_GBPS = 10_000.0
 LATENCY_KINDS = ("dma_read", "dma_write", "wrrd", "mmio_read", "mmio_write")
 
 
@@ -86,7 +89,7 @@ def _int(key: str, value) -> int:
                 text = text[3:]
             if key == "lanes" and text.startswith("x"):
                 text = text[1:]
-            return int(text)
+            value = int(text)
         except (TypeError, ValueError):
             raise config_error(key, value, "an integer") from None
     if value < 0:
@@ -95,7 +98,7 @@ def _int(key: str, value) -> int:
 
 
 def _sizes(sizes: int | Iterable[int], key: str = "size") -> list[int]:
-    if isinstance(sizes, int):
+    if isinstance(sizes, (int, str, bytes)) or not isinstance(sizes, Iterable):
         sizes = [sizes]
     out = []
     for s in sizes:
@@ -131,6 +134,8 @@ def _nic_query(design: str, frame: int, vlan: bool, compat: bool, eth_gbps: floa
         eth = float(eth_gbps)
     except (TypeError, ValueError):
         raise config_error("eth_gbps", eth_gbps, "a positive line rate in Gb/s") from None
+    if not (math.isfinite(eth) and 0 < eth <= MAX_ETH_GBPS):
+        raise config_error("eth_gbps", eth_gbps, f"a line rate in (0, {MAX_ETH_GBPS:g}] Gb/s")
     return json.dumps({"design": design, "frame": frame, "vlan": bool(vlan), "compat": bool(compat), "eth_gbps": eth})
 
 
@@ -158,6 +163,10 @@ def latency(kind: str, size: int, location: str = "llc", engine: str = "dma", io
             iommu: bool = False, params: dict | None = None, **link) -> dict:
     """Latency of one transaction, part by part (ns): ``kind`` is one of dma_read, dma_write,
     wrrd, mmio_read, mmio_write; ``location`` one of llc, dram, remote_llc, remote_dram."""
+    for key, value, allowed in (("kind", kind, LATENCY_KINDS), ("location", location, LOCATIONS),
+                                ("engine", engine, ("dma", "cmd"))):
+        if not isinstance(value, str):  # the values themselves are checked by the Rust declaration
+            raise config_error(key, value, f"one of {', '.join(allowed)}")
     p = default_latency_params() if params is None else _merge(default_latency_params(), params, "latency")
     if link:
         p["link"] = link_config(**link)

@@ -6,11 +6,12 @@ as text and converted by the API so that bad input ends as one ``ConfigError`` l
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sys
 from pathlib import Path
 
-from hostio import pcie
+from hostio import outfile, pcie
 from hostio.errors import ConfigError, config_error
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
@@ -22,7 +23,7 @@ def parse_bytes(key: str, text: str) -> int:
     t = str(text).strip().lower()
     num = t.rstrip("kmgib")
     unit = t[len(num):]
-    if unit not in _UNITS or not num.isdigit():
+    if unit not in _UNITS or not (num.isascii() and num.isdigit()):
         raise config_error(key, text, "a byte count such as 64, 4K, 256KiB, 64M")
     return int(num) * _UNITS[unit]
 
@@ -78,27 +79,25 @@ def _add_output(p, csv_too: bool = True) -> None:
         p.add_argument("--csv", metavar="FILE", help="write CSV to FILE ('-' = stdout) instead of a table")
 
 
-def _open(path: str):
-    return sys.stdout if path == "-" else open(path, "w", newline="")
+def _write(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        outfile.write_text(path, text)
 
 
 def _emit(args, rows: list[dict], columns: list[tuple[str, str, str]]) -> None:
     """Write rows as JSON, CSV or an aligned table. ``columns`` = (key, header, format)."""
     if getattr(args, "json", None):
-        f = _open(args.json)
-        json.dump(rows, f, indent=2)
-        f.write("\n")
-        if f is not sys.stdout:
-            f.close()
+        _write(args.json, json.dumps(rows, indent=2) + "\n")
         return
     if getattr(args, "csv", None):
-        f = _open(args.csv)
-        w = csv.writer(f)
+        buf = io.StringIO(newline="")
+        w = csv.writer(buf)
         w.writerow([c[0] for c in columns])
         for r in rows:
             w.writerow([r[c[0]] for c in columns])
-        if f is not sys.stdout:
-            f.close()
+        _write(args.csv, buf.getvalue())
         return
     print(format_table(rows, columns))
 
@@ -283,6 +282,8 @@ def cmd_validate(args) -> int:
     if not script.exists():
         raise ConfigError(f"validation/pcie/report.py = {str(script)!r}: needs a source checkout of hostio")
     mod = runpy.run_path(str(script))
+    if args.data is not None and not (Path(args.data) / mod["PLAIN"]).is_dir():
+        raise config_error("data", args.data, f"a pcie-bench data directory holding {mod['PLAIN']}/")
     return int(mod["main"](["--out", args.out] + (["--data", args.data] if args.data else [])) or 0)
 
 

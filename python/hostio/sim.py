@@ -14,6 +14,7 @@ events and ``metrics`` (see the README's metric list). Bad input raises :class:`
 from __future__ import annotations
 
 import json
+import math
 import os
 from importlib import resources
 from pathlib import Path
@@ -23,6 +24,20 @@ from hostio import _core
 from hostio.errors import config_error
 
 Scenario = Union[str, os.PathLike, Mapping]
+
+
+#: Largest seed (seeds are unsigned 64-bit integers).
+MAX_SEED = 2**64 - 1
+
+
+def _overrides(items: Iterable[str]) -> list[str]:
+    if isinstance(items, str):
+        raise config_error("set", items, "a list of KEY.PATH=VALUE strings, not one string")
+    out = list(items)
+    for ov in out:
+        if not isinstance(ov, str):
+            raise config_error("set", ov, "KEY.PATH=VALUE strings")
+    return out
 
 
 def scenario_path(name: str) -> Path:
@@ -35,10 +50,34 @@ def scenario_path(name: str) -> Path:
     return p
 
 
+def _finite(value, key: str) -> None:
+    """Refuse NaN and infinities in a scenario mapping, naming their key (JSON cannot carry them)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise config_error(key, value, "a finite number")
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _finite(v, f"{key}.{k}" if key else str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _finite(v, f"{key}[{i}]")
+
+
+def _read_text(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise config_error("scenario", str(path), f"UTF-8 text (byte {data[e.start]:#04x} at offset {e.start} is not)") from None
+
+
 def _source(scenario: Scenario) -> tuple[str, bool]:
     """(text, is_json) for the compiled module."""
     if isinstance(scenario, Mapping):
-        return json.dumps(scenario), True
+        _finite(scenario, "")
+        try:
+            return json.dumps(scenario, allow_nan=False), True
+        except (TypeError, ValueError) as e:
+            raise config_error("scenario", type(scenario).__name__, f"a mapping of TOML-like values ({e})") from None
     s = os.fspath(scenario)
     if "\n" in s or "[" in s and not os.path.exists(s):
         return s, False
@@ -48,7 +87,7 @@ def _source(scenario: Scenario) -> tuple[str, bool]:
             path = scenario_path(s)
         except ValueError:
             raise config_error("scenario", s, "an existing TOML file, a bundled scenario name, TOML text or a mapping") from None
-    return path.read_text(), False
+    return _read_text(path), False
 
 
 def run(
@@ -57,17 +96,23 @@ def run(
     set: Iterable[str] = (),
     seed: int | None = None,
     progress: Callable[[float], None] | None = None,
+    check_invariants: bool = False,
 ) -> dict:
     """Simulate one scenario; returns the result dict. ``progress(fraction)`` is called as
-    simulated time advances. Ctrl-C interrupts the run (KeyboardInterrupt)."""
+    simulated time advances. Ctrl-C interrupts the run (KeyboardInterrupt). With
+    ``check_invariants`` a run that breaks one of the simulator's invariants (packet conservation,
+    rates within [0, 1], no negative queue) raises :class:`hostio.HostioError`; debug builds always
+    check them."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+        raise config_error("seed", seed, f"an integer in 0..={MAX_SEED}")
     text, is_json = _source(scenario)
-    return json.loads(_core.simulate(text, list(set), seed, progress, is_json))
+    return json.loads(_core.simulate(text, _overrides(set), seed, progress, is_json, check_invariants))
 
 
 def check(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
     """Validate a scenario without running it; returns the resolved scenario, platform and mask."""
     text, is_json = _source(scenario)
-    return json.loads(_core.check_scenario(text, list(set), is_json))
+    return json.loads(_core.check_scenario(text, _overrides(set), is_json))
 
 
 def presets() -> dict[str, dict]:

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from hostio import sim, sweep as sweeps
+from hostio import outfile, sim, sweep as sweeps
 from hostio.errors import ConfigError, config_error
 
 
@@ -91,6 +91,11 @@ def _pct(v) -> str:
     return "n/a" if v is None else f"{100 * v:.1f} %"
 
 
+def _ns(v) -> str:
+    """A latency in ns; null when no packet completed."""
+    return "n/a" if v is None else f"{v:.0f}"
+
+
 def summary(r: dict, name: str) -> str:
     m = r["metrics"]
     lat = m["latency_ns"]
@@ -105,7 +110,8 @@ def summary(r: dict, name: str) -> str:
         f"           dropped {m['dropped_packets']:,}, PAUSE frames {m['pause_frames']:,}",
         f"DDIO       PCIe write hit rate {_pct(m['pcie_write_hit_rate'])}, read hit rate {_pct(m['pcie_read_hit_rate'])}; "
         f"allocations {m['ddio_allocations']:,}, evictions {m['ddio_evictions']:,}",
-        f"latency    p50 {lat['p50']:.0f} ns, p90 {lat['p90']:.0f}, p99 {lat['p99']:.0f}, p99.9 {lat['p999']:.0f}, max {lat['max']:.0f}",
+        f"latency    p50 {_ns(lat['p50'])} ns, p90 {_ns(lat['p90'])}, p99 {_ns(lat['p99'])}, p99.9 {_ns(lat['p999'])}, "
+        f"max {_ns(lat['max'])}",
         f"memory     read {m['memory_read_gbps']:.1f} Gb/s, write {m['memory_write_gbps']:.1f} Gb/s",
     ]
     for w in r.get("warnings", []):
@@ -116,7 +122,7 @@ def summary(r: dict, name: str) -> str:
     for name_, a in m["apps"].items():
         lines.append(
             f"{name_:<14}{a['kind']:<15}{a['throughput_gbps']:>8.1f}{a['throughput_mpps']:>8.2f}"
-            f"{a['latency_ns']['p99']:>11.0f}{a['llc_accesses']:>11,}{a['llc_misses']:>10,}"
+            f"{_ns(a['latency_ns']['p99']):>11}{a['llc_accesses']:>11,}{a['llc_misses']:>10,}"
         )
     return "\n".join(lines)
 
@@ -140,9 +146,7 @@ def write_json(obj, dest: str) -> None:
     if dest == "-":
         print(text)
         return
-    tmp = Path(dest + ".tmp")
-    tmp.write_text(text + "\n")
-    tmp.replace(dest)
+    outfile.write_text(dest, text + "\n")
 
 
 def cmd_run(args) -> int:

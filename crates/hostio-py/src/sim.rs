@@ -1,5 +1,5 @@
 //! Python bindings of `hostio-sim`: runs release the GIL in slices of simulated time and check
-//! for Ctrl-C between slices.
+//! for Ctrl-C between slices; on request a run's invariants are checked at its end.
 use crate::config_err;
 use pyo3::prelude::*;
 
@@ -8,7 +8,7 @@ const SLICE_US: f64 = 100.0;
 
 /// Run a scenario (TOML text, or JSON text when `is_json`) and return the result as JSON.
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None, is_json = false))]
+#[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None, is_json = false, check_invariants = false))]
 fn simulate(
     py: Python<'_>,
     text: &str,
@@ -16,6 +16,7 @@ fn simulate(
     seed: Option<u64>,
     progress: Option<PyObject>,
     is_json: bool,
+    check_invariants: bool,
 ) -> PyResult<String> {
     let text = if is_json { json_to_toml(text)? } else { text.to_string() };
     let mut run = hostio_sim::Run::new(&text, &overrides, seed).map_err(config_err)?;
@@ -27,6 +28,12 @@ fn simulate(
         }
         if done {
             break;
+        }
+    }
+    if check_invariants {
+        let bad = run.check_invariants();
+        if !bad.is_empty() {
+            return Err(crate::HostioError::new_err(format!("simulator invariants violated: {}", bad.join("; "))));
         }
     }
     Ok(serde_json::to_string(&run.finish()).expect("serialisable"))
@@ -51,6 +58,7 @@ fn check_scenario(text: &str, overrides: Vec<String>, is_json: bool) -> PyResult
         "platform": r.platform,
         "ddio_mask": format!("{:#x}", r.io_mask),
         "warnings": r.warnings,
+        "simulated_memory_mib": sc.simulated_memory_mib(),
     });
     Ok(out.to_string())
 }

@@ -383,6 +383,21 @@ fn default_core_bw() -> f64 {
     12.0
 }
 
+/// Largest core count per socket: the per-line directory stores an L2 owner in a byte (0xFF = none).
+pub const MAX_CORES_PER_SOCKET: u32 = 254;
+/// Largest L2, KiB (the simulator keeps every core's L2 in memory).
+pub const MAX_L2_KIB: u32 = 8192;
+/// Largest LLC of one socket, MiB (the simulator keeps its tags in memory).
+pub const MAX_LLC_MIB: f64 = 512.0;
+/// Largest latency a platform file may give, ns (1 ms).
+pub const MAX_LATENCY_NS: f64 = 1e6;
+/// Largest memory bandwidth a platform file may give, GB/s.
+pub const MAX_BANDWIDTH_GBYTE_S: f64 = 1e5;
+/// Simulated physical memory: 32768 frames of 2 MiB (64 GiB) shared by every socket.
+pub const PHYS_PAGES: u64 = 1 << 15;
+/// Bytes of one simulated page.
+pub const PAGE_BYTES: u64 = 2 << 20;
+
 /// Names of the built-in presets.
 pub const PRESETS: &[&str] = &["skylake-gold-6140", "haswell-e5-2699v3", "icelake-silver-4314"];
 
@@ -467,7 +482,12 @@ impl Platform {
     pub fn from_file(path: &str) -> Result<Platform, ConfigError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ConfigError::new("platform.preset", format!("file:{path}"), format!("cannot read the platform file: {e}")))?;
-        let value: toml::Value = toml::from_str(&text).map_err(|e| {
+        Self::from_file_text(&text, path)
+    }
+
+    /// Parse and check the text of a platform file; `path` names it in errors.
+    pub fn from_file_text(text: &str, path: &str) -> Result<Platform, ConfigError> {
+        let value: toml::Value = toml::from_str(text).map_err(|e| {
             ConfigError::new("platform.preset", format!("file:{path}"), format!("not valid TOML: {}", one_line(&e.to_string())))
         })?;
         let p: Platform = deserialize_value(value, &format!("platform file {path}: "))?;
@@ -495,11 +515,18 @@ impl Platform {
         if !(self.clock_ghz > 0.1 && self.clock_ghz < 10.0) {
             return Err(ConfigError::new(k("clock_ghz"), self.clock_ghz, "a clock in (0.1, 10) GHz"));
         }
+        if !(1..=MAX_CORES_PER_SOCKET).contains(&self.cores_per_socket) {
+            return Err(ConfigError::new(k("cores_per_socket"), self.cores_per_socket, format!("1..={MAX_CORES_PER_SOCKET} cores")));
+        }
         if !(1..=32).contains(&self.llc_ways) {
             return Err(ConfigError::new(k("llc_ways"), self.llc_ways, "1..=32 ways"));
         }
         if !(1..=64).contains(&self.llc_slices) {
             return Err(ConfigError::new(k("llc_slices"), self.llc_slices, "1..=64 slices"));
+        }
+        let llc_mib = self.llc_slices as f64 * self.llc_mib_per_slice;
+        if !(llc_mib <= MAX_LLC_MIB) {
+            return Err(ConfigError::new(k("llc_mib_per_slice"), self.llc_mib_per_slice, format!("at most {MAX_LLC_MIB} MiB of LLC per socket in total ({} slices)", self.llc_slices)));
         }
         let sets = self.llc_sets_per_slice_exact();
         if sets.is_none() {
@@ -509,6 +536,12 @@ impl Platform {
                 format!("a size giving a power-of-two number of sets per slice with {} ways of 64 B (e.g. 1.375 MiB with 11 ways = 2048 sets)", self.llc_ways),
             ));
         }
+        if !(1..=32).contains(&self.l2_ways) {
+            return Err(ConfigError::new(k("l2_ways"), self.l2_ways, "1..=32 ways"));
+        }
+        if !(16..=MAX_L2_KIB).contains(&self.l2_kib) {
+            return Err(ConfigError::new(k("l2_kib"), self.l2_kib, format!("16..={MAX_L2_KIB} KiB")));
+        }
         let l2_sets = (self.l2_kib as u64 * 1024) / (64 * self.l2_ways.max(1) as u64);
         if self.l2_ways == 0 || self.l2_ways > 32 || !l2_sets.is_power_of_two() || l2_sets * 64 * self.l2_ways as u64 != self.l2_kib as u64 * 1024 {
             return Err(ConfigError::new(k("l2_kib"), self.l2_kib, format!("an L2 size giving a power-of-two set count with {} ways", self.l2_ways)));
@@ -517,22 +550,27 @@ impl Platform {
         if self.ddio_default_mask & !full != 0 {
             return Err(ConfigError::new(k("ddio_default_mask"), format!("{:#x}", self.ddio_default_mask), format!("a mask within the {} LLC ways ({full:#x})", self.llc_ways)));
         }
-        for (name, v) in [
-            ("l2_latency_ns", self.l2_latency_ns),
-            ("llc_latency_ns", self.llc_latency_ns),
-            ("dram_latency_ns", self.dram_latency_ns),
-            ("c2c_latency_ns", self.c2c_latency_ns),
-            ("upi_latency_ns", self.upi_latency_ns),
-            ("memory_bandwidth_gbyte_s", self.memory_bandwidth_gbyte_s),
-            ("core_memory_bandwidth_gbyte_s", self.core_memory_bandwidth_gbyte_s),
+        if let Some(m) = self.recycled_io_mask {
+            if m & !full != 0 {
+                return Err(ConfigError::new(k("recycled_io_mask"), format!("{m:#x}"), format!("a mask within the {} LLC ways ({full:#x}), or 0", self.llc_ways)));
+            }
+        }
+        for (name, v, max) in [
+            ("l1_latency_ns", self.l1_latency_ns, MAX_LATENCY_NS),
+            ("l2_latency_ns", self.l2_latency_ns, MAX_LATENCY_NS),
+            ("llc_latency_ns", self.llc_latency_ns, MAX_LATENCY_NS),
+            ("dram_latency_ns", self.dram_latency_ns, MAX_LATENCY_NS),
+            ("c2c_latency_ns", self.c2c_latency_ns, MAX_LATENCY_NS),
+            ("upi_latency_ns", self.upi_latency_ns, MAX_LATENCY_NS),
+            ("memory_bandwidth_gbyte_s", self.memory_bandwidth_gbyte_s, MAX_BANDWIDTH_GBYTE_S),
+            ("core_memory_bandwidth_gbyte_s", self.core_memory_bandwidth_gbyte_s, MAX_BANDWIDTH_GBYTE_S),
         ] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(ConfigError::new(k(name), v, "a positive number"));
+            if !(v.is_finite() && v > 0.0 && v <= max) {
+                return Err(ConfigError::new(k(name), v, format!("a positive number up to {max}")));
             }
         }
         Ok(())
     }
-
     fn llc_sets_per_slice_exact(&self) -> Option<u32> {
         let bytes = self.llc_mib_per_slice * 1024.0 * 1024.0;
         let sets = bytes / (64.0 * self.llc_ways as f64);
@@ -597,9 +635,41 @@ pub fn parse_scenario(text: &str, overrides: &[String]) -> Result<Scenario, Conf
     for ov in overrides {
         apply_override(&mut value, ov)?;
     }
+    require_tables(&value)?;
     let sc: Scenario = deserialize_value(value, "")?;
     sc.validate()?;
     Ok(sc)
+}
+
+/// Tables must be written as tables: serde would otherwise read an array such as
+/// `run = [7, 300, 100]` positionally into the struct's fields.
+fn require_tables(root: &toml::Value) -> Result<(), ConfigError> {
+    fn table<'a>(v: &'a toml::Value, key: &str) -> Result<&'a toml::Table, ConfigError> {
+        v.as_table().ok_or_else(|| {
+            let shown = one_line(&v.to_string());
+            let shown = if shown.chars().count() > 60 { format!("{}…", shown.chars().take(60).collect::<String>()) } else { shown };
+            ConfigError::new(key, shown, format!("a table ([{key}] with named keys), not a {}", v.type_str()))
+        })
+    }
+    let root = table(root, "scenario")?;
+    for key in ["run", "platform"] {
+        if let Some(v) = root.get(key) {
+            table(v, key)?;
+        }
+    }
+    for key in ["nics", "traffic", "apps"] {
+        if let Some(v) = root.get(key) {
+            for (name, child) in table(v, key)? {
+                let child = table(child, &format!("{key}.{name}"))?;
+                if key == "nics" {
+                    if let Some(pcie) = child.get("pcie") {
+                        table(pcie, &format!("nics.{name}.pcie"))?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Apply one `a.b.c=value` override to a TOML tree. The value is read as a TOML literal
@@ -644,6 +714,15 @@ pub struct Resolved {
 }
 
 impl Scenario {
+    /// Upper bound of the simulated memory the apps lay out (working sets, packet buffers, rings), MiB.
+    pub fn simulated_memory_mib(&self) -> u64 {
+        self.apps.values().map(|a| self.app_pages(a)).sum::<u64>() * PAGE_BYTES >> 20
+    }
+
+    fn app_pages(&self, a: &AppCfg) -> u64 {
+        crate::engine::app_pages_bound(a, a.nic.as_ref().and_then(|n| self.nics.get(n)))
+    }
+
     /// Check every cross-table rule; the error names the key, value and what is allowed.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.resolve().map(|_| ())
@@ -854,6 +933,37 @@ impl Scenario {
                         return Err(ConfigError::new(k("cycles_per_packet"), "", "required for kind = \"compute\""));
                     }
                 }
+            }
+        }
+        let mut pages = 0u64;
+        for (name, a) in &self.apps {
+            pages += self.app_pages(a);
+            if pages > PHYS_PAGES {
+                let (key, value) = match a.working_set_mib {
+                    Some(ws) => ("working_set_mib", ws.to_string()),
+                    None => ("cores", a.cores.to_string()),
+                };
+                return Err(ConfigError::new(
+                    format!("apps.{name}.{key}"),
+                    value,
+                    format!(
+                        "the apps' memory (working sets, packet buffers and rings: {} MiB up to apps.{name}) must fit the {} GiB of simulated physical memory",
+                        pages * PAGE_BYTES >> 20,
+                        PHYS_PAGES * PAGE_BYTES >> 30
+                    ),
+                ));
+            }
+        }
+        for name in self.nics.keys() {
+            if !nic_users.contains_key(name.as_str()) {
+                return Err(ConfigError::new(
+                    format!("nics.{name}"),
+                    "",
+                    format!("no app uses this NIC (set apps.<name>.nic = \"{name}\", or remove the table); NICs in use: {}", {
+                        let used: Vec<&str> = nic_users.keys().copied().collect();
+                        if used.is_empty() { "(none)".to_string() } else { used.join(", ") }
+                    }),
+                ));
             }
         }
         for (tname, t) in &self.traffic {

@@ -215,6 +215,10 @@ struct Nic {
     h2d_free: u64,
     wire_free: u64,
     stats: NicStats,
+    /// Frames that reached the NIC and frames it dropped since the start (not reset at warm-up),
+    /// for the conservation check.
+    arrived_all: u64,
+    dropped_all: u64,
 }
 
 enum Sizes {
@@ -365,6 +369,34 @@ impl AddressSpace {
             }
         }
     }
+}
+
+/// An upper bound of the 2 MiB pages [`Engine::new`] lays out for one app (working set, mempool
+/// and per-core rings, each rounded up to whole pages), so that a scenario can be refused before
+/// the 64 GiB of simulated physical memory run out.
+pub(crate) fn app_pages_bound(a: &crate::config::AppCfg, nic: Option<&crate::config::NicCfg>) -> u64 {
+    let pages = |bytes: u64| bytes.div_ceil(LINES_PER_PAGE as u64 * 64) + 1;
+    let mut n = 0;
+    if let Some(ws) = a.working_set_mib.filter(|&w| w > 0.0) {
+        n += pages((ws * 1024.0 * 1024.0) as u64);
+    } else if a.kind == AppKind::StatefulChain {
+        n += pages(16 << 20);
+    }
+    if let Some(nc) = nic {
+        let (q, rx, tx) = (a.cores as u64, nc.rx_descriptors as u64, nc.tx_descriptors as u64);
+        let count = (q * (rx + tx + 2 * BURST as u64) + q * (MEMPOOL_CACHE as u64 * 3 / 2)).max(8192);
+        n += pages(count * MBUF_STRIDE);
+        n += q * (pages(rx * RX_DESC_BYTES) + pages(rx * CQE_BYTES) + pages(tx * TX_WQE_BYTES) + pages(4096));
+    }
+    n
+}
+
+/// Link bytes of a transfer that occupies the link over [start, end) ps, counted for the part of
+/// that interval inside the measured `window`: bytes cross the link while it is busy, not when
+/// the transfer is issued, so a link's measured utilisation cannot exceed 1.
+fn link_bytes_in(window: (u64, u64), start: u64, end: u64, ps_per_byte: f64) -> f64 {
+    let busy = end.min(window.1).saturating_sub(start.max(window.0));
+    busy as f64 / ps_per_byte
 }
 
 /// Timing constants in ps.
@@ -524,6 +556,7 @@ impl Engine {
         let pages = space.next_page as usize;
         let mut frames = Vec::with_capacity(pages);
         let mut used = std::collections::HashSet::new();
+        assert!(pages <= 1 << 15, "scenario validation bounds the simulated memory to 64 GiB");
         while frames.len() < pages {
             // 64 GiB of physical memory: 32768 frames of 2 MiB.
             let f = rng.below(1 << 15);
@@ -594,6 +627,8 @@ impl Engine {
                 h2d_free: 0,
                 wire_free: 0,
                 stats: NicStats::default(),
+                arrived_all: 0,
+                dropped_all: 0,
             });
         }
         let mut gens = Vec::new();
@@ -937,6 +972,7 @@ impl Engine {
 
     fn nic_receive(&mut self, ni: usize, q: usize, p: Pkt, now: u64) {
         let nic = &mut self.nics[ni];
+        nic.arrived_all += 1;
         let qu = &nic.queues[q];
         let link_ok = nic.d2h_free <= now + LINK_SLACK_PS;
         if qu.backlog.is_empty() && qu.rx.nic_pos < qu.rx.posted && link_ok {
@@ -944,6 +980,7 @@ impl Engine {
             return;
         }
         if nic.buf_bytes + p.len as u64 > nic.buf_cap {
+            nic.dropped_all += 1;
             if self.in_window(now) {
                 self.nics[ni].stats.dropped += 1;
             }
@@ -1065,15 +1102,17 @@ impl Engine {
         let loc = self.location(sock, data, allocating);
         let wr_ps = self.dma_latency_ps(ni, payload, loc, true);
         let in_win = self.in_window(now);
+        let window = (self.warm_ps, self.end_ps);
         let nic = &mut self.nics[ni];
         let start = nic.d2h_free.max(now);
         nic.d2h_free = start + (d2h * nic.ps_per_pcie_byte) as u64;
-        nic.h2d_free = nic.h2d_free.max(now) + (h2d * nic.ps_per_pcie_byte) as u64;
+        let h_start = nic.h2d_free.max(now);
+        nic.h2d_free = h_start + (h2d * nic.ps_per_pcie_byte) as u64;
+        nic.stats.d2h_bytes += link_bytes_in(window, start, nic.d2h_free, nic.ps_per_pcie_byte);
+        nic.stats.h2d_bytes += link_bytes_in(window, h_start, nic.h2d_free, nic.ps_per_pcie_byte);
         let ready = nic.d2h_free + wr_ps;
         if in_win {
             nic.stats.rx_packets += 1;
-            nic.stats.d2h_bytes += d2h;
-            nic.stats.h2d_bytes += h2d;
         }
         let rx = &mut nic.queues[q].rx;
         rx.ready[slot] = ready;
@@ -1327,19 +1366,18 @@ impl Engine {
             let (d2h, h2d) = self.link_bytes(ni, payload, false);
             let loc = self.location(sock, mb.data_line, all_hit);
             let rd_ps = self.dma_latency_ps(ni, payload, loc, false);
-            let in_win = self.in_window(doorbell);
+            let window = (self.warm_ps, self.end_ps);
             let nic = &mut self.nics[ni];
-            nic.d2h_free = nic.d2h_free.max(doorbell) + (d2h * nic.ps_per_pcie_byte) as u64;
+            let d_start = nic.d2h_free.max(doorbell);
+            nic.d2h_free = d_start + (d2h * nic.ps_per_pcie_byte) as u64;
             let start = nic.h2d_free.max(doorbell);
             nic.h2d_free = start + (h2d * nic.ps_per_pcie_byte) as u64;
+            nic.stats.d2h_bytes += link_bytes_in(window, d_start, nic.d2h_free, nic.ps_per_pcie_byte);
+            nic.stats.h2d_bytes += link_bytes_in(window, start, nic.h2d_free, nic.ps_per_pcie_byte);
             let data_at = nic.h2d_free + rd_ps;
             let wire_start = data_at.max(nic.wire_free);
             nic.wire_free = wire_start + ((mb.len + 20) as f64 * 8000.0 / nic.line_rate_gbps) as u64;
             let done = nic.wire_free;
-            if in_win {
-                nic.stats.d2h_bytes += d2h;
-                nic.stats.h2d_bytes += h2d;
-            }
             nic.queues[q].tx.done[slot] = done;
             if done >= self.warm_ps && done < self.end_ps {
                 let st = &mut self.apps[self.cores[c].app].stats;
@@ -1467,5 +1505,38 @@ impl Engine {
 
     pub fn resolved(&self) -> &Resolved {
         &self.resolved
+    }
+
+    /// Where every frame is now, per NIC, for [`crate::invariants`].
+    pub(crate) fn ledger(&self) -> Vec<crate::invariants::NicLedger> {
+        self.nics
+            .iter()
+            .map(|n| crate::invariants::NicLedger {
+                name: n.name.clone(),
+                arrived: n.arrived_all,
+                dropped: n.dropped_all,
+                buffered: n.queues.iter().map(|q| q.backlog.len() as u64).sum(),
+                buffered_bytes: n.queues.iter().flat_map(|q| q.backlog.iter().map(|p| p.len as u64)).sum(),
+                buf_bytes: n.buf_bytes,
+                buf_cap: n.buf_cap,
+                queues: n
+                    .queues
+                    .iter()
+                    .map(|q| {
+                        let core = &self.cores[q.core];
+                        crate::invariants::QueueLedger {
+                            rx_n: q.rx.n,
+                            rx_nic_pos: q.rx.nic_pos,
+                            rx_sw_pos: q.rx.sw_pos,
+                            rx_posted: q.rx.posted,
+                            at_core: (core.burst.len() - core.burst_pos.min(core.burst.len()) + core.tx_pending.len()) as u64,
+                            tx_n: q.tx.n,
+                            tx_head: q.tx.head,
+                            tx_clean: q.tx.clean,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect()
     }
 }

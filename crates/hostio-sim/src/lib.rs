@@ -5,6 +5,7 @@
 //! * [`mem`] — DRAM with bandwidth queueing and MBA.
 //! * [`mempool`] — DPDK-style packet buffers with per-core LIFO caches.
 //! * [`engine`] — the event loop: traffic, NIC, PCIe, cores, TX.
+//! * [`invariants`] — conservation and range checks of a finished run.
 //! * [`result`] — what a run returns.
 //!
 //! ```
@@ -27,6 +28,7 @@ pub mod cache;
 pub mod config;
 pub mod engine;
 pub mod hist;
+pub mod invariants;
 pub mod mem;
 pub mod mempool;
 pub mod result;
@@ -47,11 +49,11 @@ pub struct Run {
 impl Run {
     /// Parse, override, validate and build. `seed` overrides `run.seed`.
     pub fn new(text: &str, overrides: &[String], seed: Option<u64>) -> Result<Run, ConfigError> {
-        let mut ov = overrides.to_vec();
+        let mut sc = parse_scenario(text, overrides)?;
+        // Set directly: a TOML integer cannot hold seeds above i64::MAX.
         if let Some(s) = seed {
-            ov.push(format!("run.seed={s}"));
+            sc.run.seed = s;
         }
-        let sc = parse_scenario(text, &ov)?;
         Self::from_scenario(sc)
     }
 
@@ -75,7 +77,17 @@ impl Run {
         self.engine.now()
     }
 
+    /// Violated invariants of the run so far (see [`invariants`]); empty when consistent.
+    pub fn check_invariants(&self) -> Vec<String> {
+        invariants::check(&self.engine.ledger(), &self.engine.metrics())
+    }
+
+    /// The result. Debug builds check the invariants first and panic on a violation.
     pub fn finish(self) -> SimResult {
+        if cfg!(debug_assertions) {
+            let bad = self.check_invariants();
+            assert!(bad.is_empty(), "simulator invariants violated:\n{}", bad.join("\n"));
+        }
         let r = self.engine.resolved();
         SimResult {
             version: env!("CARGO_PKG_VERSION"),

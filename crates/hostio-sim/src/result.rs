@@ -5,27 +5,28 @@ use crate::hist::Histogram;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Latency distribution summary, ns (NIC arrival → last bit on the TX wire).
+/// Latency distribution summary, ns (NIC arrival → last bit on the TX wire); every field is null
+/// when no packet completed in the measured window.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct LatencyNs {
-    pub p50: f64,
-    pub p90: f64,
-    pub p99: f64,
-    pub p999: f64,
-    pub max: f64,
-    pub mean: f64,
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub p99: Option<f64>,
+    pub p999: Option<f64>,
+    pub max: Option<f64>,
+    pub mean: Option<f64>,
 }
 
 impl LatencyNs {
     pub fn from_hist(h: &Histogram) -> LatencyNs {
         // ps → ns, keeping whole picoseconds.
-        let ns = |v: f64| v.round() / 1000.0;
+        let ns = |v: f64| (h.count > 0).then(|| v.round() / 1000.0);
         LatencyNs {
             p50: ns(h.quantile(0.5)),
             p90: ns(h.quantile(0.9)),
             p99: ns(h.quantile(0.99)),
             p999: ns(h.quantile(0.999)),
-            max: ns(if h.count == 0 { 0.0 } else { h.max as f64 }),
+            max: ns(h.max as f64),
             mean: ns(h.mean()),
         }
     }

@@ -1,0 +1,124 @@
+//! Invariants of a finished run, checked once at its end: in debug builds on every run (a
+//! violation panics), and on request in release builds (`Run::check_invariants`, which the fuzzer
+//! uses).
+//!
+//! * Packets are conserved per NIC: every frame that reached it was dropped, waits in its buffer,
+//!   waits in an RX ring, is at a core, or was handed to the TX ring (forwarded).
+//! * No queue is negative or over-full: ring positions are ordered and within the ring size, the
+//!   NIC buffer's byte count equals its backlog and stays within its capacity.
+//! * Rates are rates: hit and miss rates lie in [0, 1], link utilisations in [0, 1], and every
+//!   reported number is finite and non-negative.
+use crate::result::{LatencyNs, Metrics};
+
+/// One RX/TX queue pair's positions (all counted from the start of the run).
+#[derive(Debug, Clone)]
+pub struct QueueLedger {
+    pub rx_n: u64,
+    pub rx_nic_pos: u64,
+    pub rx_sw_pos: u64,
+    pub rx_posted: u64,
+    /// Frames taken from the RX ring and not yet placed in the TX ring.
+    pub at_core: u64,
+    pub tx_n: u64,
+    pub tx_head: u64,
+    pub tx_clean: u64,
+}
+
+/// Where one NIC's frames are at the end of a run.
+#[derive(Debug, Clone)]
+pub struct NicLedger {
+    pub name: String,
+    pub arrived: u64,
+    pub dropped: u64,
+    /// Frames waiting in the on-NIC buffer, and their bytes.
+    pub buffered: u64,
+    pub buffered_bytes: u64,
+    /// The NIC's own count of buffered bytes, and its capacity.
+    pub buf_bytes: u64,
+    pub buf_cap: u64,
+    pub queues: Vec<QueueLedger>,
+}
+
+/// Slack for sums of floating-point link bytes.
+const EPS: f64 = 1e-9;
+
+/// Every violated invariant, one line each; empty when the run is consistent.
+pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
+    let mut bad = Vec::new();
+    for n in ledger {
+        let in_rings: u64 = n.queues.iter().map(|q| q.rx_nic_pos.saturating_sub(q.rx_sw_pos)).sum();
+        let at_cores: u64 = n.queues.iter().map(|q| q.at_core).sum();
+        let forwarded: u64 = n.queues.iter().map(|q| q.tx_head).sum();
+        let accounted = n.dropped + n.buffered + in_rings + at_cores + forwarded;
+        if n.arrived != accounted {
+            bad.push(format!(
+                "nics.{}: {} frames arrived but {} are accounted for (dropped {}, NIC buffer {}, RX rings {}, cores {}, forwarded {})",
+                n.name, n.arrived, accounted, n.dropped, n.buffered, in_rings, at_cores, forwarded
+            ));
+        }
+        if n.buf_bytes != n.buffered_bytes || n.buf_bytes > n.buf_cap {
+            bad.push(format!("nics.{}: buffer holds {} B by count, {} B by frames, capacity {} B", n.name, n.buf_bytes, n.buffered_bytes, n.buf_cap));
+        }
+        for (i, q) in n.queues.iter().enumerate() {
+            if !(q.rx_sw_pos <= q.rx_nic_pos && q.rx_nic_pos <= q.rx_posted && q.rx_posted <= q.rx_sw_pos + q.rx_n) {
+                bad.push(format!(
+                    "nics.{} queue {i}: RX ring out of order (software {}, NIC {}, posted {}, size {})",
+                    n.name, q.rx_sw_pos, q.rx_nic_pos, q.rx_posted, q.rx_n
+                ));
+            }
+            if !(q.tx_clean <= q.tx_head && q.tx_head <= q.tx_clean + q.tx_n) {
+                bad.push(format!("nics.{} queue {i}: TX ring out of order (clean {}, head {}, size {})", n.name, q.tx_clean, q.tx_head, q.tx_n));
+            }
+        }
+    }
+    let mut rate = |what: String, v: Option<f64>| {
+        if let Some(v) = v {
+            if !(0.0..=1.0).contains(&v) {
+                bad.push(format!("{what} = {v}: outside [0, 1]"));
+            }
+        }
+    };
+    rate("pcie_write_hit_rate".into(), m.pcie_write_hit_rate);
+    rate("pcie_read_hit_rate".into(), m.pcie_read_hit_rate);
+    for (name, a) in &m.apps {
+        rate(format!("apps.{name}.llc_miss_rate"), a.llc_miss_rate);
+    }
+    for (name, n) in &m.nics {
+        for (dir, u) in [("pcie_d2h_utilization", n.pcie_d2h_utilization), ("pcie_h2d_utilization", n.pcie_h2d_utilization)] {
+            if !(u.is_finite() && (0.0..=1.0 + EPS).contains(&u)) {
+                bad.push(format!("nics.{name}.{dir} = {u}: outside [0, 1]"));
+            }
+        }
+    }
+    let mut values = vec![
+        ("offered_gbps".to_string(), m.offered_gbps),
+        ("offered_mpps".to_string(), m.offered_mpps),
+        ("throughput_gbps".to_string(), m.throughput_gbps),
+        ("throughput_mpps".to_string(), m.throughput_mpps),
+        ("memory_read_gbps".to_string(), m.memory_read_gbps),
+        ("memory_write_gbps".to_string(), m.memory_write_gbps),
+    ];
+    latencies(&mut values, "latency_ns", &m.latency_ns);
+    for (name, a) in &m.apps {
+        values.push((format!("apps.{name}.throughput_gbps"), a.throughput_gbps));
+        values.push((format!("apps.{name}.llc_misses_per_us"), a.llc_misses_per_us));
+        latencies(&mut values, &format!("apps.{name}.latency_ns"), &a.latency_ns);
+        if a.llc_misses > a.llc_accesses {
+            bad.push(format!("apps.{name}: {} LLC misses exceed {} LLC accesses", a.llc_misses, a.llc_accesses));
+        }
+    }
+    for (k, v) in values {
+        if !(v.is_finite() && v >= 0.0) {
+            bad.push(format!("{k} = {v}: not a finite non-negative number"));
+        }
+    }
+    bad
+}
+
+fn latencies(out: &mut Vec<(String, f64)>, key: &str, l: &LatencyNs) {
+    for (f, v) in [("p50", l.p50), ("p90", l.p90), ("p99", l.p99), ("p999", l.p999), ("max", l.max), ("mean", l.mean)] {
+        if let Some(v) = v {
+            out.push((format!("{key}.{f}"), v));
+        }
+    }
+}

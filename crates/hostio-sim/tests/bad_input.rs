@@ -1,0 +1,125 @@
+//! Bad and extreme input: each case is refused with the key it concerns (never a panic, an abort
+//! or a hang), and valid runs keep the simulator's invariants.
+use hostio_sim::config::Platform;
+use hostio_sim::{parse_scenario, run_text, Run};
+
+const BASE: &str = r#"
+[run]
+duration_us = 60
+warmup_us = 20
+[nics.nic0]
+[traffic.t0]
+nic = "nic0"
+packet_size = 1500
+[apps.fwd]
+kind = "l2fwd"
+nic = "nic0"
+"#;
+
+fn err_key(text: &str, ov: &[&str]) -> String {
+    let ov: Vec<String> = ov.iter().map(|s| s.to_string()).collect();
+    parse_scenario(text, &ov).expect_err("must be refused").key
+}
+
+fn platform_with(field: &str, value: &str) -> Result<Platform, hostio_sim::ConfigError> {
+    let text = Platform::preset("skylake-gold-6140").unwrap().to_file_toml(&[]).unwrap();
+    let line = format!("{field} = {value}");
+    let text: String = if text.contains(&format!("\n{field} = ")) || text.starts_with(&format!("{field} = ")) {
+        text.lines().map(|l| if l.starts_with(&format!("{field} = ")) { line.clone() } else { l.to_string() }).collect::<Vec<_>>().join("\n")
+    } else {
+        format!("{line}\n{text}")
+    };
+    Platform::from_file_text(&text, "p.toml")
+}
+
+#[test]
+fn platform_file_fields_have_ranges() {
+    for (field, value) in [
+        ("l2_kib", "4194304"),
+        ("cores_per_socket", "100000"),
+        ("cores_per_socket", "0"),
+        ("l2_ways", "0"),
+        ("recycled_io_mask", "0x1000"),
+        ("l1_latency_ns", "-1.0"),
+        ("dram_latency_ns", "1e300"),
+        ("memory_bandwidth_gbyte_s", "nan"),
+    ] {
+        let e = platform_with(field, value).expect_err(field);
+        assert_eq!(e.key, format!("platform file p.toml: {field}"), "{field} = {value}: {e}");
+    }
+    // The presets themselves pass.
+    for name in hostio_sim::config::PRESETS {
+        Platform::preset(name).unwrap().validate().unwrap();
+    }
+}
+
+#[test]
+fn memory_beyond_the_address_space_is_refused_not_hung() {
+    let mut text = String::from("[run]\nduration_us = 10\nwarmup_us = 0\n");
+    for i in 0..17 {
+        text += &format!("[apps.hog{i:02}]\nkind = \"cache-hungry\"\nsocket = {}\nworking_set_mib = 4096\naccesses_per_us = 10\n", i % 2);
+    }
+    let e = parse_scenario(&text, &[]).unwrap_err();
+    // The bound rounds every region up to whole pages, so the 16th app of 4 GiB is the first over.
+    assert_eq!(e.key, "apps.hog15.working_set_mib", "{e}");
+    assert!(e.allowed.contains("64 GiB"), "{e}");
+    // 15 of them fit.
+    let few: String = text.split("[apps.hog15]").next().unwrap().to_string();
+    let sc = parse_scenario(&few, &[]).unwrap();
+    assert!(sc.simulated_memory_mib() <= 64 << 10);
+}
+
+#[test]
+fn arrays_are_not_read_as_tables() {
+    let no_run = BASE.replace("[run]\nduration_us = 60\nwarmup_us = 20\n", "");
+    assert_eq!(err_key(&format!("run = [7, 300, 100]\n{no_run}"), &[]), "run");
+    assert_eq!(err_key(&format!("platform = []\n{BASE}"), &[]), "platform");
+    assert_eq!(err_key(BASE, &["apps.fwd=[1, 2]"]), "apps.fwd");
+    assert_eq!(err_key(BASE, &["nics.nic0.pcie=[3, 16]"]), "nics.nic0.pcie");
+}
+
+#[test]
+fn a_nic_nobody_uses_is_refused() {
+    let e = parse_scenario(BASE, &["nics.nic1.rx_descriptors=4096".into()]).unwrap_err();
+    assert_eq!(e.key, "nics.nic1");
+    assert!(e.allowed.contains("no app uses this NIC") && e.allowed.contains("nic0"), "{e}");
+}
+
+#[test]
+fn seeds_span_u64() {
+    let r = run_text(BASE, &[], Some(u64::MAX)).unwrap();
+    assert_eq!(r.seed, u64::MAX);
+    assert_eq!(r.scenario.run.seed, u64::MAX);
+}
+
+#[test]
+fn latency_is_null_when_no_packet_completed() {
+    // 435 µs of compute per packet: nothing leaves within 10 µs.
+    let text = BASE.replace("kind = \"l2fwd\"", "kind = \"compute\"\ncycles_per_packet = 1000000").replace("duration_us = 60\nwarmup_us = 20", "duration_us = 10\nwarmup_us = 0");
+    let r = run_text(&text, &[], None).unwrap();
+    assert_eq!(r.metrics.tx_packets, 0);
+    assert_eq!(r.metrics.latency_ns.p50, None);
+    assert_eq!(r.metrics.apps["fwd"].latency_ns.max, None);
+    let j = serde_json::to_value(&r.metrics).unwrap();
+    assert!(j["latency_ns"]["p99"].is_null());
+}
+
+fn run_checked(text: &str, ov: &[&str]) -> hostio_sim::SimResult {
+    let ov: Vec<String> = ov.iter().map(|s| s.to_string()).collect();
+    let mut run = Run::new(text, &ov, None).unwrap();
+    while !run.step(1e9).0 {}
+    let bad = run.check_invariants();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    run.finish()
+}
+
+#[test]
+fn invariants_hold_under_overload_pause_and_a_saturated_link() {
+    // 64 B frames at line rate drop at the NIC; PAUSE backs up the buffer; a x4 link saturates.
+    let drops = run_checked(BASE, &["traffic.t0.packet_size=64"]);
+    assert!(drops.metrics.dropped_packets > 0);
+    run_checked(BASE, &["traffic.t0.packet_size=64", "nics.nic0.pause_frames=true"]);
+    let sat = run_checked(BASE, &["nics.nic0.pcie.lanes=4"]);
+    let u = sat.metrics.nics["nic0"].pcie_d2h_utilization;
+    assert!(u > 0.95 && u <= 1.0, "a saturated x4 link: {u}");
+}

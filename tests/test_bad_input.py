@@ -1,0 +1,164 @@
+"""Bad and extreme input on the command line and the Python API: one line, exit 2, nothing
+destroyed or half-written. Each test pins one defect that a bad-input campaign found."""
+import math
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+
+import hostio
+from hostio import cli, outfile, sim
+
+SHORT = ["--set", "run.duration_us=30", "--set", "run.warmup_us=10", "--quiet"]
+
+
+def hostio_cli(*args, cwd=None, timeout=60):
+    return subprocess.run([sys.executable, "-m", "hostio", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=timeout)
+
+
+def one_line_error(p, *needles):
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert "Traceback" not in p.stderr and "panicked" not in p.stderr, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    for n in needles:
+        assert n in lines[0], lines[0]
+    return lines[0]
+
+
+# ---- 1 and 7: output paths ----------------------------------------------------------------------
+
+def test_json_writes_through_special_files_and_keeps_user_tmp(tmp_path):
+    fifo_target = tmp_path / "target.json"
+    link = tmp_path / "link.json"
+    link.symlink_to(fifo_target)
+    (tmp_path / "out.json.tmp").write_text("mine\n")
+    for dest in ("/dev/null", str(link), str(tmp_path / "out.json")):
+        p = hostio_cli("run", "quickstart", *SHORT, "--json", dest)
+        assert p.returncode == 0, p.stderr
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert link.is_symlink() and os.readlink(link) == str(fifo_target)
+    assert '"metrics"' in fifo_target.read_text()
+    assert (tmp_path / "out.json.tmp").read_text() == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "out.json", "out.json.tmp", "target.json"]
+
+
+def test_write_text_writes_through_a_fifo(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    outfile.write_text(str(fifo), "hello\n")
+    assert reader.communicate(timeout=10)[0] == "hello\n"
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_unwritable_outputs_are_refused_before_the_work(tmp_path):
+    # A directory, a missing folder: refused at once (the run would take minutes otherwise).
+    line = one_line_error(hostio_cli("run", "quickstart", "--json", str(tmp_path)), "--json", "not a directory")
+    assert "Traceback" not in line
+    one_line_error(hostio_cli("run", "quickstart", "--json", str(tmp_path / "no" / "x.json")), "does not exist")
+    one_line_error(hostio_cli("pcie", "bandwidth", "--size", "64", "--csv", str(tmp_path)), "--csv")
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- 2: simulated memory ------------------------------------------------------------------------
+
+def test_memory_beyond_the_address_space_is_refused():
+    apps = {f"hog{i:02d}": {"kind": "cache-hungry", "socket": i % 2, "working_set_mib": 4096, "accesses_per_us": 10}
+            for i in range(17)}
+    with pytest.raises(hostio.ConfigError, match=r"apps\.hog15\.working_set_mib = 4096: .*64 GiB"):
+        sim.check({"apps": apps})
+
+
+# ---- 4: tracebacks ------------------------------------------------------------------------------
+
+def test_non_utf8_scenario_file(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"\xff\xfe[run]\n")
+    one_line_error(hostio_cli("check", str(bad)), "UTF-8", "0xff")
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**64), "18446744073709551617"])
+def test_out_of_range_seeds(seed):
+    one_line_error(hostio_cli("run", "quickstart", "--seed", seed), "seed", "0..=18446744073709551615")
+
+
+def test_api_seed_errors_are_value_errors():
+    for seed in (-1, 2**64, 1.5, True, "3"):
+        with pytest.raises(ValueError, match="seed"):
+            sim.run("quickstart", seed=seed)
+
+
+def test_largest_seed_runs():
+    r = sim.run("quickstart", set=["run.duration_us=20", "run.warmup_us=5"], seed=2**64 - 1)
+    assert r["seed"] == 2**64 - 1
+
+
+def test_pcie_extreme_numbers():
+    one_line_error(hostio_cli("pcie", "nic", "--design", "dpdk", "--frame", "64", "--eth-gbps", "1e300"), "eth_gbps")
+    one_line_error(hostio_cli("pcie", "nic", "--design", "dpdk", "--frame", "64", "--eth-gbps", "nan"), "eth_gbps")
+    one_line_error(hostio_cli("pcie", "bandwidth", "--size", "6²"), "size")
+
+
+# ---- 5: silent acceptance -----------------------------------------------------------------------
+
+def test_arrays_are_not_tables():
+    with pytest.raises(hostio.ConfigError, match=r"^run = \[7, 300, 100\]: a table"):
+        sim.check("run = [7, 300, 100]\n[nics.nic0]\n")
+    with pytest.raises(hostio.ConfigError, match=r"^platform = \[\]: a table"):
+        sim.check({"platform": []})
+
+
+def test_override_creating_an_unused_nic():
+    one_line_error(hostio_cli("check", "quickstart", "--set", "nics.nic1.rx_descriptors=4096"),
+                   "nics.nic1", "no app uses this NIC")
+
+
+def test_ringbench_checks_line_ns_before_measuring():
+    for v in ("inf", "nan", "-3", "0"):
+        one_line_error(hostio_cli("ringbench", "--line-ns", v, "--duration-ms", "1", timeout=20), "line_ns")
+
+
+def test_pcie_validate_refuses_a_directory_without_data(tmp_path):
+    one_line_error(hostio_cli("pcie", "validate", "--out", str(tmp_path / "o"), "--data", str(tmp_path)), "data")
+    assert not (tmp_path / "o").exists()
+
+
+# ---- 6: unclear lines ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_nan_in_a_mapping_names_its_key(bad):
+    sc = {"nics": {"nic0": {"line_rate_gbps": bad}}, "traffic": {"t0": {"nic": "nic0", "packet_size": 64}},
+          "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0"}}}
+    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.line_rate_gbps = (nan|inf|-inf): a finite number"):
+        sim.check(sc)
+
+
+def test_nan_in_a_flag_names_its_key():
+    with pytest.raises(hostio.ConfigError, match=r"nics\.nic0\.line_rate_gbps = NaN"):
+        sim.check("quickstart", set=["nics.nic0.line_rate_gbps=nan"])
+
+
+def test_argument_errors_are_one_line_everywhere(capsys):
+    for argv in (["run"], ["pcie", "bandwidth"], ["probe", "--reps", "x"], ["pcie", "nosuch"], ["nosuch"],
+                 ["run", "quickstart", "--seed", "x"]):
+        with pytest.raises(SystemExit) as e:
+            cli.main(argv)
+        assert e.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "error:" in err[0], (argv, err)
+
+
+# ---- 7: null latency ----------------------------------------------------------------------------
+
+def test_latency_is_null_without_completed_packets():
+    sc = sim.scenario_path("quickstart")
+    r = sim.run(sc, set=["apps.fwd.kind=compute", "apps.fwd.cycles_per_packet=1000000", "run.duration_us=10",
+                         "run.warmup_us=0"], check_invariants=True)
+    assert r["metrics"]["tx_packets"] == 0
+    assert set(r["metrics"]["latency_ns"].values()) == {None}
+    from hostio.simcli import summary
+    assert "p50 n/a ns" in summary(r, "x")
