@@ -27,11 +27,11 @@ fn run(text: &str) -> SimResult {
 }
 
 fn p50(r: &SimResult) -> f64 {
-    r.metrics.latency_ns.p50
+    r.metrics.latency_ns.p50.expect("packets completed")
 }
 
 fn p99(r: &SimResult) -> f64 {
-    r.metrics.latency_ns.p99
+    r.metrics.latency_ns.p99.expect("packets completed")
 }
 
 fn misses_per_packet(r: &SimResult, app: &str) -> f64 {
