@@ -4,7 +4,7 @@
 //! * **Geometry.** `slices × sets × ways` lines of 64 B. The set index is physical-address bits
 //!   6.. (inside a 2 MiB page, so a buffer's offset decides its set); the slice is an XOR-parity
 //!   hash of the physical line address reduced modulo the slice count. Intel's hash for
-//!   non-power-of-two slice counts is unpublished; five parity bits reduced mod 18 load the
+//!   non-power-of-two slice counts is unpublished; six parity bits reduced mod 18 load the
 //!   slices unevenly (the busiest slice gets about 4/3 of the lines of the least busy one), which
 //!   is what lets a buffer set smaller than the I/O capacity still conflict (the DDIO paper saw
 //!   ~10 % misses with 187.5 KiB of buffers).

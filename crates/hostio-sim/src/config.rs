@@ -636,9 +636,24 @@ pub fn parse_scenario(text: &str, overrides: &[String]) -> Result<Scenario, Conf
         apply_override(&mut value, ov)?;
     }
     require_tables(&value)?;
+    fill_pcie_defaults(&mut value);
     let sc: Scenario = deserialize_value(value, "")?;
     sc.validate()?;
     Ok(sc)
+}
+
+/// A `[nics.<name>.pcie]` table that names only some keys keeps the ConnectX-5 link's values for
+/// the others, so `--set nics.nic0.pcie.gen=4` changes the generation and nothing else.
+fn fill_pcie_defaults(root: &mut toml::Value) {
+    let Some(nics) = root.get_mut("nics").and_then(|v| v.as_table_mut()) else { return };
+    let Ok(toml::Value::Table(defaults)) = toml::Value::try_from(cx5_link()) else { return };
+    for (_, nic) in nics.iter_mut() {
+        if let Some(pcie) = nic.get_mut("pcie").and_then(|v| v.as_table_mut()) {
+            for (k, v) in &defaults {
+                pcie.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    }
 }
 
 /// Tables must be written as tables: serde would otherwise read an array such as

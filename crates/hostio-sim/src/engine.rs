@@ -248,6 +248,8 @@ struct Gen {
     line_off: f64,
     /// Time of the one live Arrival event (others are stale after an XON reschedule).
     next_at: u64,
+    /// Holding a frame back because the NIC sent PAUSE (an XON releases it at once).
+    held: bool,
 }
 
 impl Gen {
@@ -672,6 +674,7 @@ impl Engine {
                 train_start: start,
                 line_off: 0.0,
                 next_at: gi as u64 * 997,
+                held: false,
             });
         }
 
@@ -828,7 +831,10 @@ impl Engine {
     fn on_warmup(&mut self) {
         self.c = Counters::default();
         for n in &mut self.nics {
-            n.stats = NicStats::default();
+            // Link bytes are already counted only where they cross the link inside the window,
+            // including transfers issued before it: keep them.
+            let (d2h, h2d) = (n.stats.d2h_bytes, n.stats.h2d_bytes);
+            n.stats = NicStats { d2h_bytes: d2h, h2d_bytes: h2d, ..NicStats::default() };
         }
         for a in &mut self.apps {
             a.stats = AppStats::default();
@@ -933,9 +939,11 @@ impl Engine {
             // The link partner honours PAUSE: the next frame leaves when the pause ends.
             let at = self.nics[ni].pause_until;
             self.gens[g].restart(at);
+            self.gens[g].held = true;
             self.schedule(at, Ev::Arrival(g as u16));
             return;
         }
+        self.gens[g].held = false;
         let len = match &self.gens[g].sizes {
             Sizes::Fixed(s) => *s,
             Sizes::Mix(cdf) => {
@@ -1068,7 +1076,8 @@ impl Engine {
             }
             // Senders held by the pause resume now.
             for g in 0..self.gens.len() {
-                if self.gens[g].nic == ni && self.gens[g].next_at > now {
+                if self.gens[g].nic == ni && self.gens[g].held && self.gens[g].next_at > now {
+                    self.gens[g].held = false;
                     self.gens[g].restart(now);
                     self.schedule(now, Ev::Arrival(g as u16));
                 }

@@ -83,7 +83,7 @@ impl Memory {
     }
 }
 
-/// MBA throttle of one core: minimum spacing between its DRAM requests.
+/// MBA throttle of one core: minimum spacing between its requests that leave the L2.
 #[derive(Debug, Clone, Default)]
 pub struct Mba {
     spacing_ps: f64,
@@ -96,7 +96,7 @@ impl Mba {
         Mba { spacing_ps, next: 0.0 }
     }
 
-    /// Delay (ps) before a DRAM request issued at `now` may leave the core.
+    /// Delay (ps) before a request that missed the L2, issued at `now`, may leave the core.
     #[inline]
     pub fn delay(&mut self, now: u64) -> u64 {
         if self.spacing_ps == 0.0 {
