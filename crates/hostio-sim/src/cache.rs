@@ -111,20 +111,38 @@ fn stride_of(hdr: usize, ways: usize) -> usize {
 
 /// Advance a set's replacement clock and stamp way `w` with it. Stamps only order the ways of
 /// one set; when the clock would wrap, the set's stamps are renumbered by rank (same order).
-#[inline]
+#[inline(always)]
 fn stamp(rec: &mut [u32], hdr: usize, ways: usize, w: usize) {
     let mut t = rec[0].wrapping_add(1);
     if t == u32::MAX {
-        let stamps = &mut rec[hdr + ways..hdr + 2 * ways];
-        let mut order: Vec<usize> = (0..ways).collect();
-        order.sort_by_key(|&i| stamps[i]);
-        for (rank, i) in order.into_iter().enumerate() {
-            stamps[i] = rank as u32 + 1;
-        }
-        t = ways as u32 + 1;
+        t = renumber(&mut rec[hdr + ways..hdr + 2 * ways]);
     }
     rec[0] = t;
     rec[hdr + ways + w] = t;
+}
+
+/// Replace a set's stamps by their ranks 1..=ways; returns the next clock value.
+#[cold]
+#[inline(never)]
+fn renumber(stamps: &mut [u32]) -> u32 {
+    let mut order: Vec<usize> = (0..stamps.len()).collect();
+    order.sort_by_key(|&i| stamps[i]);
+    for (rank, i) in order.into_iter().enumerate() {
+        stamps[i] = rank as u32 + 1;
+    }
+    stamps.len() as u32 + 1
+}
+
+/// Ask the host CPU to start loading `r`'s cache line.
+#[inline(always)]
+fn host_prefetch<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing architecturally and cannot fault; `r` is a valid reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(r as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
 }
 
 struct L2 {
@@ -264,18 +282,38 @@ impl Hierarchy {
     /// model). Callers about to touch several lines issue these first so the loads overlap.
     #[inline]
     pub fn prefetch(&self, line: u32) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let b = self.rec(self.dir[line as usize].set);
-            let rec = &self.llc[b..b + self.stride];
-            for l in (0..self.stride).step_by(WORDS_PER_LINE) {
-                // SAFETY: prefetching reads nothing architecturally; the address is in bounds.
-                unsafe { _mm_prefetch(rec[l..].as_ptr() as *const i8, _MM_HINT_T0) };
-            }
+        let b = self.rec(self.dir[line as usize].set);
+        for l in (0..self.stride).step_by(WORDS_PER_LINE) {
+            host_prefetch(&self.llc[b + l]);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = line;
+    }
+
+    /// Start loading the directory entry of the line a device write of `line` would evict from
+    /// the I/O ways (a hint, as `prefetch`; reads the set record, so issue `prefetch` first).
+    #[inline]
+    pub fn prefetch_io_victim(&self, line: u32) {
+        let b = self.rec(self.dir[line as usize].set);
+        let (tags, stamps) = self.llc[b + HDR..b + HDR + 2 * self.ways].split_at(self.ways);
+        let (mut best, mut victim) = (u32::MAX, EMPTY);
+        let mut m = self.io_mask;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            if tags[w] != EMPTY && stamps[w] < best {
+                (best, victim) = (stamps[w], tags[w]);
+            }
+            m &= m - 1;
+        }
+        if victim != EMPTY {
+            self.prefetch_dir(victim - 1);
+        }
+    }
+
+    /// Start loading `line`'s directory entry (a hint, as `prefetch`).
+    #[inline]
+    pub fn prefetch_dir(&self, line: u32) {
+        if let Some(d) = self.dir.get(line as usize) {
+            host_prefetch(d);
+        }
     }
 
     // -------------------------------------------------------------------------------------------
@@ -817,6 +855,22 @@ mod tests {
         assert!(h.dev_write(0, false));
         assert!(!h.is_cached(0));
         assert_eq!(h.stats.io_allocations, 0);
+    }
+
+    #[test]
+    fn stamps_keep_lru_order_across_clock_wrap() {
+        let mut h = small(false, 0x3);
+        h.dev_write(0, true);
+        h.dev_write(4, true);
+        let b = h.rec(h.set_of(0));
+        h.llc[b] = u32::MAX - 2; // the set's clock is about to wrap
+        h.dev_write(0, true); // refresh line 0 (clock MAX-1)
+        h.dev_write(4, true); // renumbers, then refreshes line 4
+        assert!(h.llc_stamp(4).unwrap() > h.llc_stamp(0).unwrap());
+        assert!(h.llc_stamp(4).unwrap() < 100, "renumbered by rank");
+        h.dev_write(8, true); // evicts the least recent, line 0
+        assert_eq!(h.llc_way(0), None);
+        assert!(h.llc_way(4).is_some());
     }
 
     #[test]
