@@ -5,6 +5,7 @@
 //! `ConfigError` (a `ValueError`) carrying the offending key, value and what is allowed.
 use pyo3::prelude::*;
 
+mod cache;
 mod hw;
 mod pcie;
 mod sim;
@@ -23,6 +24,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("HostioError", m.py().get_type::<HostioError>())?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     sim::register(m)?;
+    cache::register(m)?;
     pcie::register(m)?;
     hw::register(m)?;
     Ok(())

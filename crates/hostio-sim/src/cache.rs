@@ -9,8 +9,12 @@
 //!   is what lets a buffer set smaller than the I/O capacity still conflict (the DDIO paper saw
 //!   ~10 % misses with 187.5 KiB of buffers).
 //! * **Directory.** Every simulated line has a directory entry (where it is in this socket: LLC
-//!   way, which core's L2 and way, dirty bits, I/O history). Lookups are O(1); only victim
-//!   selection scans a set.
+//!   way, which core's L2 and way, dirty bits, I/O history), in a vector indexed by line number.
+//!   Lookups are O(1); only victim selection scans a set.
+//! * **Set records.** Each LLC set is one record (its replacement clock, PLRU bits, QLRU ages,
+//!   tags and per-way stamps) aligned to 64 B host cache lines, so a simulated access costs one
+//!   or two host cache misses rather than one per array; L2 sets likewise. Stamps order the ways
+//!   of one set only (exact LRU), and are renumbered by rank before a set's clock would wrap.
 //! * **Device write (ItoM, DDIO on).** Line anywhere in the hierarchy → *write update* (hit): a
 //!   copy in an L2 is invalidated and the line is written in the LLC. Not present → *write
 //!   allocate* (miss) into the I/O ways, LRU, filled from the highest way, without reading DRAM.
@@ -41,7 +45,15 @@ use crate::config::Replacement;
 use crate::rng::Rng;
 
 pub const NONE: u8 = 0xFF;
-const INVALID: u32 = u32::MAX;
+/// A set record's tag of an empty way (tags hold `line + 1`).
+const EMPTY: u32 = 0;
+/// Words of an LLC set record before its tags: the set's replacement clock, the PLRU MRU bits and
+/// the QLRU ages (2 bits per way, low and high word).
+const HDR: usize = 4;
+/// Words of an L2 set record before its tags: the set's replacement clock.
+const L2_HDR: usize = 1;
+/// u32 words per 64 B host cache line.
+const WORDS_PER_LINE: usize = 16;
 
 const F_LLC_DIRTY: u8 = 1;
 const F_L2_DIRTY: u8 = 2;
@@ -83,27 +95,79 @@ pub struct HierStats {
     pub io_evictions: u64,
 }
 
+/// Zeroed `u32` words whose record `i` of `stride` words starts at `off + i * stride`, 64 B
+/// aligned. Zeroed memory comes from the allocator untouched, so a cache nobody uses costs no
+/// page faults.
+fn records(n: usize, stride: usize) -> (Vec<u32>, usize) {
+    let v = vec![0u32; n * stride + WORDS_PER_LINE];
+    let off = v.as_ptr().align_offset(64) % WORDS_PER_LINE;
+    (v, off)
+}
+
+/// Record stride in words: `hdr + 2 * ways` rounded up to whole host cache lines.
+fn stride_of(hdr: usize, ways: usize) -> usize {
+    (hdr + 2 * ways).div_ceil(WORDS_PER_LINE) * WORDS_PER_LINE
+}
+
+/// Advance a set's replacement clock and stamp way `w` with it. Stamps only order the ways of
+/// one set; when the clock would wrap, the set's stamps are renumbered by rank (same order).
+#[inline(always)]
+fn stamp(rec: &mut [u32], hdr: usize, ways: usize, w: usize) {
+    let mut t = rec[0].wrapping_add(1);
+    if t == u32::MAX {
+        t = renumber(&mut rec[hdr + ways..hdr + 2 * ways]);
+    }
+    rec[0] = t;
+    rec[hdr + ways + w] = t;
+}
+
+/// Replace a set's stamps by their ranks 1..=ways; returns the next clock value.
+#[cold]
+#[inline(never)]
+fn renumber(stamps: &mut [u32]) -> u32 {
+    let mut order: Vec<usize> = (0..stamps.len()).collect();
+    order.sort_by_key(|&i| stamps[i]);
+    for (rank, i) in order.into_iter().enumerate() {
+        stamps[i] = rank as u32 + 1;
+    }
+    stamps.len() as u32 + 1
+}
+
+/// Ask the host CPU to start loading `r`'s cache line.
+#[inline(always)]
+fn host_prefetch<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing architecturally and cannot fault; `r` is a valid reference.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(r as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
+}
+
 struct L2 {
-    tag: Vec<u32>,
-    stamp: Vec<u64>,
+    /// Per set: clock, `l2_ways` tags, `l2_ways` stamps.
+    rec: Vec<u32>,
+    off: usize,
     cat: u32,
 }
 
 pub struct Hierarchy {
     ways: usize,
+    /// Words per LLC set record: `HDR`, tags, stamps; padded to whole 64 B lines so a lookup
+    /// touches one record and nothing else.
+    stride: usize,
     l2_ways: usize,
+    l2_stride: usize,
     l2_sets: u32,
     inclusive: bool,
     io_mask: u32,
     recycled_mask: u32,
     policy: Replacement,
-    llc_tag: Vec<u32>,
-    llc_lru: Vec<u64>,
-    /// PLRU MRU bits or QLRU ages, by policy.
-    llc_aux: Vec<u8>,
+    llc: Vec<u32>,
+    llc_off: usize,
     l2: Vec<L2>,
     dir: Vec<Dir>,
-    tick: u64,
     rng: Rng,
     pub stats: HierStats,
     /// Dirty lines evicted since the caller last took them (to charge DRAM bandwidth).
@@ -152,39 +216,56 @@ pub fn slice_of(pa_line: u64, slices: u32) -> u32 {
 }
 
 impl Hierarchy {
-    /// `pa_lines[i]` is the physical line address of simulated line `i` (for the slice hash).
+    /// `pa_lines[i]` is the physical line address of simulated line `i` (for the slice hash). A
+    /// socket nothing uses gets an empty slice: no directory, and its zeroed arrays are never
+    /// touched.
     pub fn new(p: &HierParams, pa_lines: &[u64]) -> Hierarchy {
         let nsets = (p.slices * p.sets_per_slice) as usize;
         let ways = p.ways as usize;
-        let dir = pa_lines
-            .iter()
-            .map(|&pa| Dir {
-                set: slice_of(pa, p.slices) * p.sets_per_slice + (pa as u32 & (p.sets_per_slice - 1)),
-                llc_way: NONE,
-                l2_core: NONE,
-                l2_way: NONE,
-                flags: 0,
-            })
-            .collect();
-        let l2n = (p.l2_sets * p.l2_ways) as usize;
-        Hierarchy {
+        let stride = stride_of(HDR, ways);
+        let l2_stride = L2_HDR + 2 * p.l2_ways as usize;
+        let (llc, llc_off) = records(nsets, stride);
+        let mut h = Hierarchy {
             ways,
+            stride,
             l2_ways: p.l2_ways as usize,
+            l2_stride,
             l2_sets: p.l2_sets,
             inclusive: p.inclusive,
             io_mask: p.io_mask,
             recycled_mask: p.recycled_mask,
             policy: p.policy,
-            llc_tag: vec![INVALID; nsets * ways],
-            llc_lru: vec![0; nsets * ways],
-            llc_aux: vec![0; nsets * ways],
-            l2: (0..p.cores).map(|_| L2 { tag: vec![INVALID; l2n], stamp: vec![0; l2n], cat: crate::config::full_mask(p.ways) }).collect(),
-            dir,
-            tick: 1,
+            llc,
+            llc_off,
+            l2: (0..p.cores)
+                .map(|_| {
+                    let (rec, off) = records(p.l2_sets as usize, l2_stride);
+                    L2 { rec, off, cat: crate::config::full_mask(p.ways) }
+                })
+                .collect(),
+            dir: Vec::new(),
             rng: Rng::new(p.seed ^ 0x5eed_cac4e),
             stats: HierStats::default(),
             pending_writebacks: 0,
-        }
+        };
+        h.add_lines(pa_lines, p.slices, p.sets_per_slice);
+        h
+    }
+
+    /// Append directory entries for more simulated lines (numbered after the existing ones).
+    pub fn add_lines(&mut self, pa_lines: &[u64], slices: u32, sets_per_slice: u32) {
+        self.dir.extend(pa_lines.iter().map(|&pa| Dir {
+            set: slice_of(pa, slices) * sets_per_slice + (pa as u32 & (sets_per_slice - 1)),
+            llc_way: NONE,
+            l2_core: NONE,
+            l2_way: NONE,
+            flags: 0,
+        }));
+    }
+
+    /// Simulated lines with a directory entry.
+    pub fn lines(&self) -> usize {
+        self.dir.len()
     }
 
     /// Set a core's CAT fill mask.
@@ -195,6 +276,44 @@ impl Hierarchy {
     /// Dirty lines evicted to DRAM since the last call.
     pub fn take_writebacks(&mut self) -> u32 {
         std::mem::take(&mut self.pending_writebacks)
+    }
+
+    /// Start loading `line`'s LLC set record into the host's caches (a hint; no effect on the
+    /// model). Callers about to touch several lines issue these first so the loads overlap.
+    #[inline]
+    pub fn prefetch(&self, line: u32) {
+        let b = self.rec(self.dir[line as usize].set);
+        for l in (0..self.stride).step_by(WORDS_PER_LINE) {
+            host_prefetch(&self.llc[b + l]);
+        }
+    }
+
+    /// Start loading the directory entry of the line a device write of `line` would evict from
+    /// the I/O ways (a hint, as `prefetch`; reads the set record, so issue `prefetch` first).
+    #[inline]
+    pub fn prefetch_io_victim(&self, line: u32) {
+        let b = self.rec(self.dir[line as usize].set);
+        let (tags, stamps) = self.llc[b + HDR..b + HDR + 2 * self.ways].split_at(self.ways);
+        let (mut best, mut victim) = (u32::MAX, EMPTY);
+        let mut m = self.io_mask;
+        while m != 0 {
+            let w = m.trailing_zeros() as usize;
+            if tags[w] != EMPTY && stamps[w] < best {
+                (best, victim) = (stamps[w], tags[w]);
+            }
+            m &= m - 1;
+        }
+        if victim != EMPTY {
+            self.prefetch_dir(victim - 1);
+        }
+    }
+
+    /// Start loading `line`'s directory entry (a hint, as `prefetch`).
+    #[inline]
+    pub fn prefetch_dir(&self, line: u32) {
+        if let Some(d) = self.dir.get(line as usize) {
+            host_prefetch(d);
+        }
     }
 
     // -------------------------------------------------------------------------------------------
@@ -218,10 +337,11 @@ impl Hierarchy {
         self.dir[line as usize].set
     }
 
-    /// Replacement stamp of `line` in the LLC (LRU order; larger = more recent).
+    /// Replacement stamp of `line` in its LLC set (LRU order within the set; larger = more
+    /// recent).
     pub fn llc_stamp(&self, line: u32) -> Option<u64> {
         let d = self.dir[line as usize];
-        (d.llc_way != NONE).then(|| self.llc_lru[d.set as usize * self.ways + d.llc_way as usize])
+        (d.llc_way != NONE).then(|| self.llc[self.rec(d.set) + HDR + self.ways + d.llc_way as usize] as u64)
     }
 
     pub fn is_cached(&self, line: u32) -> bool {
@@ -233,35 +353,54 @@ impl Hierarchy {
     // LLC internals
     // -------------------------------------------------------------------------------------------
 
+    /// Index of `set`'s record in `llc`.
     #[inline]
-    fn touch_llc(&mut self, idx: usize, base: usize) {
-        self.tick += 1;
-        self.llc_lru[idx] = self.tick;
+    fn rec(&self, set: u32) -> usize {
+        self.llc_off + set as usize * self.stride
+    }
+
+    #[inline]
+    fn qlru_ages(&self, b: usize) -> u64 {
+        self.llc[b + 2] as u64 | (self.llc[b + 3] as u64) << 32
+    }
+
+    #[inline]
+    fn set_qlru_ages(&mut self, b: usize, ages: u64) {
+        self.llc[b + 2] = ages as u32;
+        self.llc[b + 3] = (ages >> 32) as u32;
+    }
+
+    #[inline]
+    fn set_qlru_age(&mut self, b: usize, w: usize, age: u64) {
+        let a = self.qlru_ages(b) & !(3 << (2 * w)) | age << (2 * w);
+        self.set_qlru_ages(b, a);
+    }
+
+    #[inline]
+    fn touch_llc(&mut self, b: usize, w: usize) {
+        let ways = self.ways;
+        stamp(&mut self.llc[b..b + self.stride], HDR, ways, w);
         match self.policy {
             Replacement::Plru => {
-                self.llc_aux[idx] = 1;
-                if self.llc_aux[base..base + self.ways].iter().all(|&b| b == 1) {
-                    for b in &mut self.llc_aux[base..base + self.ways] {
-                        *b = 0;
-                    }
-                    self.llc_aux[idx] = 1;
-                }
+                let all = crate::config::full_mask(ways as u32);
+                let bits = self.llc[b + 1] | 1 << w;
+                self.llc[b + 1] = if bits & all == all { 1 << w } else { bits };
             }
-            Replacement::Qlru => self.llc_aux[idx] = 0,
+            Replacement::Qlru => self.set_qlru_age(b, w, 0),
             _ => {}
         }
     }
 
-    /// Victim way in `set` among `mask`: an invalid way first, then by policy. Device
-    /// allocations (`lru_only`) take invalid ways from the highest (as measured for the I/O
-    /// ways); core fills from the lowest, so an empty cache does not park code and data in the
-    /// I/O ways where the next DMA burst would evict them.
-    fn llc_victim(&mut self, set: u32, mask: u32, lru_only: bool) -> usize {
-        let base = set as usize * self.ways;
+    /// Victim way in the set at `b` among `mask`: an empty way first, then by policy. Device
+    /// allocations (`lru_only`) take empty ways from the highest (as measured for the I/O ways);
+    /// core fills from the lowest, so an empty cache does not park code and data in the I/O ways
+    /// where the next DMA burst would evict them.
+    fn llc_victim(&mut self, b: usize, mask: u32, lru_only: bool) -> usize {
+        let tags = b + HDR;
         let mut m = mask;
         while m != 0 {
             let w = if lru_only { 31 - m.leading_zeros() as usize } else { m.trailing_zeros() as usize };
-            if self.llc_tag[base + w] == INVALID {
+            if self.llc[tags + w] == EMPTY {
                 return w;
             }
             m &= !(1 << w);
@@ -269,14 +408,14 @@ impl Hierarchy {
         let policy = if lru_only { Replacement::Lru } else { self.policy };
         match policy {
             Replacement::Lru => {
+                let stamps = &self.llc[tags + self.ways..tags + 2 * self.ways];
                 let mut best = usize::MAX;
-                let mut best_stamp = u64::MAX;
+                let mut best_stamp = u32::MAX;
                 let mut m = mask;
                 while m != 0 {
                     let w = 31 - m.leading_zeros() as usize;
-                    let s = self.llc_lru[base + w];
-                    if s < best_stamp {
-                        best_stamp = s;
+                    if stamps[w] < best_stamp {
+                        best_stamp = stamps[w];
                         best = w;
                     }
                     m &= !(1 << w);
@@ -284,32 +423,33 @@ impl Hierarchy {
                 best
             }
             Replacement::Plru => {
-                let mut m = mask;
-                while m != 0 {
-                    let w = m.trailing_zeros() as usize;
-                    if self.llc_aux[base + w] == 0 {
-                        return w;
-                    }
-                    m &= m - 1;
+                let free = mask & !self.llc[b + 1];
+                if free != 0 {
+                    free.trailing_zeros() as usize
+                } else {
+                    mask.trailing_zeros() as usize
                 }
-                mask.trailing_zeros() as usize
             }
-            Replacement::Qlru => loop {
-                let mut m = mask;
-                while m != 0 {
-                    let w = m.trailing_zeros() as usize;
-                    if self.llc_aux[base + w] >= 3 {
-                        return w;
+            Replacement::Qlru => {
+                let mut ages = self.qlru_ages(b);
+                loop {
+                    let mut m = mask;
+                    while m != 0 {
+                        let w = m.trailing_zeros() as usize;
+                        if (ages >> (2 * w)) & 3 >= 3 {
+                            self.set_qlru_ages(b, ages);
+                            return w;
+                        }
+                        m &= m - 1;
                     }
-                    m &= m - 1;
+                    let mut m = mask;
+                    while m != 0 {
+                        let w = m.trailing_zeros() as usize;
+                        ages += 1 << (2 * w);
+                        m &= m - 1;
+                    }
                 }
-                let mut m = mask;
-                while m != 0 {
-                    let w = m.trailing_zeros() as usize;
-                    self.llc_aux[base + w] += 1;
-                    m &= m - 1;
-                }
-            },
+            }
             Replacement::Random => {
                 let n = mask.count_ones() as u64;
                 let mut k = self.rng.below(n);
@@ -328,31 +468,29 @@ impl Hierarchy {
 
     /// Remove `line` from the LLC (no write-back: the caller moves or overwrites it).
     fn llc_unlink(&mut self, line: u32) {
-        let d = &mut self.dir[line as usize];
+        let d = self.dir[line as usize];
         if d.llc_way != NONE {
-            let idx = d.set as usize * self.ways + d.llc_way as usize;
-            d.llc_way = NONE;
-            self.llc_tag[idx] = INVALID;
+            let idx = self.rec(d.set) + HDR + d.llc_way as usize;
+            self.dir[line as usize].llc_way = NONE;
+            self.llc[idx] = EMPTY;
         }
     }
 
     /// Insert `line` into the LLC within `mask`; evicts (and writes back) the victim.
     /// Returns true when a valid line was evicted.
     fn llc_insert(&mut self, line: u32, mask: u32, lru_only: bool) -> bool {
-        let set = self.dir[line as usize].set;
-        let w = self.llc_victim(set, mask, lru_only);
-        let base = set as usize * self.ways;
-        let idx = base + w;
-        let victim = self.llc_tag[idx];
-        let evicted = victim != INVALID;
+        let b = self.rec(self.dir[line as usize].set);
+        let w = self.llc_victim(b, mask, lru_only);
+        let victim = self.llc[b + HDR + w];
+        let evicted = victim != EMPTY;
         if evicted {
-            self.evict_llc_line(victim);
+            self.evict_llc_line(victim - 1);
         }
-        self.llc_tag[idx] = line;
+        self.llc[b + HDR + w] = line + 1;
         self.dir[line as usize].llc_way = w as u8;
-        self.touch_llc(idx, base);
+        self.touch_llc(b, w);
         if self.policy == Replacement::Qlru && !lru_only {
-            self.llc_aux[idx] = 2;
+            self.set_qlru_age(b, w, 2);
         }
         evicted
     }
@@ -381,46 +519,54 @@ impl Hierarchy {
     // L2 internals
     // -------------------------------------------------------------------------------------------
 
+    /// Index of `line`'s set record in `core`'s L2.
+    #[inline]
+    fn l2_rec(&self, core: usize, line: u32) -> usize {
+        self.l2[core].off + (line & (self.l2_sets - 1)) as usize * self.l2_stride
+    }
+
     fn l2_unlink(&mut self, line: u32) {
-        let d = &mut self.dir[line as usize];
+        let d = self.dir[line as usize];
         if d.l2_core != NONE {
             let c = d.l2_core as usize;
-            let set = line & (self.l2_sets - 1);
-            let idx = set as usize * self.l2_ways + d.l2_way as usize;
+            let idx = self.l2_rec(c, line) + L2_HDR + d.l2_way as usize;
+            let d = &mut self.dir[line as usize];
             d.l2_core = NONE;
             d.l2_way = NONE;
             d.flags &= !F_L2_DIRTY;
-            self.l2[c].tag[idx] = INVALID;
+            self.l2[c].rec[idx] = EMPTY;
         }
     }
 
     fn l2_touch(&mut self, core: usize, line: u32) {
-        let d = self.dir[line as usize];
-        let set = line & (self.l2_sets - 1);
-        self.tick += 1;
-        self.l2[core].stamp[set as usize * self.l2_ways + d.l2_way as usize] = self.tick;
+        let w = self.dir[line as usize].l2_way as usize;
+        let b = self.l2_rec(core, line);
+        let (ways, stride) = (self.l2_ways, self.l2_stride);
+        stamp(&mut self.l2[core].rec[b..b + stride], L2_HDR, ways, w);
     }
 
     /// Insert `line` into `core`'s L2; the LRU victim goes to the LLC (non-inclusive) or marks the
     /// LLC copy dirty (inclusive).
     fn l2_insert(&mut self, core: usize, line: u32, dirty: bool) {
-        let set = line & (self.l2_sets - 1);
-        let base = set as usize * self.l2_ways;
-        let l2 = &self.l2[core];
+        let b = self.l2_rec(core, line);
+        let ways = self.l2_ways;
+        let rec = &self.l2[core].rec[b..b + self.l2_stride];
+        let (tags, stamps) = rec[L2_HDR..].split_at(ways);
         let mut w = usize::MAX;
-        let mut best = u64::MAX;
-        for i in 0..self.l2_ways {
-            if l2.tag[base + i] == INVALID {
+        let mut best = u32::MAX;
+        for i in 0..ways {
+            if tags[i] == EMPTY {
                 w = i;
                 break;
             }
-            if l2.stamp[base + i] < best {
-                best = l2.stamp[base + i];
+            if stamps[i] < best {
+                best = stamps[i];
                 w = i;
             }
         }
-        let victim = self.l2[core].tag[base + w];
-        if victim != INVALID {
+        let victim = tags[w];
+        if victim != EMPTY {
+            let victim = victim - 1;
             let vd = self.dir[victim as usize];
             let vdirty = vd.flags & F_L2_DIRTY != 0;
             {
@@ -448,10 +594,10 @@ impl Hierarchy {
                 self.dir[victim as usize].flags |= F_LLC_DIRTY;
             }
         }
-        self.tick += 1;
-        let l2 = &mut self.l2[core];
-        l2.tag[base + w] = line;
-        l2.stamp[base + w] = self.tick;
+        let stride = self.l2_stride;
+        let rec = &mut self.l2[core].rec[b..b + stride];
+        rec[L2_HDR + w] = line + 1;
+        stamp(rec, L2_HDR, ways, w);
         let d = &mut self.dir[line as usize];
         d.l2_core = core as u8;
         d.l2_way = w as u8;
@@ -478,8 +624,8 @@ impl Hierarchy {
             Src::OtherL2
         } else if d.llc_way != NONE {
             if self.inclusive {
-                let idx = d.set as usize * self.ways + d.llc_way as usize;
-                self.touch_llc(idx, d.set as usize * self.ways);
+                let b = self.rec(d.set);
+                self.touch_llc(b, d.llc_way as usize);
                 self.l2_insert(core, line, false);
             } else {
                 let dirty = d.flags & F_LLC_DIRTY != 0;
@@ -528,15 +674,14 @@ impl Hierarchy {
             // The device overwrites the whole line: the core's copy is simply dropped.
             self.l2_unlink(line);
         }
-        let in_llc = self.dir[line as usize].llc_way != NONE;
         if in_llc {
-            let way = self.dir[line as usize].llc_way as u32;
+            let way = d.llc_way as u32;
             if recycled && self.recycled_mask & (1 << way) == 0 {
                 self.llc_unlink(line);
                 self.llc_insert(line, self.recycled_mask, true);
             } else {
-                let set = self.dir[line as usize].set as usize;
-                self.touch_llc(set * self.ways + way as usize, set * self.ways);
+                let b = self.rec(d.set);
+                self.touch_llc(b, way as usize);
             }
         } else {
             let mask = if recycled { self.recycled_mask } else { self.io_mask };
@@ -710,6 +855,22 @@ mod tests {
         assert!(h.dev_write(0, false));
         assert!(!h.is_cached(0));
         assert_eq!(h.stats.io_allocations, 0);
+    }
+
+    #[test]
+    fn stamps_keep_lru_order_across_clock_wrap() {
+        let mut h = small(false, 0x3);
+        h.dev_write(0, true);
+        h.dev_write(4, true);
+        let b = h.rec(h.set_of(0));
+        h.llc[b] = u32::MAX - 2; // the set's clock is about to wrap
+        h.dev_write(0, true); // refresh line 0 (clock MAX-1)
+        h.dev_write(4, true); // renumbers, then refreshes line 4
+        assert!(h.llc_stamp(4).unwrap() > h.llc_stamp(0).unwrap());
+        assert!(h.llc_stamp(4).unwrap() < 100, "renumbered by rank");
+        h.dev_write(8, true); // evicts the least recent, line 0
+        assert_eq!(h.llc_way(0), None);
+        assert!(h.llc_way(4).is_some());
     }
 
     #[test]

@@ -197,9 +197,12 @@ struct Nic {
     tx_release: crate::config::TxRelease,
     link: hostio_pcie::PcieLink,
     lat: hostio_pcie::PcieLatencyParams,
-    /// Per payload size: (d2h, h2d) wire bytes of receiving / transmitting one packet.
-    rx_bytes: std::collections::HashMap<u64, (f64, f64)>,
-    tx_bytes: std::collections::HashMap<u64, (f64, f64)>,
+    /// Memo by payload size: (d2h, h2d) wire bytes of receiving / transmitting one packet.
+    rx_bytes: Vec<Option<(f64, f64)>>,
+    tx_bytes: Vec<Option<(f64, f64)>>,
+    /// Memo by (payload, location, write): DMA latency without serialisation, ps (`u64::MAX` =
+    /// not yet computed).
+    dma_ps: Vec<u64>,
     queues: Vec<Queue>,
     buf_bytes: u64,
     buf_cap: u64,
@@ -418,6 +421,8 @@ pub struct Engine {
     rng: Rng,
     warm_ps: u64,
     end_ps: u64,
+    /// Where the current `advance` call stops.
+    stop: u64,
     pub events: u64,
     t: Timing,
     sockets: Vec<Socket>,
@@ -569,7 +574,10 @@ impl Engine {
         let total_lines = pages * LINES_PER_PAGE as usize;
         let pa_lines: Vec<u64> = (0..total_lines).map(|l| frames[l >> 15] * LINES_PER_PAGE as u64 + (l as u64 & (LINES_PER_PAGE as u64 - 1))).collect();
         let mut sockets: Vec<Socket> = (0..nsock)
-            .map(|s| Socket {
+            .map(|s| (s, space.page_home.contains(&(s as u8))
+                    || cat_of_core.iter().any(|c| c.0 == s)
+                    || sc.nics.values().any(|n| n.socket as usize == s)))
+            .map(|(s, used)| Socket {
                 hier: Hierarchy::new(
                     &HierParams {
                         slices: plat.llc_slices,
@@ -584,12 +592,11 @@ impl Engine {
                         policy: r.replacement,
                         seed: sc.run.seed.wrapping_add(s as u64),
                     },
-                    &pa_lines,
+                    // A socket nothing uses gets no directory (and its arrays stay untouched).
+                    if used { &pa_lines } else { &[] },
                 ),
                 mem: Memory::new(plat.dram_latency_ns, plat.memory_bandwidth_gbyte_s),
-                used: space.page_home.contains(&(s as u8))
-                    || cat_of_core.iter().any(|c| c.0 == s)
-                    || sc.nics.values().any(|n| n.socket as usize == s),
+                used,
             })
             .collect();
         drop(pa_lines);
@@ -612,8 +619,9 @@ impl Engine {
                 tx_release: n.tx_release,
                 link: n.pcie.clone(),
                 lat: hostio_pcie::PcieLatencyParams::with_link(n.pcie.clone()),
-                rx_bytes: Default::default(),
-                tx_bytes: Default::default(),
+                rx_bytes: Vec::new(),
+                tx_bytes: Vec::new(),
+                dma_ps: Vec::new(),
                 queues: std::mem::take(&mut nic_queues[ni]),
                 buf_bytes: 0,
                 buf_cap: cap,
@@ -694,6 +702,7 @@ impl Engine {
             rng,
             warm_ps,
             end_ps,
+            stop: 0,
             events: 0,
             t,
             sockets,
@@ -796,6 +805,7 @@ impl Engine {
     /// Run until simulated time `until_ps` (or the end). Returns true when the run is finished.
     pub fn advance(&mut self, until_ps: u64) -> bool {
         let stop = until_ps.min(self.end_ps);
+        self.stop = stop;
         while let Some(&Reverse((t, _, ev))) = self.heap.peek() {
             if t >= stop {
                 break;
@@ -929,18 +939,36 @@ impl Engine {
     // Traffic and the NIC receive side
     // -------------------------------------------------------------------------------------------
 
+    /// A frame arrives. Frames that arrive before any other pending event are handled here in a
+    /// loop rather than through the heap: the order of events, and so every result, is the same
+    /// (each still counts as an event), and a saturated NIC's drops cost little.
     fn on_arrival(&mut self, g: usize) {
-        let now = self.now;
-        if self.gens[g].next_at != now {
+        if self.gens[g].next_at != self.now {
             return; // superseded by an XON
         }
+        loop {
+            self.arrive(g);
+            let at = self.gens[g].next_at;
+            let next = self.heap.peek().map_or(u64::MAX, |r| r.0 .0);
+            if at < next && at < self.stop {
+                self.now = at;
+                self.events += 1;
+            } else {
+                self.schedule(at, Ev::Arrival(g as u16));
+                return;
+            }
+        }
+    }
+
+    /// One frame of generator `g` at `self.now`; sets the generator's next arrival time.
+    fn arrive(&mut self, g: usize) {
+        let now = self.now;
         let ni = self.gens[g].nic;
         if self.nics[ni].pause_until > now {
             // The link partner honours PAUSE: the next frame leaves when the pause ends.
             let at = self.nics[ni].pause_until;
             self.gens[g].restart(at);
             self.gens[g].held = true;
-            self.schedule(at, Ev::Arrival(g as u16));
             return;
         }
         self.gens[g].held = false;
@@ -975,7 +1003,6 @@ impl Engine {
         let gen = &mut self.gens[g];
         let at = (gen.advance(len) as u64).max(now + 1);
         gen.next_at = at;
-        self.schedule(at, Ev::Arrival(g as u16));
     }
 
     fn nic_receive(&mut self, ni: usize, q: usize, p: Pkt, now: u64) {
@@ -1100,8 +1127,14 @@ impl Engine {
             self.dev_read(desc_line, now);
         }
         let data = self.mbufs[m as usize].data_line;
-        let allocating = ddio && self.home(data) == sock;
-        for l in 0..payload.div_ceil(64) as u32 {
+        let home = self.home(data);
+        let allocating = ddio && home == sock;
+        let lines = payload.div_ceil(64) as u32;
+        // Start loading the frame's LLC set records together, so their host cache misses overlap.
+        for l in 0..lines {
+            self.sockets[home].hier.prefetch(data + l);
+        }
+        for l in 0..lines {
             self.dev_write(sock, ddio, data + l, now);
         }
         if pos % CQE_COMPRESSION == CQE_COMPRESSION - 1 {
@@ -1141,8 +1174,8 @@ impl Engine {
     /// bytes, amortised per packet, by the NIC's design.
     fn link_bytes(&mut self, ni: usize, payload: u64, rx: bool) -> (f64, f64) {
         let nic = &mut self.nics[ni];
-        let memo = if rx { &mut nic.rx_bytes } else { &mut nic.tx_bytes };
-        if let Some(&v) = memo.get(&payload) {
+        let memo = if rx { &nic.rx_bytes } else { &nic.tx_bytes };
+        if let Some(&Some(v)) = memo.get(payload as usize) {
             return v;
         }
         use crate::config::NicDesign as D;
@@ -1182,7 +1215,11 @@ impl Engine {
                 })
             }
         };
-        memo.insert(payload, v);
+        let memo = if rx { &mut nic.rx_bytes } else { &mut nic.tx_bytes };
+        if memo.len() <= payload as usize {
+            memo.resize(payload as usize + 1, None);
+        }
+        memo[payload as usize] = Some(v);
         v
     }
 
@@ -1198,14 +1235,31 @@ impl Engine {
     }
 
     /// DMA latency without the serialisation part (the link queue accounts for that).
-    fn dma_latency_ps(&self, ni: usize, payload: u64, loc: hostio_pcie::MemLocation, write: bool) -> u64 {
+    fn dma_latency_ps(&mut self, ni: usize, payload: u64, loc: hostio_pcie::MemLocation, write: bool) -> u64 {
+        use hostio_pcie::MemLocation as L;
+        let l = match loc {
+            L::Llc => 0,
+            L::Dram => 1,
+            L::RemoteLlc => 2,
+            L::RemoteDram => 3,
+        };
+        let key = (payload as usize * 4 + l) * 2 + write as usize;
+        let memo = &mut self.nics[ni].dma_ps;
+        if memo.len() <= key {
+            memo.resize(key + 8, u64::MAX);
+        }
+        if memo[key] != u64::MAX {
+            return memo[key];
+        }
         let lat = &self.nics[ni].lat;
         let parts = if write {
             lat.dma_write_parts(payload, loc, hostio_pcie::Engine::Dma, false)
         } else {
             lat.dma_read_parts(payload, loc, hostio_pcie::Engine::Dma, false)
         };
-        ((parts.total_ns - parts.serialisation_ns).max(0.0) * 1000.0) as u64
+        let v = ((parts.total_ns - parts.serialisation_ns).max(0.0) * 1000.0) as u64;
+        self.nics[ni].dma_ps[key] = v;
+        v
     }
 
     // -------------------------------------------------------------------------------------------

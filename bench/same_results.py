@@ -1,0 +1,79 @@
+"""Check that the simulator's results did not change: run a fixed set of short scenarios with
+several seeds and compare their full metrics (and event counts) with a saved reference.
+
+    .venv/bin/python bench/same_results.py --save ref.json     # on the reference build
+    .venv/bin/python bench/same_results.py --check ref.json    # on the changed build
+
+Cases cover 1500 B and 64 B forwarding (the second drops most arrivals), PAUSE frames, a size
+mix, two sockets with remote memory, a cache-hungry co-runner with CAT and MBA, 8 and 18 cores,
+the PLRU, QLRU and random replacement policies, each with three seeds. Exit status 1 when any number differs.
+"""
+import argparse
+import json
+import sys
+
+import hostio
+
+SHORT = ["run.duration_us=400", "run.warmup_us=300"]
+CASES = {
+    "single_core": ("ddio/single_core", []),
+    "single_core_64B": ("ddio/single_core", ["traffic.t0.packet_size=64"]),
+    "single_core_imix": ("ddio/single_core", ['traffic.t0.size_mix="imix"']),
+    "multi_core_8": ("ddio/multi_core", ["apps.fwd.cores=8", "nics.nic0.rx_descriptors=512"]),
+    "pause": ("ddio/pause", []),
+    "remote": ("ddio/remote", []),
+    "interference": ("ddio/interference", []),
+    "isolation": ("ddio/isolation", []),
+    "stateful_chain": ("ddio/stateful_chain", []),
+    "interference_plru": ("ddio/interference", ['platform.replacement="plru"']),
+    "interference_qlru": ("ddio/interference", ['platform.replacement="qlru"']),
+    "interference_random": ("ddio/interference", ['platform.replacement="random"']),
+    "haswell_64B": ("ddio/single_core", ['platform.preset="haswell-e5-2699v3"', "traffic.t0.packet_size=64"]),
+}
+SEEDS = (1, 2, 3)
+
+
+def collect() -> dict:
+    out = {}
+    for name, (scenario, ov) in CASES.items():
+        text = hostio.scenario_path(scenario).read_text()
+        if any(o.startswith("traffic.t0.size_mix") for o in ov):
+            text = text.replace("packet_size = 1500", "")
+        for seed in SEEDS:
+            r = hostio.run(text, set=SHORT + ov, seed=seed)
+            out[f"{name}/seed{seed}"] = {"events": r["events"], "metrics": r["metrics"]}
+            print(f"  {name} seed {seed}: {r['events']} events, {r['wall_seconds']:.2f} s", file=sys.stderr)
+    return out
+
+
+def diff(a, b, path=""):
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            yield from diff(a.get(k), b.get(k), f"{path}/{k}")
+    elif a != b:
+        yield f"{path}: {a!r} -> {b!r}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--save", metavar="FILE")
+    g.add_argument("--check", metavar="FILE")
+    args = ap.parse_args()
+    got = collect()
+    if args.save:
+        with open(args.save, "w") as f:
+            json.dump(got, f, indent=1, sort_keys=True)
+        print(f"saved {len(got)} runs to {args.save}")
+        return
+    with open(args.check) as f:
+        want = json.load(f)
+    d = list(diff(want, got))
+    for line in d:
+        print(line)
+    print(f"{len(got)} runs compared: {'identical' if not d else f'{len(d)} differences'}")
+    sys.exit(1 if d else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+//! Python binding of the simulator's cache hierarchy for trace-driven use: the same
+//! `hostio_sim::cache::Hierarchy` the engine drives (DDIO, CAT, recycled-line region), fed with
+//! byte addresses. Addresses are taken as physical: bits 6.. pick the set and the slice hash,
+//! and each 2 MiB page gets directory entries the first time the trace touches it.
+use crate::config_err;
+use hostio_sim::cache::{HierParams, Hierarchy, Src};
+use hostio_sim::ConfigError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::collections::HashMap;
+
+const PAGE_SHIFT: u32 = 21;
+const LINES_PER_PAGE: u64 = 1 << (PAGE_SHIFT - 6);
+
+/// Hit levels returned per access.
+const MEM: u8 = 0;
+const L2: u8 = 1;
+const OTHER_L2: u8 = 2;
+const LLC: u8 = 3;
+const KINDS: [&str; 4] = ["core_read", "core_write", "dev_write", "dev_read"];
+
+/// Page numbers are small integers: a multiplicative hash is enough (no SipHash per access).
+#[derive(Default)]
+struct PageHasher(u64);
+impl std::hash::Hasher for PageHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("only u64 keys")
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    }
+}
+
+#[pyclass(module = "hostio._core")]
+pub struct TraceCache {
+    h: Hierarchy,
+    slices: u32,
+    sets_per_slice: u32,
+    cores: usize,
+    allocating: bool,
+    pages: HashMap<u64, u32, std::hash::BuildHasherDefault<PageHasher>>,
+    last: (u64, u32),
+    /// Accesses by kind and hit level.
+    counts: [[u64; 4]; 4],
+}
+
+impl TraceCache {
+    #[inline]
+    fn line(&mut self, addr: u64) -> u32 {
+        let page = addr >> PAGE_SHIFT;
+        let off = ((addr >> 6) & (LINES_PER_PAGE - 1)) as u32;
+        if page == self.last.0 {
+            return self.last.1 + off;
+        }
+        let base = match self.pages.get(&page) {
+            Some(&b) => b,
+            None => {
+                let b = self.h.lines() as u32;
+                let pa: Vec<u64> = (0..LINES_PER_PAGE).map(|l| (page << (PAGE_SHIFT - 6)) + l).collect();
+                self.h.add_lines(&pa, self.slices, self.sets_per_slice);
+                self.pages.insert(page, b);
+                b
+            }
+        };
+        self.last = (page, base);
+        base + off
+    }
+
+    fn run(&mut self, addrs: &[u8], kind: usize, core: usize, out: &mut [u8]) {
+        let addr = |i: usize| u64::from_le_bytes(addrs[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        let n = out.len();
+        // Software pipeline: directory entries DIR_AHEAD accesses ahead, set records SET_AHEAD
+        // ahead, so the host's cache misses of independent accesses overlap (hints only).
+        const DIR_AHEAD: usize = 16;
+        const SET_AHEAD: usize = 8;
+        // Device writes: the directory entry of the line each would evict, once its set is in.
+        const VICTIM_AHEAD: usize = 3;
+        for i in 0..n.min(DIR_AHEAD) {
+            let l = self.line(addr(i));
+            self.h.prefetch_dir(l);
+        }
+        for (i, o) in out.iter_mut().enumerate() {
+            if i + DIR_AHEAD < n {
+                let l = self.line(addr(i + DIR_AHEAD));
+                self.h.prefetch_dir(l);
+            }
+            if i + SET_AHEAD < n {
+                let l = self.line(addr(i + SET_AHEAD));
+                self.h.prefetch(l);
+            }
+            if kind == 2 && i + VICTIM_AHEAD < n {
+                let l = self.line(addr(i + VICTIM_AHEAD));
+                self.h.prefetch_io_victim(l);
+            }
+            let line = self.line(addr(i));
+            let lvl = match kind {
+                0 | 1 => match self.h.core_access(core, line, kind == 1) {
+                    Src::L2 => L2,
+                    Src::OtherL2 => OTHER_L2,
+                    Src::Llc => LLC,
+                    Src::Mem => MEM,
+                },
+                2 | 3 => {
+                    let lvl = if self.h.llc_way(line).is_some() {
+                        LLC
+                    } else if self.h.l2_owner(line).is_some() {
+                        L2
+                    } else {
+                        MEM
+                    };
+                    if kind == 2 {
+                        self.h.dev_write(line, self.allocating);
+                    }
+                    lvl
+                }
+                _ => unreachable!("checked"),
+            };
+            self.counts[kind][lvl as usize] += 1;
+            *o = lvl;
+        }
+        self.h.take_writebacks();
+    }
+}
+
+#[pymethods]
+impl TraceCache {
+    /// Build one socket's hierarchy from a preset and `platform.KEY=VALUE` overrides.
+    #[new]
+    fn new(preset: &str, overrides: Vec<String>) -> PyResult<TraceCache> {
+        // The platform is resolved as a scenario's is (a scenario needs an app; it is not used).
+        let text = format!("[platform]\npreset = {}\n[apps.trace]\nkind = \"cache-hungry\"\nworking_set_mib = 1\naccesses_per_us = 1\n", toml::Value::String(preset.to_string()));
+        let sc = hostio_sim::parse_scenario(&text, &overrides).map_err(config_err)?;
+        let r = sc.resolve().map_err(config_err)?;
+        let p = &r.platform;
+        let params = HierParams {
+            slices: p.llc_slices,
+            sets_per_slice: p.llc_sets_per_slice(),
+            ways: p.llc_ways,
+            l2_sets: p.l2_sets(),
+            l2_ways: p.l2_ways,
+            cores: p.cores_per_socket,
+            inclusive: p.llc_inclusive,
+            io_mask: r.io_mask,
+            recycled_mask: p.recycled_io_mask.unwrap_or(0),
+            policy: r.replacement,
+            seed: r.scenario.run.seed,
+        };
+        Ok(TraceCache {
+            h: Hierarchy::new(&params, &[]),
+            slices: p.llc_slices,
+            sets_per_slice: p.llc_sets_per_slice(),
+            cores: p.cores_per_socket as usize,
+            allocating: r.scenario.platform.ddio && r.io_mask != 0,
+            pages: HashMap::default(),
+            last: (u64::MAX, 0),
+            counts: [[0; 4]; 4],
+        })
+    }
+
+    /// Access each little-endian u64 byte address in `addrs` with `kind` from `core`; returns
+    /// one hit level byte per address.
+    fn access<'py>(&mut self, py: Python<'py>, addrs: &[u8], kind: &str, core: usize) -> PyResult<Bound<'py, PyBytes>> {
+        let k = KINDS.iter().position(|&n| n == kind).ok_or_else(|| {
+            config_err(ConfigError::new("kind", format!("{kind:?}"), format!("one of {}", KINDS.join(", "))))
+        })?;
+        if core >= self.cores {
+            return Err(config_err(ConfigError::new("core", core, format!("0..{} (cores per socket)", self.cores))));
+        }
+        let mut out = vec![0u8; addrs.len() / 8];
+        py.allow_threads(|| self.run(addrs, k, core, &mut out));
+        Ok(PyBytes::new(py, &out))
+    }
+
+    /// Set a core's CAT fill mask.
+    fn set_cat(&mut self, core: usize, mask: u32) -> PyResult<()> {
+        if core >= self.cores {
+            return Err(config_err(ConfigError::new("core", core, format!("0..{} (cores per socket)", self.cores))));
+        }
+        self.h.set_cat(core, mask);
+        Ok(())
+    }
+
+    /// (accesses by kind and level, writebacks, io_allocations, io_evictions).
+    fn counters(&self) -> ([[u64; 4]; 4], u64, u64, u64) {
+        let s = &self.h.stats;
+        (self.counts, s.writebacks, s.io_allocations, s.io_evictions)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<TraceCache>()
+}
