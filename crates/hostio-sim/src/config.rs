@@ -187,6 +187,11 @@ pub struct NicCfg {
     pub design: NicDesign,
     /// When the driver returns transmitted buffers to the mempool.
     pub tx_release: TxRelease,
+    /// Packet data one TX queue may have in flight as DMA reads, KiB: a queue's transmit rate is
+    /// at most this over the read latency. Calibrated on the DDIO paper's testbed: one ConnectX-5
+    /// queue pair "cannot exceed 90 Gbps" of 1500 B frames "due to NIC and PCIe limitations"
+    /// (§5.1, Fig. 7), while two reach 100 Gb/s (§5.2).
+    pub tx_read_window_kib: u32,
     /// The PCIe link (`[nics.<name>.pcie]`: gen, lanes, mps, mrrs, rcb, addr_bits, ecrc,
     /// rcb_chunks). Each direction is a bounded resource at the link's TLP bandwidth; DMA
     /// latencies come from hostio's PCIe latency model on this link.
@@ -212,6 +217,7 @@ impl Default for NicCfg {
             buffer_kib: 512,
             design: NicDesign::Cx5,
             tx_release: TxRelease::Completion,
+            tx_read_window_kib: 11,
             pcie: cx5_link(),
         }
     }
@@ -835,6 +841,9 @@ impl Scenario {
                 if !(v.is_power_of_two() && (32..=65536).contains(&v)) {
                     return Err(ConfigError::new(k(f), v, "a power of two in 32..=65536"));
                 }
+            }
+            if !(2..=1 << 16).contains(&n.tx_read_window_kib) {
+                return Err(ConfigError::new(k("tx_read_window_kib"), n.tx_read_window_kib, "2..=65536 KiB (at least one 1500 B frame)"));
             }
             if !(16..=1 << 20).contains(&n.buffer_kib) {
                 return Err(ConfigError::new(k("buffer_kib"), n.buffer_kib, "16..=1048576 KiB"));
