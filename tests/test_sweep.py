@@ -186,7 +186,24 @@ def test_output_path_that_is_a_folder_fails_cleanly(tmp_path):
     (tmp_path / "table.csv").mkdir()
     p = cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--out", str(tmp_path), *sum((["--set", s] for s in SHORT), []))
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "table.csv" in p.stderr, p.stderr
-    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / "points.jsonl").exists()
+    assert not list(tmp_path.rglob("*.tmp")) and not list(tmp_path.rglob("*.part")) and not (tmp_path / "points.jsonl").exists()
+
+
+def test_tables_never_overwrite_a_users_tmp_file(tmp_path):
+    mine = ["table.csv.tmp", "results.parquet.tmp", "sweep.json.tmp"]
+    for name in mine:
+        (tmp_path / name).write_text("mine\n")
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert all((tmp_path / name).read_text() == "mine\n" for name in mine)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        mine + [".lock", "points.jsonl", "results.parquet", "sweep.json", "table.csv"])
+    assert oct((tmp_path / "table.csv").stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
 
 
 class FakePanic(BaseException):

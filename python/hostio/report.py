@@ -19,8 +19,8 @@ import platform
 import re
 from pathlib import Path
 
+from hostio import outfile, sweep as sweeps
 from hostio.errors import config_error
-from hostio import sweep as sweeps
 
 #: Metrics drawn for a sweep, in this order, when the table has them.
 FIGURE_METRICS = (
@@ -42,7 +42,9 @@ img{max-width:100%;height:auto}.bad{color:#a00}.muted{color:#666;font-size:.9em}
 
 
 def write(folder: str | Path, dest: str | Path) -> None:
-    """Write the report of ``folder`` to ``dest`` (atomically)."""
+    """Write the report of ``folder`` to ``dest``: a regular file is replaced atomically, a FIFO, a
+    device or a symbolic link's target is written through (see :mod:`hostio.outfile`)."""
+    outfile.check("dest", str(dest))
     folder = Path(folder)
     if (folder / "sweep.json").is_file():
         page = sweep_page(folder)
@@ -50,7 +52,7 @@ def write(folder: str | Path, dest: str | Path) -> None:
         page = reproduce_page(folder)
     else:
         raise config_error("folder", str(folder), "a folder written by hostio sweep --out (sweep.json) or hostio reproduce --out (summary.md)")
-    sweeps.write_atomic(dest, lambda p: p.write_text(page, encoding="utf-8"))
+    outfile.write_text(str(dest), page)
 
 
 def _doc(title: str, body: list[str]) -> str:

@@ -37,7 +37,7 @@ import types
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from hostio import sim
+from hostio import outfile, sim
 from hostio.errors import ConfigError, config_error
 
 SCHEDULERS = "local, dask, or tcp://HOST:PORT of a running Dask scheduler"
@@ -197,15 +197,9 @@ def _writable(path: Path) -> Path:
 
 
 def write_atomic(path: str | os.PathLike, write) -> None:
-    """``write(tmp_path)`` then rename over ``path``; the temporary file never outlives a failure."""
-    path = _writable(Path(path))
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        write(tmp)
-        tmp.replace(path)
-    finally:
-        with contextlib.suppress(FileNotFoundError, IsADirectoryError):
-            tmp.unlink()
+    """``write(tmp_path)`` to a uniquely named file beside ``path`` (never a fixed ``PATH.tmp``,
+    which could be the user's), then rename it over ``path``; see :func:`hostio.outfile.replace`."""
+    outfile.replace(_writable(Path(path)), lambda tmp: write(Path(tmp)))
 
 
 # ---------------------------------------------------------------------------------------------
