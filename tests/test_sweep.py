@@ -304,3 +304,15 @@ def test_run_points_records_keep_their_shape(tmp_path):
     recs = sweep.run_points([(text, SHORT + ["nics.nic0.rx_descriptors=128"])] * 2, out=tmp_path, jobs=2, progress=False)
     assert [sorted(r) for r in recs] == [["id", "index", "overrides", "result"]] * 2
     assert recs[0]["overrides"] == SHORT + ["nics.nic0.rx_descriptors=128"] and recs[0]["result"]["seed"] == 1
+
+
+def test_a_different_engine_recomputes(tmp_path, monkeypatch):
+    assert sweep.engine_id() == sweep.engine_id() and len(sweep.engine_id()) == 16
+    a = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert len((tmp_path / "points.jsonl").read_text().splitlines()) == 1  # same engine: reused
+    assert json.loads((tmp_path / "sweep.json").read_text())["engine"] == sweep.engine_id()
+    monkeypatch.setattr(sweep, "engine_id", lambda: "0123456789abcdef")  # a rebuilt simulator, same version
+    b = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert len((tmp_path / "points.jsonl").read_text().splitlines()) == 2
+    assert a["point_id"][0] != b["point_id"][0]

@@ -143,7 +143,8 @@ def sweep_page(folder: Path) -> str:
     if m.get("set"):
         body.append("<p>with " + " ".join(f"<code>--set {html.escape(s)}</code>" for s in m["set"]) + "</p>")
     body.append(f"<pre>{html.escape(m['scenario'])}</pre>")
-    body.append(f"<p class='muted'>points computed by hostio {html.escape(m['hostio'])}</p>")
+    engine = f" (engine {html.escape(m['engine'])})" if m.get("engine") else ""
+    body.append(f"<p class='muted'>points computed by hostio {html.escape(m['hostio'])}{engine}</p>")
     body.append(_versions_html())
     return _doc(f"hostio sweep {folder.name}", body)
 

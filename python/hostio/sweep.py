@@ -13,8 +13,11 @@ LocalCluster) or ``tcp://HOST:PORT`` (a running Dask scheduler with its workers)
 depends only on its scenario and seed, so the table is the same whichever runs it.
 
 A point's identity is a hash of its resolved scenario (what ``hostio check`` prints: platform file
-facts, presets and defaults included) and the hostio version; a re-run with ``out`` reuses only
-records whose identity matches. An output folder is locked while a sweep writes it.
+facts, presets and defaults included), the hostio version and the engine's identity (the SHA-256
+of the compiled simulator module, ``hostio._core``, read once per process: a rebuilt simulator is a
+new engine even when the version number stays); a re-run with ``out`` reuses only records whose
+identity matches, so results of another build are computed again. An output folder is locked
+while a sweep writes it.
 
 >>> from hostio.sweep import expand
 >>> expand({"nics.nic0.rx_descriptors": [128, 256], "traffic.t0.packet_size": [64]})
@@ -26,6 +29,7 @@ import concurrent.futures as cf
 import contextlib
 import ctypes
 import fcntl
+import functools
 import hashlib
 import itertools
 import json
@@ -88,10 +92,23 @@ def parse_axes(specs: Iterable[str]) -> dict[str, list]:
 
 
 def point_id(text: str, overrides: Sequence[str]) -> str:
-    """Identity of a point: its resolved scenario and the hostio version (raises ConfigError when invalid)."""
+    """Identity of a point: its resolved scenario, the hostio version and the engine identity
+    (raises ConfigError when invalid)."""
     resolved = sim.check(text, set=overrides)
-    blob = json.dumps({"hostio": _version(), "resolved": resolved}, sort_keys=True)
+    blob = json.dumps({"hostio": _version(), "engine": engine_id(), "resolved": resolved}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+@functools.cache
+def engine_id() -> str:
+    """SHA-256 (hex, 16 digits) of the compiled simulator module's file, computed once per process."""
+    from hostio import _core
+
+    h = hashlib.sha256()
+    with open(_core.__file__, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
 
 
 def _version() -> str:
@@ -383,7 +400,7 @@ def sweep(
         for name in ("sweep.json", "results.parquet", "table.csv"):
             _writable(outp / name)
         manifest = {
-            "hostio": _version(), "scenario": text, "set": base, "axes": dict(axes), "seeds": seed_list,
+            "hostio": _version(), "engine": engine_id(), "scenario": text, "set": base, "axes": dict(axes), "seeds": seed_list,
             "points": [{"id": pid, "values": list(v), "seed": s}
                        for pid, (v, s) in zip(ids, itertools.product(values, seed_list or [None]))],
         }
