@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 
@@ -317,3 +318,31 @@ def test_reproduce_reports_unknown_scenario(tmp_path, monkeypatch):
     summary = (tmp_path / "summary.md").read_text()
     assert "2 of 2 runs failed" in summary and "ddio/none" in summary
     assert _strict((tmp_path / "summary.json").read_text()) == []
+
+
+def test_bars_in_table_cells_do_not_break_summary_tables(tmp_path, monkeypatch):
+    from hostio import report
+
+    def claims(rows):
+        return [repro.Claim("a | b", "|x|", "1 | 2", False, "|1 − r| <= 0.08", "why | not")]
+
+    def points():
+        return [repro.Point("ddio/pause", [], {"rx_descriptors": 1024, "label": "l|m"})]
+
+    exp = repro.Experiment("bars", "bars in cells", "Fig. 0", points, repro.pause_plot, claims)
+    monkeypatch.setattr(repro, "EXPERIMENTS", [exp])
+    assert repro.reproduce(tmp_path, seeds=1, progress=False, overrides=["run.warmup_us=100", "run.duration_us=100"])
+    md = (tmp_path / "summary.md").read_text()
+    rows = [ln for ln in md.splitlines() if ln.startswith("|")]
+    claim_rows, table_rows = rows[:3], rows[3:]
+    assert len(table_rows) == 3
+    for ln in claim_rows:  # 6 cells: 7 bars that are not escaped
+        assert len(re.findall(r"(?<!\\)\|", ln)) == 7, ln
+    for ln in table_rows:  # every cell of the summary table, the labels included
+        assert len(re.findall(r"(?<!\\)\|", ln)) == len(re.findall(r"(?<!\\)\|", table_rows[0])), ln
+    page = report.markdown(md, tmp_path)
+    assert "<td>|1 − r| &lt;= 0.08</td>" in page and "<td>why | not</td>" in page and "<td>l|m</td>" in page
+
+
+def test_fig12_criterion_has_no_bar():
+    assert all("|" not in c.criterion for c in repro.fig12_claims([]))

@@ -264,6 +264,14 @@ def _inline(text: str) -> str:
     return text
 
 
+def _pipe_cells(line: str) -> list[str]:
+    """The cells of a pipe-table row; ``\\|`` inside a cell is a literal bar, not a separator."""
+    line = line.strip()
+    line = line[1:] if line.startswith("|") else line
+    line = line[:-1] if line.endswith("|") and not line.endswith("\\|") else line
+    return re.split(r"(?<!\\)\|", line)
+
+
 def markdown(md: str, folder: Path) -> str:
     """The subset of Markdown that ``summary.md`` uses: headings, paragraphs, lists, pipe tables,
     images (embedded from ``folder``), ``<details>`` blocks; a CSV next to an image becomes a table."""
@@ -289,7 +297,7 @@ def markdown(md: str, folder: Path) -> str:
         elif ln.startswith("|"):
             rows = []
             while i < len(lines) and lines[i].startswith("|"):
-                cells = [c.strip() for c in lines[i].strip().strip("|").split("|")]
+                cells = [c.strip().replace("\\|", "|") for c in _pipe_cells(lines[i])]
                 if not all(re.fullmatch(r":?-+:?", c) for c in cells):
                     rows.append(cells)
                 i += 1

@@ -598,7 +598,7 @@ def fig12_claims(rows):
         Claim("at high imbalance (2.78×) more DDIO ways cut the p99", "~21 % lower with 4 ways", f"{pct(hi)} lower: {shown(2.78)}",
               hi is not None and 0.10 <= hi <= 0.35, "1 − p99(4 ways) / p99(2 ways) at imbalance 2.78 in [0.10, 0.35]", FIG12_NOTE),
         Claim("at low imbalance (1.69×) more ways barely matter", "~2 % lower with 4 ways", f"{pct(lo)} lower: {shown(1.69)}",
-              lo is not None and abs(lo) <= 0.08, "|1 − p99(4 ways) / p99(2 ways)| at imbalance 1.69 <= 0.08"),
+              lo is not None and abs(lo) <= 0.08, "abs(1 − p99(4 ways) / p99(2 ways)) at imbalance 1.69 <= 0.08"),
         Claim("the gain is larger when the imbalance is higher", "~21 % vs ~2 %", f"{pct(hi)} vs {pct(lo)}",
               _have(hi, lo) and hi > lo, "p99 reduction at 2.78 > p99 reduction at 1.69", FIG12_NOTE),
     ]
@@ -801,10 +801,19 @@ def _cell(r: dict, c: str) -> str:
     return f"{_f(v, 3)} ({_f(lo, 3)}–{_f(hi, 3)})"
 
 
+def _md(text) -> str:
+    """Text as one cell of a Markdown pipe table: ``|`` escaped, line breaks as spaces."""
+    return " ".join(str(text).splitlines()).replace("|", "\\|")
+
+
+def _md_row(cells: Sequence) -> str:
+    return "| " + " | ".join(_md(c) for c in cells) + " |"
+
+
 def _md_table(rows: list[dict], cols: Sequence[str]) -> str:
-    out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    out = [_md_row(cols), "|" + "---|" * len(cols)]
     for r in rows:
-        out.append("| " + " | ".join(_cell(r, c) for c in cols) + " |")
+        out.append(_md_row([_cell(r, c) for c in cols]))
     return "\n".join(out)
 
 
@@ -883,7 +892,7 @@ def reproduce(
             sec.append("|---|---|---|---|---|---|")
             for c in e.claims(rows):
                 note = "" if c.agrees else c.note
-                sec.append(f"| {c.claim} | {c.paper} | {c.hostio} | {c.criterion} | {'yes' if c.agrees else '**no**'} | {note} |")
+                sec.append(_md_row([c.claim, c.paper, c.hostio, c.criterion, "yes" if c.agrees else "**no**", note]))
                 claim_rows.append({"experiment": e.id, "claim": c.claim, "paper": c.paper, "hostio": c.hostio, "agrees": bool(c.agrees),
                                    "note": note, "seeds": seeds, "criterion": c.criterion})
             sec.append("")
