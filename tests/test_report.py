@@ -111,3 +111,17 @@ def test_report_out_is_checked_before_the_work(tmp_path):
     p = cli("report", str(tmp_path), "--out", str(tmp_path / "no" / "r.html"))
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "does not exist" in p.stderr, p.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_reproduce_page_shows_the_first_point_whatever_finished_first(tmp_path):
+    import json
+
+    log = tmp_path / "points" / "fig0" / "points.jsonl"
+    log.parent.mkdir(parents=True)
+
+    def rec(index, seed, name):
+        return {"index": index, "id": f"id{index}", "overrides": [], "result": {"seed": seed, "scenario": {"name": name}}}
+
+    # completion order: the second point's seed 2, then its seed 1, then the first point
+    log.write_text("".join(json.dumps(r) + "\n" for r in (rec(3, 2, "late"), rec(2, 1, "second"), rec(0, 1, "first"))))
+    assert report._scenarios(tmp_path) == {"fig0": {"name": "first"}}

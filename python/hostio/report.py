@@ -248,12 +248,14 @@ def reproduce_page(folder: Path) -> str:
 
 
 def _scenarios(folder: Path) -> dict:
+    """Each experiment's resolved scenario of its first point: the finished record with the lowest
+    point index, then seed (``points.jsonl`` is in completion order, which depends on the workers)."""
     out = {}
     for log in sorted((folder / "points").glob("*/points.jsonl")):
-        for rec in sweeps.read_log(log).values():
-            if "result" in rec:
-                out[log.parent.name] = rec["result"]["scenario"]
-                break
+        done = [r for r in sweeps.read_log(log).values() if "result" in r]
+        if done:
+            first = min(done, key=lambda r: (r.get("index", 0), r["result"].get("seed", 0), r["id"]))
+            out[log.parent.name] = first["result"]["scenario"]
     return out
 
 
