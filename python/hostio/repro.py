@@ -850,11 +850,15 @@ def reproduce(
     """Run the experiments, each point once per seed 1..``seeds``; write ``<out>/<id>.png``,
     ``<id>.csv`` (one row per point and seed), ``<id>_summary.csv`` (median, min, max per point),
     ``summary.md``, ``claims.csv`` and ``summary.json``. ``quick`` shortens the simulated time;
-    ``overrides`` (``KEY.PATH=VALUE``) are applied to every run after it; ``scheduler`` is
+    ``overrides`` (``KEY.PATH=VALUE``, not ``run.seed``) are applied to every run after it; ``scheduler`` is
     ``local``, ``dask`` or ``tcp://HOST:PORT`` (see :mod:`hostio.sweep`). Returns True when every
     run succeeded (claims may still disagree: that is reported, not an error)."""
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise config_error("seeds", seeds, "an integer >= 1")
+    for ov in overrides:
+        key, _, value = str(ov).partition("=")
+        if key.strip() == "run.seed" or key.strip() == "run" and "seed" in value:
+            raise config_error("overrides", ov, "keys other than run.seed: every point runs on seeds 1..N (seeds=N), and one seed for all would make them identical")
     outp = Path(out)
     outp.mkdir(parents=True, exist_ok=True)
     exps = [e for e in EXPERIMENTS if only is None or e.id in only]
