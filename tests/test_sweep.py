@@ -316,3 +316,52 @@ def test_a_different_engine_recomputes(tmp_path, monkeypatch):
     b = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
     assert len((tmp_path / "points.jsonl").read_text().splitlines()) == 2
     assert a["point_id"][0] != b["point_id"][0]
+
+
+def test_a_dying_worker_marks_only_its_own_point(tmp_path, monkeypatch):
+    real = sim.run
+
+    def run(text, set=(), **kw):
+        if "nics.nic0.rx_descriptors=256" in set:
+            os._exit(3)  # the worker process dies (a segfault, the OOM killer)
+        return real(text, set=set, **kw)
+
+    monkeypatch.setattr(sim, "run", run)  # forked workers inherit it
+    descs = [128, 256, 512, 1024, 2048, 4096]
+    df = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": descs}, set=["run.duration_us=2000", "run.warmup_us=200"],
+                      out=tmp_path, jobs=2, progress=False)
+    assert list(df["error"].isna()) == [d != 256 for d in descs], list(df["error"])
+    assert df["error"][1].startswith("worker died")
+
+
+def test_flock_failure_closes_the_lock_file(tmp_path, monkeypatch):
+    import errno
+    import fcntl
+
+    def no_locks(f, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+
+    def lock_fds():
+        return [fd for fd in os.listdir("/proc/self/fd") if os.path.realpath(f"/proc/self/fd/{fd}") == str(tmp_path / ".lock")]
+
+    with pytest.raises((hostio.ConfigError, OSError)) as info:
+        with sweep.locked(tmp_path):
+            pass
+    assert lock_fds() == []  # while the error (and its traceback's frames) is still held
+    assert isinstance(info.value, hostio.ConfigError) and "No locks available" in str(info.value)
+
+
+def test_a_table_error_does_not_hide_the_interruption(tmp_path, monkeypatch):
+    def interrupted(*a, **kw):
+        raise KeyboardInterrupt
+
+    def disk_full(df, folder):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sweep, "_run_points", interrupted)
+    monkeypatch.setattr(sweep, "write_tables", disk_full)
+    with pytest.raises(KeyboardInterrupt) as info:
+        hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, progress=False)
+    assert "No space left on device" in " ".join(getattr(info.value, "__notes__", []))

@@ -10,7 +10,9 @@ finishes), ``sweep.json`` (what was asked), ``results.parquet`` and ``table.csv`
 
 Schedulers: ``local`` (worker processes of this one), ``dask`` (a ``dask.distributed``
 LocalCluster) or ``tcp://HOST:PORT`` (a running Dask scheduler with its workers). A point's result
-depends only on its scenario and seed, so the table is the same whichever runs it.
+depends only on its scenario and seed, so the table is the same whichever runs it. A point that
+fails, or whose local worker process dies, is recorded with its ``error``; the points a dead
+worker took down with it run again.
 
 A point's identity is a hash of its resolved scenario (what ``hostio check`` prints: platform file
 facts, presets and defaults included), the hostio version and the engine's identity (the SHA-256
@@ -163,16 +165,21 @@ def locked(folder: str | os.PathLike):
     Path(folder).mkdir(parents=True, exist_ok=True)
     f = open(Path(folder) / ".lock", "a+")
     try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            who = f.read().strip() or "?"
+            raise config_error("--out", str(folder), f"a folder no other sweep is writing (pid {who} holds it)") from None
+        except OSError as exc:  # e.g. ENOLCK: a file system without locks
+            raise config_error("--out", str(folder), f"a folder on a file system that can lock files ({exc.strerror or exc})") from None
         f.seek(0)
-        who = f.read().strip() or "?"
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+    except BaseException:
         f.close()
-        raise config_error("--out", str(folder), f"a folder no other sweep is writing (pid {who} holds it)") from None
-    f.seek(0)
-    f.truncate()
-    f.write(str(os.getpid()))
-    f.flush()
+        raise
     _held[key] = (1, f)
     try:
         yield
@@ -301,25 +308,42 @@ def _run(points, ids, done, log, jobs, label, progress, scheduler) -> list[dict]
 
 
 def _run_local(todo, finish, jobs) -> None:
+    """A worker that dies (a crash, the OOM killer) breaks the whole pool, and every point not yet
+    finished fails with it. Those points run once more in a fresh pool; the ones that break that
+    one too run one process each, so that only a point that kills its own worker is marked."""
+    broken = _pool_run(todo, finish, jobs)
+    if broken:
+        broken = _pool_run(broken, finish, jobs)
+    for job in broken:
+        if _pool_run([job], finish, 1):
+            finish(job[0], None, "worker died: the process running this point exited abruptly")
+
+
+def _pool_run(todo, finish, jobs) -> list:
+    """Run ``todo`` in a process pool; returns the jobs lost to a broken pool (not finished)."""
     # fork: workers inherit the loaded module and need no importable __main__; the compiled
     # module starts no threads, so forking is safe.
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx,
                                   initializer=_worker_init, initargs=(os.getpid(),))
-    futs = {pool.submit(_run_point, job): job[0] for job in todo}
+    futs = {pool.submit(_run_point, job): job for job in todo}
+    broken = []
     try:
         for fut in cf.as_completed(futs):
             try:
-                finish(*fut.result())
-            except cf.process.BrokenProcessPool as exc:
-                finish(futs[fut], None, f"worker died: {exc}")
+                res = fut.result()
+            except cf.process.BrokenProcessPool:
+                broken.append(futs[fut])
+                continue
+            finish(*res)
     except BaseException:
         for p in list(getattr(pool, "_processes", {}).values()):
             p.kill()
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
+    return sorted(broken, key=lambda job: job[0])
 
 
 @contextlib.contextmanager
@@ -407,9 +431,14 @@ def sweep(
         write_atomic(outp / "sweep.json", lambda p: p.write_text(json.dumps(manifest, indent=1) + "\n"))
         try:
             _run_points(points, ids, outp, jobs, "sweep", progress, scheduler)
-        finally:  # also after Ctrl-C: the tables hold the points finished so far
-            df = load(outp)
-            write_tables(df, outp)
+        except BaseException as exc:  # also after Ctrl-C: the tables hold the points finished so far
+            try:
+                write_tables(load(outp), outp)
+            except Exception as inner:  # noqa: BLE001 - the original error is the one to report
+                exc.add_note(f"the tables of {outp} were not written: {type(inner).__name__}: {inner}")
+            raise
+        df = load(outp)
+        write_tables(df, outp)
     return df
 
 
