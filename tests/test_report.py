@@ -102,6 +102,8 @@ def test_report_out_writes_through_special_files_and_keeps_user_tmp(tmp_path):
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert link.is_symlink() and os.readlink(link) == str(target) and "<!DOCTYPE html>" in target.read_text()
     assert (tmp_path / "r.html.tmp").read_text() == "mine\n"
+    p = subprocess.run([sys.executable, "-m", "hostio", "report", "sw", "--out", "-"], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 0 and p.stdout.startswith("<!DOCTYPE html>"), p.stderr  # - is stdout, not a file named -
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "pipe", "r.html", "r.html.tmp", "sw", "target.html"]
 
 

@@ -17,6 +17,7 @@ import itertools
 import json
 import platform
 import re
+import sys
 from pathlib import Path
 
 from hostio import outfile, sweep as sweeps
@@ -42,8 +43,9 @@ img{max-width:100%;height:auto}.bad{color:#a00}.muted{color:#666;font-size:.9em}
 
 
 def write(folder: str | Path, dest: str | Path) -> None:
-    """Write the report of ``folder`` to ``dest``: a regular file is replaced atomically, a FIFO, a
-    device or a symbolic link's target is written through (see :mod:`hostio.outfile`)."""
+    """Write the report of ``folder`` to ``dest`` (``-``: stdout): a regular file is replaced
+    atomically, a FIFO, a device or a symbolic link's target is written through (see
+    :mod:`hostio.outfile`)."""
     outfile.check("dest", str(dest))
     folder = Path(folder)
     if (folder / "sweep.json").is_file():
@@ -52,7 +54,10 @@ def write(folder: str | Path, dest: str | Path) -> None:
         page = reproduce_page(folder)
     else:
         raise config_error("folder", str(folder), "a folder written by hostio sweep --out (sweep.json) or hostio reproduce --out (summary.md)")
-    outfile.write_text(str(dest), page)
+    if str(dest) == "-":
+        sys.stdout.write(page)
+    else:
+        outfile.write_text(str(dest), page)
 
 
 def _doc(title: str, body: list[str]) -> str:
