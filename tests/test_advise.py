@@ -53,3 +53,36 @@ def test_knob_parsing_and_errors():
     p = subprocess.run([sys.executable, "-m", "hostio", "advise", "quickstart", "--goal", "misses", "--knobs", "traffic.t0.flows"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "KEY=V1,V2" in p.stderr
+
+
+def test_a_goal_metric_no_setting_produces_is_one_line():
+    # DDIO off: device writes go to memory, so no setting has a PCIe write hit rate to judge
+    p = subprocess.run([sys.executable, "-m", "hostio", "advise", "quickstart", "--goal", "misses", "--set", "platform.ddio=false",
+                        "--knobs", "nics.nic0.rx_descriptors=128", "--seeds", "1", *sum((["--set", s] for s in SHORT), [])],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "dma_write_miss_rate" in p.stderr and "DDIO off" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_p99_goal_without_completed_packets_is_a_config_error(monkeypatch):
+    real = advise.sweeps.run_points
+
+    def no_latency(points, **kw):
+        recs = real(points, **kw)
+        for r in recs:
+            r["result"]["metrics"]["latency_ns"]["p99"] = None
+        return recs
+
+    monkeypatch.setattr(advise.sweeps, "run_points", no_latency)
+    with pytest.raises(hostio.ConfigError, match=r"latency_ns.p99 is undefined .* no packet completed"):
+        advise.advise("quickstart", goal="p99", knobs=advise.parse_knobs("nics.nic0.rx_descriptors=256"), set=SHORT,
+                      seeds=1, jobs=1, progress=False)
+
+
+@pytest.mark.parametrize("slo", ["nan", "inf", "-inf", "-1"])
+def test_slo_must_be_finite_and_not_negative(slo, tmp_path):
+    out = tmp_path / "a.json"
+    p = subprocess.run([sys.executable, "-m", "hostio", "advise", "quickstart", "--goal", "p99", f"--slo={slo}", "--json", str(out)],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--slo" in p.stderr, p.stderr
+    assert not out.exists()

@@ -12,15 +12,21 @@ Properties, each over ``CASES`` generated inputs (default 25, a short campaign f
 * The installed ``hostio`` command as a subprocess (``CASES // 10`` inputs, at least 3): exit status
   0 or 2, no traceback or panic, done within 10 s, nothing written outside its output path,
   ``/dev/null`` still a device.
+* ``sweep``, ``advise`` and ``report`` through ``hostio.cli.main`` in-process (``CASES // 5``
+  inputs, at least 3; tiny axes and knobs, one or two seeds, 20 µs runs; ``report`` on a copy of a
+  finished two-point sweep): exit status 0, 1 (failed points, advice not met) or 2, one line on
+  stderr when 2, no traceback or panic, nothing written outside the output folder or file.
 
 Every case must finish within 10 s (Hypothesis' deadline).
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -49,7 +55,8 @@ KEYS = [
     "nics.nic0.ddio", "nics.nic0.buffer_kib", "nics.nic0.design", "nics.nic0.pcie", "nics.nic0.pcie.gen",
     "nics.nic0.pcie.lanes", "nics.nic0.pcie.mps", "nics.nic0.pcie.mrrs", "nics.nic0.pcie.rcb",
     "nics.nic0.pcie.addr_bits", "nics.nic1.socket", "traffic.t0.nic", "traffic.t0.rate_gbps",
-    "traffic.t0.packet_size", "traffic.t0.size_mix", "traffic.t0.flows", "traffic.t0.flow_skew", "apps.fwd.kind",
+    "traffic.t0.packet_size", "traffic.t0.size_mix", "traffic.t0.flows", "traffic.t0.flow_skew",
+    "traffic.t0.imbalance", "traffic.t0.train_packets", "nics.nic0.tx_release", "apps.fwd.kind",
     "apps.fwd.nic", "apps.fwd.cores", "apps.fwd.socket", "apps.fwd.mempool_socket", "apps.fwd.cat_mask",
     "apps.fwd.cycles_per_packet", "apps.fwd.working_set_mib", "apps.fwd.accesses_per_us",
     "apps.fwd.accesses_per_packet", "apps.fwd.mba_percent", "apps.hog.kind", "apps.hog.working_set_mib",
@@ -57,7 +64,7 @@ KEYS = [
 ]
 WORDS = ["nic0", "nic1", "l2fwd", "compute", "cache-hungry", "stateful-chain", "imix", "campus",
          "skylake-gold-6140", "haswell-e5-2699v3", "icelake-silver-4314", "file:/nonexistent", "", "lru", "qlru",
-         "plru", "random", "cx5", "simple", "kernel", "dpdk", "0x600", "é"]
+         "plru", "random", "cx5", "simple", "kernel", "dpdk", "0x600", "completion", "threshold", "é"]
 NUMBERS = [0, 1, 2, 3, 4, 8, 16, 32, 64, 100, 1500, 4096, 65536, -1, 2**31, 2**63 - 1, 2**64, -(2**63), 0.5, 1.375,
            1e300, -0.0, math.nan, math.inf, -math.inf]
 
@@ -75,6 +82,8 @@ PLAUSIBLE = {
     "nics.nic0.pcie.mrrs": [128, 4096], "nics.nic0.pcie.rcb": [64, 128], "nics.nic0.pcie.addr_bits": [32, 64],
     "traffic.t0.rate_gbps": [0.5, 10, 100], "traffic.t0.packet_size": [64, 65, 1500, 9018],
     "traffic.t0.flows": [1, 7, 100000], "traffic.t0.flow_skew": [0, 0.99, 4],
+    "traffic.t0.imbalance": [1, 1.69, 2.78, 8, 64], "traffic.t0.train_packets": [1, 32, 4096],
+    "nics.nic0.tx_release": ["completion", "threshold"],
     "apps.fwd.kind": ["l2fwd", "stateful-chain"], "apps.fwd.cores": [1, 3, 8], "apps.fwd.socket": [0, 1],
     "apps.fwd.mempool_socket": [0, 1], "apps.fwd.cat_mask": [0x7ff, 0x3, 0x600], "apps.fwd.cycles_per_packet": [0, 500],
     "apps.fwd.working_set_mib": [0.001, 1, 64], "apps.fwd.accesses_per_packet": [0, 1, 16],
@@ -190,7 +199,8 @@ def test_api_pcie(which, a, b, c, link):
 
 word = st.one_of(st.sampled_from(["64", "4K", "1500", "-1", "0", "1e300", "nan", "inf", "x", "6²", "", "64:1500:64",
                                   "dpdk", "simple", "kernel", "quickstart", "ddio/single_core", "nosuch", "3", "16",
-                                  "18446744073709551615", "18446744073709551616", "LAT_RD", "BW_WR", "warm", "llc"]),
+                                  "18446744073709551615", "18446744073709551616", "LAT_RD", "BW_WR", "warm", "llc",
+                                  "threshold", "completion", "2.78"]),
                  st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=6))
 setting = st.tuples(st.sampled_from(KEYS), word).map(lambda kv: f"{kv[0]}={kv[1]}")
 OUT = "out.json"
@@ -282,4 +292,109 @@ def test_cli_subprocess(args):
         for bad in ("Traceback", "panicked", "RUST_BACKTRACE"):
             assert bad not in p.stderr, (args, p.stderr[-2000:])
         written_ok(before, files_under(root), args)
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+# ---- sweep, advise and report ---------------------------------------------------------------------
+
+CLI_SHORT = ["--set", "run.duration_us=20", "--set", "run.warmup_us=5", "--quiet"]
+AXES = (["nics.nic0.rx_descriptors=128,256", "nics.nic0.rx_descriptors=128", "traffic.t0.packet_size=64,1500",
+         "traffic.t0.imbalance=1,1.5", "nics.nic0.tx_release=completion,threshold"],
+        ["platform.ddio_ways=2,x", "traffic.t0.imbalance=1,2", "run.seed=1,2", "junk", "nics.nic0.rx_descriptors=",
+         "nics.nic0.rx_descriptors=100"])
+KNOBS = (["nics.nic0.rx_descriptors=128,256", "platform.ddio_ways=2,4", "nics.nic0.rx_descriptors=128",
+          "nics.nic0.tx_release=\"completion\",\"threshold\""],
+         ["traffic.t0.flows", "nics.nic9.rx_descriptors", "x=1", "", ",", "platform.ddio_ways=2,y"])
+#: Output folders (sweep) and files (report, advise --json): mostly good, some bad (bad.toml is a
+#: file in the way of a folder, "." a folder in the way of a file).
+FOLDERS = (["sw", "done", "empty"], ["missing/x", "bad.toml"])
+FILES = (["r.html", "-", "/dev/null"], [".", "missing/x.html"])
+
+
+def mostly(draw, choices: tuple[list, list]):
+    """A draw from the good choices three times in four, else from the bad ones."""
+    good, bad = choices
+    return draw(st.sampled_from(good if draw(st.integers(0, 3)) else bad))
+
+
+@functools.cache
+def finished_sweep() -> Path:
+    """A finished two-point sweep folder, made once per test session."""
+    d = Path(tempfile.mkdtemp(prefix="hostio-fuzz-sweep-"))
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=d / "done", jobs=1, progress=False)
+    return d / "done"
+
+
+@st.composite
+def workflow_argv(draw) -> tuple[list[str], set[str]]:
+    """Arguments, and the paths (relative to the case's folder) the command may write."""
+    cmd = draw(st.sampled_from(["sweep", "advise", "report"]))
+    args, may_write = [cmd], set()
+    if cmd == "report":
+        folder = mostly(draw, (["done"], ["empty", "nosuch", "bad.toml"]))
+        args.append(folder)
+        if draw(st.booleans()):
+            dest = mostly(draw, FILES)
+            args += ["--out", dest]
+        else:
+            dest = f"{folder}/report.html"
+        may_write.add(dest)
+        return args, may_write
+    args.append(mostly(draw, (["quickstart"], ["nosuch", "bad.toml"])))
+    if draw(st.integers(0, 3)) == 0:
+        args += ["--set", draw(setting)]
+    if cmd == "sweep":
+        for _ in range(draw(st.sampled_from([1, 1, 2, 0]))):
+            args += ["--axis", mostly(draw, AXES)]
+        out = mostly(draw, FOLDERS)
+        args += ["--out", out]
+        may_write.add(out)
+    else:
+        args += ["--goal", mostly(draw, (["p99", "throughput", "misses"], ["x"]))]
+        args += ["--knobs", mostly(draw, KNOBS)]
+        if draw(st.booleans()):
+            args += ["--slo", mostly(draw, (["100000", "0.05", "90"], ["-1", "nan", "inf", "x"]))]
+        if draw(st.booleans()):
+            dest = mostly(draw, FILES)
+            args += ["--json", dest]
+            may_write.add(dest)
+    args += ["--seeds", mostly(draw, (["1", "2"], ["0", "-1", "x"]))]
+    if draw(st.booleans()):
+        args += ["--jobs", draw(st.sampled_from(["1", "2"]))]
+    if draw(st.integers(0, 4)) == 0:
+        args += ["--scheduler", draw(st.sampled_from(["local", "slurm", "tcp://x", ""]))]
+    return args + CLI_SHORT, may_write
+
+
+@settings(SETTINGS, max_examples=max(3, CASES // 5))
+@given(case=workflow_argv())
+def test_cli_workflows(case):
+    args, may_write = case
+    with prepared_dir() as d:
+        root = Path(d)
+        shutil.copytree(finished_sweep(), root / "done")
+        (root / "empty").mkdir()
+        before = files_under(root)
+        out, err = io.StringIO(), io.StringIO()
+        cwd = os.getcwd()
+        os.chdir(root)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    rc = cli.main(args)
+                except SystemExit as e:
+                    rc = e.code
+        finally:
+            os.chdir(cwd)
+        event(f"{args[0]} exit {rc}")
+        assert rc in (0, 1, 2), (args, rc, err.getvalue())
+        assert rc != 1 or args[0] != "report", (args, err.getvalue())
+        for bad in ("Traceback", "panicked", "PanicException"):
+            assert bad not in err.getvalue(), (args, err.getvalue())
+        if rc == 2:
+            assert len(err.getvalue().strip().splitlines()) == 1, (args, err.getvalue())
+        extra = files_under(root) - before
+        # the output path, what is under it (a sweep folder), and the folders made for it
+        outside = [p for p in extra if not any(p == w or p.startswith(w + "/") or w.startswith(p + "/") for w in may_write)]
+        assert not outside, (args, sorted(outside))
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)

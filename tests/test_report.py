@@ -78,3 +78,52 @@ def test_report_of_a_folder_that_is_neither(tmp_path):
 def test_makefile_writes_the_report_next_to_the_summary():
     mk = (Path(__file__).parent.parent / "Makefile").read_text()
     assert "hostio report out/ddio --out out/ddio/report.html" in mk
+
+
+def test_report_out_writes_through_special_files_and_keeps_user_tmp(tmp_path):
+    import os
+    import stat
+
+    out = tmp_path / "sw"
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=out, jobs=1, progress=False)
+    target = tmp_path / "target.html"
+    link = tmp_path / "link.html"
+    link.symlink_to(target)
+    (tmp_path / "r.html.tmp").write_text("mine\n")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    # a FIFO stands for every special file (a device such as /dev/null takes the same path; writing
+    # one here would replace it if this ever broke, so the test does not)
+    for dest in (str(link), str(tmp_path / "r.html"), str(fifo)):
+        p = cli("report", str(out), "--out", dest)
+        assert p.returncode == 0, p.stderr
+    assert "<!DOCTYPE html>" in reader.communicate(timeout=30)[0]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert link.is_symlink() and os.readlink(link) == str(target) and "<!DOCTYPE html>" in target.read_text()
+    assert (tmp_path / "r.html.tmp").read_text() == "mine\n"
+    p = subprocess.run([sys.executable, "-m", "hostio", "report", "sw", "--out", "-"], capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 0 and p.stdout.startswith("<!DOCTYPE html>"), p.stderr  # - is stdout, not a file named -
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "pipe", "r.html", "r.html.tmp", "sw", "target.html"]
+
+
+def test_report_out_is_checked_before_the_work(tmp_path):
+    p = cli("report", str(tmp_path / "not-a-sweep"), "--out", str(tmp_path))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--out" in p.stderr and "not a directory" in p.stderr, p.stderr
+    p = cli("report", str(tmp_path), "--out", str(tmp_path / "no" / "r.html"))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "does not exist" in p.stderr, p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_reproduce_page_shows_the_first_point_whatever_finished_first(tmp_path):
+    import json
+
+    log = tmp_path / "points" / "fig0" / "points.jsonl"
+    log.parent.mkdir(parents=True)
+
+    def rec(index, seed, name):
+        return {"index": index, "id": f"id{index}", "overrides": [], "result": {"seed": seed, "scenario": {"name": name}}}
+
+    # completion order: the second point's seed 2, then its seed 1, then the first point
+    log.write_text("".join(json.dumps(r) + "\n" for r in (rec(3, 2, "late"), rec(2, 1, "second"), rec(0, 1, "first"))))
+    assert report._scenarios(tmp_path) == {"fig0": {"name": "first"}}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 
@@ -124,11 +125,11 @@ def test_fig8_claims():
     assert verdicts(repro.fig8_claims(fig8_rows(high=0.72)))[2] is False  # within 0.05 of the 40–70 mean
 
 
-def fig9_rows(t100=40.0, r60=0.9, w100=0.8):
+def fig9_rows(t100=40.0, r60=0.9, w100=0.8, r0=0.85):
     pts = []
     for c in repro.CALLS:
         t = 93.0 if c < 100 else t100
-        r = 0.85 if c < 60 else r60
+        r = r0 if c < 60 else r60
         w = 0.6 if c < 100 else w100
         pts.append(({"mt19937_calls": c}, {"throughput_gbps": t, "read_hit": r, "write_hit": w}))
     return rows_of(pts)
@@ -138,6 +139,7 @@ def test_fig9_claims():
     assert verdicts(repro.fig9_claims(fig9_rows())) == [True, True, True]
     assert verdicts(repro.fig9_claims(fig9_rows(t100=90.0)))[0] is False
     assert verdicts(repro.fig9_claims(fig9_rows(r60=0.855)))[1] is False
+    assert verdicts(repro.fig9_claims(fig9_rows(r0=0.6, r60=0.9)))[1] is False  # +0.30 is no slight improvement
     assert verdicts(repro.fig9_claims(fig9_rows(w100=0.6)))[2] is False
     assert verdicts(repro.fig9_claims(fig9_rows(w100=0.605)))[2] is False  # a rise within noise is no increase
 
@@ -175,6 +177,8 @@ def test_fig2_claims():
     assert verdicts(repro.fig2_claims(rows(lambda d, w: 10_000 * (1 + (d / 2048) * (2 / w) ** 2)))) == [True, True]
     # ways do nothing
     assert verdicts(repro.fig2_claims(rows(lambda d, w: 10_000 * (1 + d / 2048)))) == [False, False]
+    # nothing matters: a flat p99 keeps "8 ways at 2048 ≲ 2 ways at 256" without showing anything
+    assert verdicts(repro.fig2_claims(rows(lambda d, w: 10_000.0))) == [False, False]
 
 
 def test_fig12_claims():
@@ -187,7 +191,9 @@ def test_fig12_claims():
 
     assert verdicts(repro.fig12_claims(rows(0.21, 0.02))) == [True, True, True]
     assert verdicts(repro.fig12_claims(rows(0.21, 0.21))) == [True, False, False]
-    assert verdicts(repro.fig12_claims(rows(0.02, 0.05))) == [False, True, False]
+    # no effect at high imbalance: "barely matter at low imbalance" has nothing to contrast with
+    assert verdicts(repro.fig12_claims(rows(0.02, 0.05))) == [False, False, False]
+    assert verdicts(repro.fig12_claims(rows(0.0, 0.0))) == [False, False, False]
     assert verdicts(repro.fig12_claims(rows(0.5, 0.02)))[0] is False
 
 
@@ -201,6 +207,9 @@ def fig3_rows(io: dict, co: dict):
 def test_fig3_claims():
     assert verdicts(repro.fig3_claims(fig3_rows({0x003: 2.5, 0x0C0: 2.0}, {0x600: 30.0}))) == [True, True, True]
     assert verdicts(repro.fig3_claims(fig3_rows({0x003: 1.5, 0x0C0: 1.2}, {0x600: 15.0}))) == [False, False, False]
+    # the paper gives magnitudes for 0x003 (~2.5×) and 0x600 (~3×), only a peak for 0x0C0
+    assert verdicts(repro.fig3_claims(fig3_rows({0x003: 4.5, 0x0C0: 10.0}, {0x600: 55.0}))) == [False, True, False]
+    assert verdicts(repro.fig3_claims(fig3_rows({0x003: 3.9, 0x0C0: 2.0}, {0x600: 49.0}))) == [True, True, True]
 
 
 def test_fig3_zero_floor_is_undefined_not_infinite():
@@ -215,6 +224,8 @@ def test_remote_claims():
 
     assert verdicts(repro.remote_claims(rows(0.1, 2.0))) == [True]
     assert verdicts(repro.remote_claims(rows(0.1, 0.5))) == [False]
+    (c,) = repro.remote_claims(rows(0.1, 5.0))  # 50×: beyond the paper's ~20×
+    assert c.agrees is False and "exceed 40×" in c.note
     (c,) = repro.remote_claims(rows(0.0, 2.0))
     assert c.agrees is False and "local has 0 misses" in c.note and "∞" not in c.hostio and "inf" not in c.hostio
 
@@ -317,3 +328,38 @@ def test_reproduce_reports_unknown_scenario(tmp_path, monkeypatch):
     summary = (tmp_path / "summary.md").read_text()
     assert "2 of 2 runs failed" in summary and "ddio/none" in summary
     assert _strict((tmp_path / "summary.json").read_text()) == []
+
+
+def test_bars_in_table_cells_do_not_break_summary_tables(tmp_path, monkeypatch):
+    from hostio import report
+
+    def claims(rows):
+        return [repro.Claim("a | b", "|x|", "1 | 2", False, "|1 − r| <= 0.08", "why | not")]
+
+    def points():
+        return [repro.Point("ddio/pause", [], {"rx_descriptors": 1024, "label": "l|m"})]
+
+    exp = repro.Experiment("bars", "bars in cells", "Fig. 0", points, repro.pause_plot, claims)
+    monkeypatch.setattr(repro, "EXPERIMENTS", [exp])
+    assert repro.reproduce(tmp_path, seeds=1, progress=False, overrides=["run.warmup_us=100", "run.duration_us=100"])
+    md = (tmp_path / "summary.md").read_text()
+    rows = [ln for ln in md.splitlines() if ln.startswith("|")]
+    claim_rows, table_rows = rows[:3], rows[3:]
+    assert len(table_rows) == 3
+    for ln in claim_rows:  # 6 cells: 7 bars that are not escaped
+        assert len(re.findall(r"(?<!\\)\|", ln)) == 7, ln
+    for ln in table_rows:  # every cell of the summary table, the labels included
+        assert len(re.findall(r"(?<!\\)\|", ln)) == len(re.findall(r"(?<!\\)\|", table_rows[0])), ln
+    page = report.markdown(md, tmp_path)
+    assert "<td>|1 − r| &lt;= 0.08</td>" in page and "<td>why | not</td>" in page and "<td>l|m</td>" in page
+
+
+def test_fig12_criterion_has_no_bar():
+    assert all("|" not in c.criterion for c in repro.fig12_claims([]))
+
+
+@pytest.mark.parametrize("ov", ["run.seed=7", " run.seed = 7", "run={seed=7}"])
+def test_reproduce_refuses_a_seed_override(tmp_path, ov):
+    with pytest.raises(ConfigError, match=r"overrides = .*run.seed"):
+        repro.reproduce(tmp_path / "o", only=["pause"], seeds=2, progress=False, overrides=["run.duration_us=100", ov])
+    assert not (tmp_path / "o").exists()

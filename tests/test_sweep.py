@@ -186,7 +186,24 @@ def test_output_path_that_is_a_folder_fails_cleanly(tmp_path):
     (tmp_path / "table.csv").mkdir()
     p = cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--out", str(tmp_path), *sum((["--set", s] for s in SHORT), []))
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "table.csv" in p.stderr, p.stderr
-    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / "points.jsonl").exists()
+    assert not list(tmp_path.rglob("*.tmp")) and not list(tmp_path.rglob("*.part")) and not (tmp_path / "points.jsonl").exists()
+
+
+def test_tables_never_overwrite_a_users_tmp_file(tmp_path):
+    mine = ["table.csv.tmp", "results.parquet.tmp", "sweep.json.tmp"]
+    for name in mine:
+        (tmp_path / name).write_text("mine\n")
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert all((tmp_path / name).read_text() == "mine\n" for name in mine)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        mine + [".lock", "points.jsonl", "results.parquet", "sweep.json", "table.csv"])
+    assert oct((tmp_path / "table.csv").stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
 
 
 class FakePanic(BaseException):
@@ -287,3 +304,64 @@ def test_run_points_records_keep_their_shape(tmp_path):
     recs = sweep.run_points([(text, SHORT + ["nics.nic0.rx_descriptors=128"])] * 2, out=tmp_path, jobs=2, progress=False)
     assert [sorted(r) for r in recs] == [["id", "index", "overrides", "result"]] * 2
     assert recs[0]["overrides"] == SHORT + ["nics.nic0.rx_descriptors=128"] and recs[0]["result"]["seed"] == 1
+
+
+def test_a_different_engine_recomputes(tmp_path, monkeypatch):
+    assert sweep.engine_id() == sweep.engine_id() and len(sweep.engine_id()) == 16
+    a = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert len((tmp_path / "points.jsonl").read_text().splitlines()) == 1  # same engine: reused
+    assert json.loads((tmp_path / "sweep.json").read_text())["engine"] == sweep.engine_id()
+    monkeypatch.setattr(sweep, "engine_id", lambda: "0123456789abcdef")  # a rebuilt simulator, same version
+    b = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert len((tmp_path / "points.jsonl").read_text().splitlines()) == 2
+    assert a["point_id"][0] != b["point_id"][0]
+
+
+def test_a_dying_worker_marks_only_its_own_point(tmp_path, monkeypatch):
+    real = sim.run
+
+    def run(text, set=(), **kw):
+        if "nics.nic0.rx_descriptors=256" in set:
+            os._exit(3)  # the worker process dies (a segfault, the OOM killer)
+        return real(text, set=set, **kw)
+
+    monkeypatch.setattr(sim, "run", run)  # forked workers inherit it
+    descs = [128, 256, 512, 1024, 2048, 4096]
+    df = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": descs}, set=["run.duration_us=2000", "run.warmup_us=200"],
+                      out=tmp_path, jobs=2, progress=False)
+    assert list(df["error"].isna()) == [d != 256 for d in descs], list(df["error"])
+    assert df["error"][1].startswith("worker died")
+
+
+def test_flock_failure_closes_the_lock_file(tmp_path, monkeypatch):
+    import errno
+    import fcntl
+
+    def no_locks(f, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+
+    def lock_fds():
+        return [fd for fd in os.listdir("/proc/self/fd") if os.path.realpath(f"/proc/self/fd/{fd}") == str(tmp_path / ".lock")]
+
+    with pytest.raises((hostio.ConfigError, OSError)) as info:
+        with sweep.locked(tmp_path):
+            pass
+    assert lock_fds() == []  # while the error (and its traceback's frames) is still held
+    assert isinstance(info.value, hostio.ConfigError) and "No locks available" in str(info.value)
+
+
+def test_a_table_error_does_not_hide_the_interruption(tmp_path, monkeypatch):
+    def interrupted(*a, **kw):
+        raise KeyboardInterrupt
+
+    def disk_full(df, folder):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sweep, "_run_points", interrupted)
+    monkeypatch.setattr(sweep, "write_tables", disk_full)
+    with pytest.raises(KeyboardInterrupt) as info:
+        hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, progress=False)
+    assert "No space left on device" in " ".join(getattr(info.value, "__notes__", []))

@@ -8,6 +8,10 @@ and so does the scenario as given ("before"). A setting meets the goal when its 
 - ``misses``: the DMA write miss rate (1 − ``pcie_write_hit_rate``, the leaky-DMA share of
   packet writes that go to memory) at most ``slo`` (default 0.05).
 
+``slo`` must be finite and >= 0. When no searched setting produces the goal's metric (``misses``
+with DDIO off has no PCIe write hit rate; ``p99`` with no completed packet has no latency) the
+search is a ConfigError that says so.
+
 For ``p99`` and ``misses`` a setting must also keep 99 % of the scenario's median throughput, so
 no advice trades packets for latency or cache hits. Among the settings that meet the goal the
 cheapest wins: fewest cores, then fewest DDIO ways (cache taken from code and data), then the
@@ -20,6 +24,7 @@ each over the values of ``DEFAULT_VALUES`` that the platform accepts, plus the c
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import statistics
 from typing import Iterable, Mapping, Sequence
@@ -177,6 +182,8 @@ def advise(
         raise config_error("--goal", goal, "one of " + ", ".join(GOALS))
     if seeds < 1:
         raise config_error("--seeds", seeds, "a count of 1 or more")
+    if slo is not None and (isinstance(slo, bool) or not isinstance(slo, (int, float)) or not math.isfinite(slo) or slo < 0):
+        raise config_error("--slo", slo, "a finite number >= 0 (ns for p99, Gb/s for throughput, a rate in [0, 1] for misses)")
     text, is_json = sim._source(scenario)
     if is_json:
         raise config_error("scenario", "mapping", "advice takes a TOML file or TOML text")
@@ -203,9 +210,12 @@ def advise(
     before = stats(recs[:n])
     if before is None:
         raise config_error("scenario", scenario, "a scenario that runs as given: " + next(r["error"] for r in recs[:n] if "error" in r))
-    tried = [(st, stats(recs[n * (i + 1): n * (i + 2)])) for i, st in enumerate(settings)]
-    tried = [(st, s) for st, s in tried if s is not None and s[GOAL_METRIC[goal]] is not None]
     metric = GOAL_METRIC[goal]
+    blocks = [recs[n * (i + 1): n * (i + 2)] for i in range(len(settings))]
+    tried = [(st, stats(b)) for st, b in zip(settings, blocks)]
+    tried = [(st, s) for st, s in tried if s is not None and s[metric] is not None]
+    if not tried:
+        raise config_error("--goal", goal, f"a goal whose metric the searched settings produce: {_no_metric(metric, blocks)}")
     if slo is None:
         medians = [s[metric]["median"] for _, s in tried]
         slo = {"p99": lambda: 1.1 * min(medians), "throughput": lambda: 0.99 * max(medians), "misses": lambda: 0.05}[goal]()
@@ -241,6 +251,21 @@ def advise(
         "lesson": lesson(changed, met),
         "commands": commands(resolved, best),
     }
+
+
+def _no_metric(metric: str, blocks: Sequence[Sequence[dict]]) -> str:
+    """Why no searched setting has a value of ``metric`` (every block failed or left it null)."""
+    ran = [r["result"]["metrics"] for b in blocks for r in b if "result" in r]
+    if not ran:
+        errs = [r["error"] for b in blocks for r in b if "error" in r]
+        return f"every searched setting failed ({errs[0] if errs else 'no setting searched'})"
+    if metric == "dma_write_miss_rate":
+        if any(m["dma_write_bypass_lines"] for m in ran):
+            why = "device writes bypass the cache (DDIO off, or the NIC on another socket than its memory)"
+        else:
+            why = "no packet was written by DMA"
+        return f"{metric} is undefined in every searched setting: {why}, so there is no PCIe write hit rate"
+    return f"{metric} is undefined in every searched setting: no packet completed"
 
 
 def lesson(changed: Sequence[str], met: bool) -> str:

@@ -13,8 +13,9 @@ from hostio.errors import USER_ERRORS
 COMMAND_MODULES = ("hostio.simcli", "hostio.pcie_cli", "hostio.hw_cli")
 
 
-#: Arguments that name an output file; they are checked before the command does any work.
-OUTPUT_ARGS = ("json", "csv", "platform_out")
+#: Arguments that name an output file (argparse dest → option); they are checked before the
+#: command does any work. Folder outputs (``sweep --out``, ``reproduce --out``) are not files.
+OUTPUT_ARGS = {"json": "--json", "csv": "--csv", "platform_out": "--platform-out", "report_out": "--out"}
 
 
 def one_line(message: str) -> str:
@@ -47,10 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        for name in OUTPUT_ARGS:
+        for name, option in OUTPUT_ARGS.items():
             value = getattr(args, name, None)
             if isinstance(value, str):
-                outfile.check("--" + name.replace("_", "-"), value)
+                outfile.check(option, value)
         return int(args.func(args) or 0)
     except USER_ERRORS as exc:
         print(f"hostio: error: {one_line(exc)}", file=sys.stderr)

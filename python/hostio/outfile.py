@@ -2,15 +2,18 @@
 
 :func:`check` runs before any work, so that a path that cannot be written is reported at once
 rather than after a long simulation or measurement. :func:`write_text` replaces a regular file
-atomically through a uniquely named temporary file beside it (never a fixed ``PATH.tmp`` that
-could be the user's own file), and writes through to anything else: ``/dev/null``, a FIFO or a
+atomically (:func:`replace`), and writes through to anything else: ``/dev/null``, a FIFO or a
 device stays what it is, and a symbolic link keeps pointing at its target, which is updated.
+:func:`replace` writes a uniquely named temporary file beside the destination (never a fixed
+``PATH.tmp`` that could be the user's own file) and renames it over the destination.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
+from typing import Callable
 
 from hostio.errors import config_error
 
@@ -43,21 +46,34 @@ def write_text(path: str, text: str) -> None:
     except FileNotFoundError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
-        with open(target, "w") as f:
+        with open(target, "w", encoding="utf-8") as f:
             f.write(text)
         return
-    parent = os.path.dirname(target) or "."
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(target) + ".", suffix=".part")
-    try:
-        with os.fdopen(fd, "w") as f:
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
-        if mode is not None:
-            os.chmod(tmp, stat.S_IMODE(mode))
-        else:
+
+    replace(target, write)
+
+
+def replace(path: str | os.PathLike, write: Callable[[str], None]) -> None:
+    """``write(tmp)`` to a new, uniquely named file beside ``path``, then rename it over ``path``
+    (which keeps its permissions, or gets the umask's); the temporary file never outlives a failure."""
+    path = os.fspath(path)
+    parent = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(path) + ".", suffix=".part")
+    os.close(fd)
+    try:
+        write(tmp)
+        try:
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+        except FileNotFoundError:
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
+        os.replace(tmp, path)
     except BaseException:
-        os.unlink(tmp)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
         raise

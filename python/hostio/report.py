@@ -17,10 +17,11 @@ import itertools
 import json
 import platform
 import re
+import sys
 from pathlib import Path
 
+from hostio import outfile, sweep as sweeps
 from hostio.errors import config_error
-from hostio import sweep as sweeps
 
 #: Metrics drawn for a sweep, in this order, when the table has them.
 FIGURE_METRICS = (
@@ -42,7 +43,10 @@ img{max-width:100%;height:auto}.bad{color:#a00}.muted{color:#666;font-size:.9em}
 
 
 def write(folder: str | Path, dest: str | Path) -> None:
-    """Write the report of ``folder`` to ``dest`` (atomically)."""
+    """Write the report of ``folder`` to ``dest`` (``-``: stdout): a regular file is replaced
+    atomically, a FIFO, a device or a symbolic link's target is written through (see
+    :mod:`hostio.outfile`)."""
+    outfile.check("dest", str(dest))
     folder = Path(folder)
     if (folder / "sweep.json").is_file():
         page = sweep_page(folder)
@@ -50,7 +54,10 @@ def write(folder: str | Path, dest: str | Path) -> None:
         page = reproduce_page(folder)
     else:
         raise config_error("folder", str(folder), "a folder written by hostio sweep --out (sweep.json) or hostio reproduce --out (summary.md)")
-    sweeps.write_atomic(dest, lambda p: p.write_text(page, encoding="utf-8"))
+    if str(dest) == "-":
+        sys.stdout.write(page)
+    else:
+        outfile.write_text(str(dest), page)
 
 
 def _doc(title: str, body: list[str]) -> str:
@@ -141,7 +148,8 @@ def sweep_page(folder: Path) -> str:
     if m.get("set"):
         body.append("<p>with " + " ".join(f"<code>--set {html.escape(s)}</code>" for s in m["set"]) + "</p>")
     body.append(f"<pre>{html.escape(m['scenario'])}</pre>")
-    body.append(f"<p class='muted'>points computed by hostio {html.escape(m['hostio'])}</p>")
+    engine = f" (engine {html.escape(m['engine'])})" if m.get("engine") else ""
+    body.append(f"<p class='muted'>points computed by hostio {html.escape(m['hostio'])}{engine}</p>")
     body.append(_versions_html())
     return _doc(f"hostio sweep {folder.name}", body)
 
@@ -245,12 +253,14 @@ def reproduce_page(folder: Path) -> str:
 
 
 def _scenarios(folder: Path) -> dict:
+    """Each experiment's resolved scenario of its first point: the finished record with the lowest
+    point index, then seed (``points.jsonl`` is in completion order, which depends on the workers)."""
     out = {}
     for log in sorted((folder / "points").glob("*/points.jsonl")):
-        for rec in sweeps.read_log(log).values():
-            if "result" in rec:
-                out[log.parent.name] = rec["result"]["scenario"]
-                break
+        done = [r for r in sweeps.read_log(log).values() if "result" in r]
+        if done:
+            first = min(done, key=lambda r: (r.get("index", 0), r["result"].get("seed", 0), r["id"]))
+            out[log.parent.name] = first["result"]["scenario"]
     return out
 
 
@@ -259,6 +269,14 @@ def _inline(text: str) -> str:
     text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
     text = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", text)
     return text
+
+
+def _pipe_cells(line: str) -> list[str]:
+    """The cells of a pipe-table row; ``\\|`` inside a cell is a literal bar, not a separator."""
+    line = line.strip()
+    line = line[1:] if line.startswith("|") else line
+    line = line[:-1] if line.endswith("|") and not line.endswith("\\|") else line
+    return re.split(r"(?<!\\)\|", line)
 
 
 def markdown(md: str, folder: Path) -> str:
@@ -286,7 +304,7 @@ def markdown(md: str, folder: Path) -> str:
         elif ln.startswith("|"):
             rows = []
             while i < len(lines) and lines[i].startswith("|"):
-                cells = [c.strip() for c in lines[i].strip().strip("|").split("|")]
+                cells = [c.strip().replace("\\|", "|") for c in _pipe_cells(lines[i])]
                 if not all(re.fullmatch(r":?-+:?", c) for c in cells):
                     rows.append(cells)
                 i += 1

@@ -41,7 +41,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("report", help="one self-contained HTML page for a sweep or reproduce folder")
     p.add_argument("folder", help="a folder written by hostio sweep --out or hostio reproduce --out")
-    p.add_argument("--out", default=None, help="HTML file to write (default FOLDER/report.html)")
+    p.add_argument("--out", dest="report_out", default=None, metavar="PATH",
+                   help="HTML file to write, or - for stdout (default FOLDER/report.html); a FIFO, a device or a symbolic link is written through")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("advise", help="search knobs for the cheapest setting that meets a latency, throughput or miss goal")
@@ -207,9 +208,11 @@ def cmd_sweep(args) -> int:
 def cmd_report(args) -> int:
     from hostio import report
 
-    dest = args.out or str(Path(args.folder) / "report.html")
+    dest = args.report_out or str(Path(args.folder) / "report.html")
+    outfile.check("--out", dest)
     report.write(args.folder, dest)
-    print(f"report: {dest}")
+    if dest != "-":
+        print(f"report: {dest}")
     return 0
 
 

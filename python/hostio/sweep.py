@@ -10,11 +10,16 @@ finishes), ``sweep.json`` (what was asked), ``results.parquet`` and ``table.csv`
 
 Schedulers: ``local`` (worker processes of this one), ``dask`` (a ``dask.distributed``
 LocalCluster) or ``tcp://HOST:PORT`` (a running Dask scheduler with its workers). A point's result
-depends only on its scenario and seed, so the table is the same whichever runs it.
+depends only on its scenario and seed, so the table is the same whichever runs it. A point that
+fails, or whose local worker process dies, is recorded with its ``error``; the points a dead
+worker took down with it run again.
 
 A point's identity is a hash of its resolved scenario (what ``hostio check`` prints: platform file
-facts, presets and defaults included) and the hostio version; a re-run with ``out`` reuses only
-records whose identity matches. An output folder is locked while a sweep writes it.
+facts, presets and defaults included), the hostio version and the engine's identity (the SHA-256
+of the compiled simulator module, ``hostio._core``, read once per process: a rebuilt simulator is a
+new engine even when the version number stays); a re-run with ``out`` reuses only records whose
+identity matches, so results of another build are computed again. An output folder is locked
+while a sweep writes it.
 
 >>> from hostio.sweep import expand
 >>> expand({"nics.nic0.rx_descriptors": [128, 256], "traffic.t0.packet_size": [64]})
@@ -26,6 +31,7 @@ import concurrent.futures as cf
 import contextlib
 import ctypes
 import fcntl
+import functools
 import hashlib
 import itertools
 import json
@@ -37,7 +43,7 @@ import types
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from hostio import sim
+from hostio import outfile, sim
 from hostio.errors import ConfigError, config_error
 
 SCHEDULERS = "local, dask, or tcp://HOST:PORT of a running Dask scheduler"
@@ -88,10 +94,23 @@ def parse_axes(specs: Iterable[str]) -> dict[str, list]:
 
 
 def point_id(text: str, overrides: Sequence[str]) -> str:
-    """Identity of a point: its resolved scenario and the hostio version (raises ConfigError when invalid)."""
+    """Identity of a point: its resolved scenario, the hostio version and the engine identity
+    (raises ConfigError when invalid)."""
     resolved = sim.check(text, set=overrides)
-    blob = json.dumps({"hostio": _version(), "resolved": resolved}, sort_keys=True)
+    blob = json.dumps({"hostio": _version(), "engine": engine_id(), "resolved": resolved}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+@functools.cache
+def engine_id() -> str:
+    """SHA-256 (hex, 16 digits) of the compiled simulator module's file, computed once per process."""
+    from hostio import _core
+
+    h = hashlib.sha256()
+    with open(_core.__file__, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
 
 
 def _version() -> str:
@@ -146,16 +165,21 @@ def locked(folder: str | os.PathLike):
     Path(folder).mkdir(parents=True, exist_ok=True)
     f = open(Path(folder) / ".lock", "a+")
     try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            who = f.read().strip() or "?"
+            raise config_error("--out", str(folder), f"a folder no other sweep is writing (pid {who} holds it)") from None
+        except OSError as exc:  # e.g. ENOLCK: a file system without locks
+            raise config_error("--out", str(folder), f"a folder on a file system that can lock files ({exc.strerror or exc})") from None
         f.seek(0)
-        who = f.read().strip() or "?"
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+    except BaseException:
         f.close()
-        raise config_error("--out", str(folder), f"a folder no other sweep is writing (pid {who} holds it)") from None
-    f.seek(0)
-    f.truncate()
-    f.write(str(os.getpid()))
-    f.flush()
+        raise
     _held[key] = (1, f)
     try:
         yield
@@ -197,15 +221,9 @@ def _writable(path: Path) -> Path:
 
 
 def write_atomic(path: str | os.PathLike, write) -> None:
-    """``write(tmp_path)`` then rename over ``path``; the temporary file never outlives a failure."""
-    path = _writable(Path(path))
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        write(tmp)
-        tmp.replace(path)
-    finally:
-        with contextlib.suppress(FileNotFoundError, IsADirectoryError):
-            tmp.unlink()
+    """``write(tmp_path)`` to a uniquely named file beside ``path`` (never a fixed ``PATH.tmp``,
+    which could be the user's), then rename it over ``path``; see :func:`hostio.outfile.replace`."""
+    outfile.replace(_writable(Path(path)), lambda tmp: write(Path(tmp)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -290,25 +308,42 @@ def _run(points, ids, done, log, jobs, label, progress, scheduler) -> list[dict]
 
 
 def _run_local(todo, finish, jobs) -> None:
+    """A worker that dies (a crash, the OOM killer) breaks the whole pool, and every point not yet
+    finished fails with it. Those points run once more in a fresh pool; the ones that break that
+    one too run one process each, so that only a point that kills its own worker is marked."""
+    broken = _pool_run(todo, finish, jobs)
+    if broken:
+        broken = _pool_run(broken, finish, jobs)
+    for job in broken:
+        if _pool_run([job], finish, 1):
+            finish(job[0], None, "worker died: the process running this point exited abruptly")
+
+
+def _pool_run(todo, finish, jobs) -> list:
+    """Run ``todo`` in a process pool; returns the jobs lost to a broken pool (not finished)."""
     # fork: workers inherit the loaded module and need no importable __main__; the compiled
     # module starts no threads, so forking is safe.
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx,
                                   initializer=_worker_init, initargs=(os.getpid(),))
-    futs = {pool.submit(_run_point, job): job[0] for job in todo}
+    futs = {pool.submit(_run_point, job): job for job in todo}
+    broken = []
     try:
         for fut in cf.as_completed(futs):
             try:
-                finish(*fut.result())
-            except cf.process.BrokenProcessPool as exc:
-                finish(futs[fut], None, f"worker died: {exc}")
+                res = fut.result()
+            except cf.process.BrokenProcessPool:
+                broken.append(futs[fut])
+                continue
+            finish(*res)
     except BaseException:
         for p in list(getattr(pool, "_processes", {}).values()):
             p.kill()
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
+    return sorted(broken, key=lambda job: job[0])
 
 
 @contextlib.contextmanager
@@ -389,16 +424,21 @@ def sweep(
         for name in ("sweep.json", "results.parquet", "table.csv"):
             _writable(outp / name)
         manifest = {
-            "hostio": _version(), "scenario": text, "set": base, "axes": dict(axes), "seeds": seed_list,
+            "hostio": _version(), "engine": engine_id(), "scenario": text, "set": base, "axes": dict(axes), "seeds": seed_list,
             "points": [{"id": pid, "values": list(v), "seed": s}
                        for pid, (v, s) in zip(ids, itertools.product(values, seed_list or [None]))],
         }
         write_atomic(outp / "sweep.json", lambda p: p.write_text(json.dumps(manifest, indent=1) + "\n"))
         try:
             _run_points(points, ids, outp, jobs, "sweep", progress, scheduler)
-        finally:  # also after Ctrl-C: the tables hold the points finished so far
-            df = load(outp)
-            write_tables(df, outp)
+        except BaseException as exc:  # also after Ctrl-C: the tables hold the points finished so far
+            try:
+                write_tables(load(outp), outp)
+            except Exception as inner:  # noqa: BLE001 - the original error is the one to report
+                exc.add_note(f"the tables of {outp} were not written: {type(inner).__name__}: {inner}")
+            raise
+        df = load(outp)
+        write_tables(df, outp)
     return df
 
 
