@@ -791,7 +791,13 @@ impl Engine {
             if cores.is_empty() {
                 continue;
             }
-            let mut lines: Vec<u32> = (0..self.apps[a].ws_lines).map(|l| self.apps[a].ws_base + l).collect();
+            // Touching more lines than the caches hold only leaves the last ones: start there.
+            let plat = &self.resolved.platform;
+            let cached = plat.llc_slices as u64 * plat.llc_sets_per_slice() as u64 * plat.llc_ways as u64
+                + plat.l2_sets() as u64 * plat.l2_ways as u64 * cores.len() as u64;
+            let ws = self.apps[a].ws_lines;
+            let first = ws.saturating_sub(cached.min(u32::MAX as u64) as u32);
+            let mut lines: Vec<u32> = (first..ws).map(|l| self.apps[a].ws_base + l).collect();
             let pool = self.cores[cores[0]].pool;
             if pool != usize::MAX {
                 lines.extend(self.pools[pool].objects().map(|m| self.mbufs[m as usize].meta_line));
