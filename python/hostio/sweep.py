@@ -190,7 +190,8 @@ def locked(folder: str | os.PathLike):
 
 def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
     """Finished records of ``points.jsonl`` by point id. A torn last record (an interrupted write)
-    is skipped, and with ``repair`` cut off so the next record starts on a line of its own."""
+    is skipped, and with ``repair`` cut off so the next record starts on a line of its own; a
+    record that is not :func:`well_formed` is skipped too."""
     if not path.exists():
         return {}
     data = path.read_bytes()
@@ -206,12 +207,41 @@ def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
         except ValueError:
             continue
         good_end = pos
-        if isinstance(rec, dict) and "id" in rec and ("result" in rec or "error" in rec):
+        if well_formed(rec):
             recs[rec["id"]] = rec
     if repair and good_end < len(data) and not data.endswith(b"\n"):
         with path.open("r+b") as f:
             f.truncate(good_end)
     return recs
+
+
+#: Metrics every record's result has (numbers, or null where undefined) that tables and advice read.
+_RECORD_METRICS = ("throughput_gbps", "offered_gbps", "pcie_write_hit_rate", "pcie_read_hit_rate", "dropped_packets",
+                   "pause_frames", "rx_packets", "memory_read_gbps", "memory_write_gbps")
+
+
+def _int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def well_formed(rec) -> bool:
+    """Whether a ``points.jsonl`` record has the shape this module writes: a string ``id`` and
+    either a string ``error`` or a ``result`` whose ``seed``, ``events``, ``scenario_hash`` and
+    ``metrics`` have their types. Any other record is treated like a torn one: its point runs again."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("id"), str):
+        return False
+    if "result" not in rec:
+        return isinstance(rec.get("error"), str)
+    res = rec["result"]
+    if not isinstance(res, dict) or not _int(res.get("seed")) or not _int(res.get("events")):
+        return False
+    m = res.get("metrics")
+    if not isinstance(res.get("scenario_hash"), str) or not isinstance(m, dict):
+        return False
+    if not isinstance(m.get("latency_ns"), dict) or not isinstance(m.get("apps"), dict):
+        return False
+    return all(k in m and (m[k] is None or isinstance(m[k], (int, float)) and not isinstance(m[k], bool))
+               for k in _RECORD_METRICS)
 
 
 def _writable(path: Path) -> Path:
