@@ -63,3 +63,111 @@ def test_malformed_records_are_rerun_and_reported_missing(tmp_path, bad):
     df = run_sweep(tmp_path)
     assert len(df) == 2 and df["error"].isna().all() and df["throughput_gbps"].notna().all()
     assert hostio.load(tmp_path).attrs["complete"]
+
+
+# ---- sizes, jobs, schedulers, empty values -------------------------------------------------------
+
+@pytest.mark.parametrize("args,needles", [
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--seeds", "1000000000"],
+     ["--axis", "at most 1000000 runs (asked for 1000000000)"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=" + ",".join(map(str, range(1, 1001))),
+      "--axis", "platform.ddio_ways=" + ",".join(map(str, range(1, 1002)))], ["at most 1000000 runs (asked for 1001000)"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--jobs", "0"], ["--jobs = 0: an integer >= 1"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:"], ["--scheduler", "1..65535"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:abc"], ["--scheduler", "1..65535"]),
+    (["sweep", "quickstart", "--axis", "=2,4"], ["--axis", "'=2,4'"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128,256,128"], ["--axis nics.nic0.rx_descriptors = 128", "twice"]),
+    (["reproduce", "--seeds", "1000000000"], ["--seeds", "at most 1000000 runs"]),
+    (["reproduce", "--jobs", "-1"], ["--jobs = -1"]),
+    (["reproduce", "--only", ""], ["--only = ''"]),
+    (["reproduce", "--only", ","], ["--only = ','"]),
+    (["reproduce", "--scheduler", "tcp://127.0.0.1:0"], ["--scheduler", "1..65535"]),
+    (["advise", "quickstart", "--goal", "p99", "--seeds", "1000000000", "--knobs", "platform.ddio_ways=2,4"], ["--knobs", "at most 1000000 runs"]),
+    (["advise", "quickstart", "--goal", "p99", "--jobs", "0"], ["--jobs = 0"]),
+    (["advise", "quickstart", "--goal", "p99", "--knobs", ""], ["--knobs = ''"]),
+    (["advise", "quickstart", "--goal", "p99", "--slo", "0"], ["--slo = 0.0"]),
+    (["advise", "quickstart", "--goal", "misses", "--slo", "1.5"], ["--slo = 1.5", "(0, 1]"]),
+    (["advise", "quickstart", "--goal", "misses", "--slo", "0"], ["--slo = 0.0", "(0, 1]"]),
+    (["advise", "quickstart", "--goal", "p99", "--knobs", "platform.ddio_ways=2,platform.ddio_ways=4"], ["--knobs", "given twice"]),
+    (["advise", "quickstart", "--goal", "p99", "--knobs", "platform.ddio_ways=2,4,2"], ["--knobs", "2 twice"]),
+    (["advise", "quickstart", "--goal", "p99", "--knobs", "run.seed=1,2"], ["--knobs", "run.seed"]),
+    (["advise", "quickstart", "--goal", "p99", "--scheduler", "tcp://127.0.0.1:99999"], ["--scheduler", "1..65535"]),
+])
+def test_bad_sizes_and_options_are_refused_before_anything_is_written(tmp_path, args, needles):
+    out = tmp_path / "out"
+    if args[0] in ("sweep", "reproduce"):
+        args = args + ["--out", str(out)]
+    one_line_error(cli(*args, "--quiet", cwd=tmp_path, timeout=60), *needles)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("cmd", [["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128"], ["reproduce", "--quick"]])
+def test_an_empty_out_is_refused(tmp_path, cmd):
+    one_line_error(cli(*cmd, "--out", "", "--quiet", cwd=tmp_path), "--out = ''")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unreachable_scheduler_leaves_out_untouched(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for cmd in (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", *SHORT_CLI], ["reproduce", "--quick", "--only", "fig2"]):
+        one_line_error(cli(*cmd, "--out", str(tmp_path / "out"), "--scheduler", f"tcp://127.0.0.1:{port}"), "--scheduler", "did not answer")
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_a_scheduler_without_workers_is_an_error_not_a_hang(tmp_path, monkeypatch):
+    import socket
+
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        monkeypatch.setattr(sweep, "WORKER_WAIT_S", 3)
+        addr = f"tcp://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:  # the scheduler is up once a connection is accepted
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "dask scheduler did not start"
+            time.sleep(0.5)
+        t0 = time.monotonic()
+        with pytest.raises(ConfigError, match="at least one worker"):
+            run_sweep(tmp_path / "out", scheduler=addr)
+        assert time.monotonic() - t0 < 30
+        assert not (tmp_path / "out").exists()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+# ---- Python argument types ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("kw,needle", [
+    ({"axes": None}, "axes"), ({"axes": [1, 2]}, "axes"), ({"axes": {"nics.nic0.rx_descriptors": 128}}, "--axis"),
+    ({"axes": {"nics.nic0.rx_descriptors": [128, None]}}, "--axis"), ({"jobs": "2"}, "--jobs"), ({"jobs": 1.5}, "--jobs"),
+    ({"jobs": 0}, "--jobs"), ({"scheduler": None}, "--scheduler"), ({"scheduler": 5}, "--scheduler"),
+    ({"seeds": 1.5}, "--seeds"), ({"seeds": "12"}, "--seeds"), ({"seeds": [None]}, "--seeds"), ({"seeds": True}, "--seeds"),
+    ({"seeds": []}, "--seeds"), ({"seeds": [1, 1]}, "--seeds"), ({"out": ""}, "--out"), ({"out": 5}, "--out"),
+])
+def test_python_sweep_arguments_are_checked(tmp_path, kw, needle):
+    args = {"axes": AXES, "out": tmp_path / "out", **kw}
+    axes = args.pop("axes")
+    with pytest.raises(ConfigError, match=needle.replace("-", r"\-")):
+        hostio.sweep("quickstart", axes, set=SHORT, progress=False, **args)
+    assert not (tmp_path / "out").exists()
+
+
+def test_python_sweep_out_that_is_a_file(tmp_path):
+    f = tmp_path / "afile"
+    f.write_text("mine")
+    with pytest.raises(ConfigError, match="--out"):
+        run_sweep(f)
+    assert f.read_text() == "mine"
+    one_line_error(cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--out", str(f), *SHORT_CLI), "--out", "afile")

@@ -10,7 +10,9 @@ finishes), ``sweep.json`` (what was asked), ``results.parquet`` and ``table.csv`
 
 Schedulers: ``local`` (worker processes of this one), ``dask`` (a ``dask.distributed``
 LocalCluster) or ``tcp://HOST:PORT`` (a running Dask scheduler with its workers). A point's result
-depends only on its scenario and seed, so the table is the same whichever runs it. A point that
+depends only on its scenario and seed, so the table is the same whichever runs it. A ``tcp://``
+scheduler is asked before the output folder is touched and must have a worker within
+``WORKER_WAIT_S`` (30) seconds; a sweep asks for at most ``MAX_RUNS`` (1,000,000) points × seeds. A point that
 fails, or whose local worker process dies, is recorded with its ``error``; the points a dead
 worker took down with it run again.
 
@@ -35,6 +37,7 @@ import functools
 import hashlib
 import itertools
 import json
+import math
 import multiprocessing
 import os
 import signal
@@ -47,6 +50,10 @@ from hostio import outfile, sim
 from hostio.errors import ConfigError, config_error
 
 SCHEDULERS = "local, dask, or tcp://HOST:PORT of a running Dask scheduler"
+#: The most runs (points × seeds) one sweep, advice or reproduction may ask for.
+MAX_RUNS = 1_000_000
+#: Seconds to wait for a ``tcp://`` scheduler to have at least one worker.
+WORKER_WAIT_S = 30
 #: Columns of the results table that are not metrics.
 ID_COLUMNS = ("seed", "point_id", "scenario_hash", "error")
 
@@ -70,6 +77,8 @@ def parse_axis(spec: str) -> tuple[str, list]:
     if "=" not in spec:
         raise config_error("--axis", spec, "KEY.PATH=V1,V2,... e.g. nics.nic0.rx_descriptors=128,256")
     key, vals = spec.split("=", 1)
+    if not key.strip():
+        raise config_error("--axis", spec, "KEY.PATH=V1,V2,... with a key before the =")
     out = []
     for raw in vals.split(","):
         raw = raw.strip()
@@ -91,6 +100,37 @@ def parse_axes(specs: Iterable[str]) -> dict[str, list]:
             raise config_error("--axis", spec, f"each key once; {key} is already an axis: give all its values in one --axis {key}=V1,V2,...")
         axes[key] = vals
     return axes
+
+
+def check_runs(key: str, value, n: int) -> None:
+    """Refuse a request of more than :data:`MAX_RUNS` runs before anything is built for it."""
+    if n > MAX_RUNS:
+        raise config_error(key, value, f"at most {MAX_RUNS} runs (asked for {n})")
+
+
+def check_jobs(jobs) -> None:
+    """``jobs``: None (the CPU count) or an integer >= 1."""
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise config_error("--jobs", jobs, "an integer >= 1")
+
+
+def check_axes(axes) -> None:
+    """``axes``: a mapping of key → a non-empty list of distinct values (numbers, strings, true/false)."""
+    if not isinstance(axes, Mapping) or not axes:
+        raise config_error("axes", axes, "a non-empty mapping of KEY.PATH → list of values")
+    for key, vals in axes.items():
+        if not isinstance(key, str) or not key.strip():
+            raise config_error("--axis", key, "a KEY.PATH string")
+        if isinstance(vals, (str, bytes)) or not isinstance(vals, Sequence) or not vals:
+            raise config_error(f"--axis {key}", vals, "a non-empty list of values")
+        seen = set()
+        for v in vals:
+            if not isinstance(v, (str, int, float)):
+                raise config_error(f"--axis {key}", v, "values that are numbers, strings or true/false")
+            ident = (type(v) is bool, v)
+            if ident in seen:
+                raise config_error(f"--axis {key}", v, "each value once (it is given twice)")
+            seen.add(ident)
 
 
 def point_id(text: str, overrides: Sequence[str]) -> str:
@@ -274,6 +314,8 @@ def run_points(
     Every point is validated first (ConfigError before anything runs). ``scheduler``: see the
     module doc; ``jobs`` is the number of local worker processes (default: CPU count)."""
     _check_scheduler(scheduler)
+    check_jobs(jobs)
+    check_runs("points", f"{len(points)} runs", len(points))
     return _run_points(points, [point_id(t, o) for t, o in points], out, jobs, label, progress, scheduler)
 
 
@@ -291,7 +333,12 @@ def _run_points(points, ids, out, jobs, label, progress, scheduler) -> list[dict
 
 
 def _check_scheduler(s: str) -> None:
-    if s in ("local", "dask") or s.startswith("tcp://") and ":" in s[6:]:
+    if s in ("local", "dask"):
+        return
+    if isinstance(s, str) and s.startswith("tcp://"):
+        host, sep, port = s[6:].rpartition(":")
+        if not sep or not host or not port.isascii() or not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise config_error("--scheduler", s, "tcp://HOST:PORT with a port in 1..65535")
         return
     raise config_error("--scheduler", s, SCHEDULERS)
 
@@ -394,13 +441,25 @@ def dask_client(scheduler: str, jobs: int):
     except (OSError, TimeoutError) as exc:
         raise config_error("--scheduler", scheduler, f"{SCHEDULERS} (it did not answer: {exc})") from None
     with client:
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+        except (OSError, TimeoutError):
+            raise config_error("--scheduler", scheduler, f"a scheduler with at least one worker (none joined in {WORKER_WAIT_S} s)") from None
         yield client
+
+
+def check_reachable(scheduler: str) -> None:
+    """For ``tcp://HOST:PORT``: connect and wait for a worker now, before an output folder is
+    created, so that a scheduler that does not answer leaves nothing behind."""
+    if scheduler.startswith("tcp://"):
+        with dask_client(scheduler, 1):
+            pass
 
 
 def _run_dask(todo, finish, scheduler, jobs) -> None:
     from dask.distributed import as_completed
 
-    with dask_client(scheduler, jobs) as client:
+    with dask_client(scheduler, min(jobs, len(todo))) as client:
         futs = {client.submit(_run_point, job, pure=False): job[0] for job in todo}
         try:
             for fut in as_completed(list(futs)):
@@ -432,6 +491,12 @@ def sweep(
     DataFrame (see the module doc). ``seeds``: a count N (the scenario's ``run.seed`` and the N-1
     after it) or a list of seeds; default the scenario's own seed."""
     _check_scheduler(scheduler)
+    check_jobs(jobs)
+    check_axes(axes)
+    _check_out(out)
+    n_seeds = _seed_count(seeds)
+    n_points = math.prod(len(v) for v in axes.values())
+    check_runs("--axis", f"{n_points} points × {n_seeds} seeds", n_points * n_seeds)
     text, is_json = sim._source(scenario)
     if is_json:
         raise config_error("scenario", "mapping", "sweeps take a TOML file or TOML text")
@@ -450,6 +515,7 @@ def sweep(
         recs = _run_points(points, [point_id(t, o) for t, o in points], None, jobs, "sweep", progress, scheduler)
         return _frame(axes, [(v, s) for v, s in itertools.product(values, seed_list or [None])], recs)
     ids = [point_id(t, o) for t, o in points]  # validate before the folder is touched
+    check_reachable(scheduler)
     with locked(outp):
         for name in ("sweep.json", "results.parquet", "table.csv"):
             _writable(outp / name)
@@ -472,15 +538,42 @@ def sweep(
     return df
 
 
+def _check_out(out) -> None:
+    """``out``: None, or the path of a folder (existing or not; not a file)."""
+    if out is None:
+        return
+    if not isinstance(out, (str, os.PathLike)) or not os.fspath(out):
+        raise config_error("--out", out, "a folder path")
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise config_error("--out", os.fspath(out), "a folder (a file of that name is in the way)")
+
+
+def _seed_count(seeds) -> int:
+    """How many seeds ``seeds`` asks for: None (1), a count >= 1, or a non-empty list of distinct
+    integers >= 0."""
+    if seeds is None:
+        return 1
+    if _int(seeds):
+        if seeds < 1:
+            raise config_error("--seeds", seeds, "a count of 1 or more")
+        return seeds
+    if isinstance(seeds, (str, bytes, bool)) or not isinstance(seeds, Sequence) or not seeds:
+        raise config_error("--seeds", seeds, "a count of 1 or more, or a non-empty list of integer seeds")
+    for s in seeds:
+        if not _int(s) or s < 0:
+            raise config_error("--seeds", s, "integer seeds >= 0")
+    if len(set(seeds)) < len(seeds):
+        raise config_error("--seeds", list(seeds), "each seed once")
+    return len(seeds)
+
+
 def _seeds(text: str, base: list[str], seeds) -> list[int] | None:
     if seeds is None:
         return None
-    if isinstance(seeds, int):
-        if seeds < 1:
-            raise config_error("--seeds", seeds, "a count of 1 or more")
+    if _int(seeds):
         first = int(sim.check(text, set=base)["scenario"]["run"]["seed"])
         return [first + k for k in range(seeds)]
-    return [int(s) for s in seeds]
+    return list(seeds)
 
 
 def flatten(result: dict) -> dict:
