@@ -171,3 +171,24 @@ def test_python_sweep_out_that_is_a_file(tmp_path):
         run_sweep(f)
     assert f.read_text() == "mine"
     one_line_error(cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--out", str(f), *SHORT_CLI), "--out", "afile")
+
+
+# ---- SIGTERM -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_keeps_finished_points_like_ctrl_c(tmp_path, jobs):
+    import pandas as pd
+
+    p = subprocess.Popen([sys.executable, "-m", "hostio", "sweep", "quickstart", "--axis", "run.duration_us=200,200000,200001",
+                          "--set", "run.warmup_us=100", "--jobs", jobs, "--out", str(tmp_path), "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    log = tmp_path / "points.jsonl"
+    while (not log.exists() or not log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 143, err
+    assert err.strip().splitlines()[-1] == "hostio: terminated"
+    assert len(pd.read_parquet(tmp_path / "results.parquet")) == 1
+    assert (tmp_path / "table.csv").read_text().count("\n") == 2

@@ -176,6 +176,7 @@ def _run_point(job: tuple[int, str, list[str]]) -> tuple[int, dict | None, str |
 def _worker_init(parent: int) -> None:
     """Local workers: Ctrl-C is the parent's to handle, and a worker dies with its parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler is for the parent
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
     if os.getppid() != parent:
