@@ -192,3 +192,48 @@ def test_sigterm_keeps_finished_points_like_ctrl_c(tmp_path, jobs):
     assert err.strip().splitlines()[-1] == "hostio: terminated"
     assert len(pd.read_parquet(tmp_path / "results.parquet")) == 1
     assert (tmp_path / "table.csv").read_text().count("\n") == 2
+
+
+# ---- damaged folders ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("content", [b"", b"garbage{", b"[1, 2]", b'{"hostio": "0.1.0"}', "\xff\xfe".encode("latin-1"),
+                                     "axes-list", "point-values"])
+def test_a_damaged_sweep_json_is_one_line_naming_it(tmp_path, content):
+    run_sweep(tmp_path)
+    mpath = tmp_path / "sweep.json"
+    if content == "axes-list":
+        m = json.loads(mpath.read_text())
+        m["axes"] = list(m["axes"])
+        content = json.dumps(m).encode()
+    elif content == "point-values":
+        m = json.loads(mpath.read_text())
+        m["points"][0]["values"] = []
+        content = json.dumps(m).encode()
+    mpath.write_bytes(content)
+    with pytest.raises(ConfigError, match="sweep.json"):
+        hostio.load(tmp_path)
+    one_line_error(cli("report", str(tmp_path), "--out", str(tmp_path / "r.html")), "sweep.json")
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_damaged_results_parquet_is_one_line_naming_it(tmp_path):
+    (tmp_path / "results.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(ConfigError, match="results.parquet"):
+        hostio.load(tmp_path)
+    with pytest.raises(ConfigError, match="folder"):
+        hostio.load(None)
+
+
+def test_a_damaged_reproduction_folder_is_one_line_naming_the_file(tmp_path):
+    import base64
+
+    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+    (tmp_path / "fig2.png").write_bytes(png)
+    (tmp_path / "fig2.csv").write_text('a,b\n1,"2\n')
+    (tmp_path / "summary.md").write_text("# t\n\n![fig](fig2.png)\n")
+    one_line_error(cli("report", str(tmp_path), "--out", str(tmp_path / "r.html")), "fig2.csv")
+    (tmp_path / "fig2.csv").write_bytes(b"")
+    one_line_error(cli("report", str(tmp_path), "--out", str(tmp_path / "r.html")), "fig2.csv")
+    (tmp_path / "summary.md").write_bytes(b"# t\n\xff\xfe\n")
+    one_line_error(cli("report", str(tmp_path), "--out", str(tmp_path / "r.html")), "summary.md")
+    assert not (tmp_path / "r.html").exists()

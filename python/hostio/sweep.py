@@ -624,17 +624,54 @@ def _frame(axes: Mapping[str, Sequence], keys: Sequence[tuple[tuple, int | None]
     return df
 
 
+def manifest(folder: Path) -> dict:
+    """``folder/sweep.json``, checked: a JSON object with the scenario text, the axes (key → list
+    of values), the seeds and one entry per point (id, one value per axis, seed). A file that is
+    not is a ConfigError naming it."""
+    mpath = Path(folder) / "sweep.json"
+
+    def bad(why: str):
+        return config_error(str(mpath), "(damaged)", f"the sweep.json that hostio sweep --out writes ({why})")
+
+    try:
+        m = json.loads(mpath.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise bad("it is not UTF-8 text") from None
+    except ValueError as exc:
+        raise bad(f"it is not JSON: {exc}") from None
+    if not isinstance(m, dict):
+        raise bad("not a JSON object")
+    for key, typ in (("hostio", str), ("scenario", str), ("axes", dict), ("points", list)):
+        if not isinstance(m.get(key), typ):
+            raise bad(f"{key} missing or not a {'mapping' if typ is dict else typ.__name__}")
+    if not all(isinstance(v, list) for v in m["axes"].values()):
+        raise bad("an axis whose values are not a list")
+    if not isinstance(m.get("set", []), list) or not isinstance(m.get("seeds"), (list, type(None))):
+        raise bad("set or seeds not a list")
+    for p in m["points"]:
+        if not (isinstance(p, dict) and isinstance(p.get("id"), str) and isinstance(p.get("values"), list)
+                and len(p["values"]) == len(m["axes"]) and (p.get("seed") is None or _int(p.get("seed")))):
+            raise bad("a point without a string id, one value per axis and an integer or null seed")
+    return m
+
+
 def load(folder: str | os.PathLike):
     """The results DataFrame of a sweep folder, finished or not (points not yet run are absent)."""
     import pandas as pd
 
+    if not isinstance(folder, (str, os.PathLike)) or not os.fspath(folder):
+        raise config_error("folder", folder, "the path of a sweep folder")
     outp = Path(folder)
     mpath = outp / "sweep.json"
     if not mpath.is_file():
-        if (outp / "results.parquet").is_file():
-            return pd.read_parquet(outp / "results.parquet")
+        table = outp / "results.parquet"
+        if table.is_file():
+            try:
+                return pd.read_parquet(table)
+            except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
+                raise config_error(str(table), "(unreadable)", f"a results table written by hostio sweep ({type(exc).__name__}: {exc})") from None
         raise config_error("folder", str(folder), "a sweep folder (with sweep.json from hostio sweep --out)")
-    m = json.loads(mpath.read_text())
+    m = manifest(outp)
     log = read_log(outp / "points.jsonl")
     keys = [(tuple(p["values"]), p["seed"]) for p in m["points"]]
     recs = [log.get(p["id"]) for p in m["points"]]
