@@ -237,3 +237,40 @@ def test_a_damaged_reproduction_folder_is_one_line_naming_the_file(tmp_path):
     (tmp_path / "summary.md").write_bytes(b"# t\n\xff\xfe\n")
     one_line_error(cli("report", str(tmp_path), "--out", str(tmp_path / "r.html")), "summary.md")
     assert not (tmp_path / "r.html").exists()
+
+
+# ---- two threads, one folder -------------------------------------------------------------------
+
+def test_two_threads_cannot_write_one_folder(tmp_path):
+    import threading
+
+    results = {}
+    barrier = threading.Barrier(2)
+
+    def work(name):
+        barrier.wait()
+        try:
+            results[name] = run_sweep(tmp_path)
+        except ConfigError as exc:
+            results[name] = exc
+
+    with sweep.locked(tmp_path):  # held by this thread: both workers are refused
+        ts = [threading.Thread(target=work, args=(n,)) for n in "ab"]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(timeout=120)
+        assert all(isinstance(results[n], ConfigError) and "another thread" in str(results[n]) for n in "ab"), results
+    assert not (tmp_path / "points.jsonl").exists()
+    results.clear()
+    ts = [threading.Thread(target=work, args=(n,)) for n in "ab"]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout=120)
+    errors = [r for r in results.values() if isinstance(r, ConfigError)]
+    frames = [r for r in results.values() if not isinstance(r, ConfigError)]
+    assert len(frames) >= 1 and all(len(f) == 2 for f in frames)
+    assert all("another thread" in str(e) for e in errors)
+    lines = (tmp_path / "points.jsonl").read_text().splitlines()
+    assert len(lines) == 2  # one thread ran the points; a later one, if any, reused them

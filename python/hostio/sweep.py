@@ -42,6 +42,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import types
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
@@ -187,22 +188,54 @@ def _worker_init(parent: int) -> None:
 # The output folder: lock, record log, atomic files
 
 
-_held: dict[str, tuple[int, object]] = {}
+#: Folders this process holds: real path → (holding thread, depth, lock file). ``flock`` excludes
+#: other processes only, so threads of this one are excluded here.
+_held: dict[str, tuple[int, int, object]] = {}
+_held_guard = threading.Lock()
 
 
 @contextlib.contextmanager
 def locked(folder: str | os.PathLike):
-    """Hold ``folder/.lock`` (created with the folder); a second writer gets a ConfigError."""
+    """Hold ``folder/.lock`` (created with the folder); a second writer, another process or
+    another thread of this one, gets a ConfigError."""
     key = os.path.realpath(folder)
-    if key in _held:  # re-entered by this process (sweep → run_points)
-        n, f = _held[key]
-        _held[key] = (n + 1, f)
+    me = threading.get_ident()
+    with _held_guard:
+        held = _held.get(key)
+        if held is not None and held[0] != me:
+            raise config_error("--out", str(folder), "a folder no other sweep is writing (another thread of this process holds it)")
+        if held is not None:  # re-entered by this thread (sweep → run_points)
+            _held[key] = (me, held[1] + 1, held[2])
+    if held is not None:
         try:
             yield
         finally:
-            n, f = _held[key]
-            _held[key] = (n - 1, f)
+            with _held_guard:
+                t, n, f = _held[key]
+                _held[key] = (t, n - 1, f)
         return
+    with _held_guard:
+        if key in _held:
+            raise config_error("--out", str(folder), "a folder no other sweep is writing (another thread of this process holds it)")
+        _held[key] = (me, 1, None)  # claimed; the file lock follows
+    try:
+        f = _lock_file(folder)
+    except BaseException:
+        with _held_guard:
+            del _held[key]
+        raise
+    with _held_guard:
+        _held[key] = (me, 1, f)
+    try:
+        yield
+    finally:
+        with _held_guard:
+            del _held[key]
+        f.close()
+
+
+def _lock_file(folder: str | os.PathLike):
+    """Create the folder, open ``.lock`` and ``flock`` it; a ConfigError when another process holds it."""
     Path(folder).mkdir(parents=True, exist_ok=True)
     f = open(Path(folder) / ".lock", "a+")
     try:
@@ -221,12 +254,7 @@ def locked(folder: str | os.PathLike):
     except BaseException:
         f.close()
         raise
-    _held[key] = (1, f)
-    try:
-        yield
-    finally:
-        del _held[key]
-        f.close()
+    return f
 
 
 def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
