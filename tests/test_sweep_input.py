@@ -274,3 +274,41 @@ def test_two_threads_cannot_write_one_folder(tmp_path):
     assert all("another thread" in str(e) for e in errors)
     lines = (tmp_path / "points.jsonl").read_text().splitlines()
     assert len(lines) == 2  # one thread ran the points; a later one, if any, reused them
+
+
+# ---- messages ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("override,needles", [
+    ("nics.nic0.tx_release=5", ["nics.nic0.tx_release = 5", "`completion` or `threshold`"]),
+    ("nics.nic0.design=[1]", ["nics.nic0.design = [1]", "`cx5`, `simple`, `kernel`, `dpdk`"]),
+    ("platform.replacement=true", ["platform.replacement = true", "`lru`"]),
+    ("traffic.t0.size_mix=3", ["traffic.t0.size_mix = 3", "`imix` or `campus`"]),
+    ("apps.fwd.kind=1", ["apps.fwd.kind = 1", "`l2fwd`"]),
+    ("traffic.t0.imbalance=1e308", ["traffic.t0.imbalance = 1e308: 1..=1 "]),
+    ("traffic.t0.imbalance=0", ["traffic.t0.imbalance = 0: 1..=1 "]),
+    ("traffic.t0.imbalance=1.5", ["traffic.t0.imbalance = 1.5: 1..=1 "]),
+])
+def test_enum_and_range_messages_name_key_value_and_allowed(override, needles):
+    with pytest.raises(ConfigError) as info:
+        hostio.sim.check("quickstart", set=["apps.fwd.cores=1", override])
+    msg = str(info.value)
+    assert "unit variant" not in msg and len(msg) < 200, msg
+    for n in needles:
+        assert n in msg, msg
+
+
+def test_report_out_write_failure_names_the_users_path(tmp_path, monkeypatch, capsys):
+    import tempfile
+
+    from hostio import cli as hcli
+
+    run_sweep(tmp_path / "sw")
+
+    def refuse(*a, dir=None, prefix="", suffix=""):
+        raise OSError(30, "Read-only file system", os.path.join(dir, prefix + "xyz" + suffix))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    dest = str(tmp_path / "r.html")
+    assert hcli.main(["report", str(tmp_path / "sw"), "--out", dest]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"hostio: error: --out = {dest!r}: a path this user may write (Read-only file system)", err

@@ -56,8 +56,11 @@ def write(folder: str | Path, dest: str | Path) -> None:
         raise config_error("folder", str(folder), "a folder written by hostio sweep --out (sweep.json) or hostio reproduce --out (summary.md)")
     if str(dest) == "-":
         sys.stdout.write(page)
-    else:
+        return
+    try:
         outfile.write_text(str(dest), page)
+    except OSError as exc:  # e.g. a read-only file system, or a folder removed meanwhile
+        raise config_error("--out", str(dest), f"a path this user may write ({exc.strerror or exc})") from None
 
 
 def _doc(title: str, body: list[str]) -> str:
