@@ -312,3 +312,29 @@ def test_report_out_write_failure_names_the_users_path(tmp_path, monkeypatch, ca
     assert hcli.main(["report", str(tmp_path / "sw"), "--out", dest]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"hostio: error: --out = {dest!r}: a path this user may write (Read-only file system)", err
+
+
+def test_python_advise_knob_values_are_checked():
+    from hostio import advise
+
+    for knobs, needle in (({"platform.ddio_ways": [2, 2]}, "twice"), ({"platform.ddio_ways": []}, "non-empty"),
+                          ({"run.seed": [1, 2]}, "run.seed")):
+        with pytest.raises(ConfigError, match=needle):
+            advise.advise("quickstart", goal="p99", knobs=knobs, set=SHORT, progress=False)
+
+
+def test_dask_starts_no_more_workers_than_points(monkeypatch):
+    import contextlib
+
+    asked = []
+
+    @contextlib.contextmanager
+    def fake_client(scheduler, jobs):
+        asked.append(jobs)
+        raise ConfigError("stop here")
+        yield
+
+    monkeypatch.setattr(sweep, "dask_client", fake_client)
+    with pytest.raises(ConfigError, match="stop here"):
+        hostio.sweep("quickstart", AXES, set=SHORT, jobs=8, scheduler="dask", progress=False)
+    assert asked == [2]

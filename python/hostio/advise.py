@@ -214,6 +214,9 @@ def advise(
     knobs = dict(knobs) if knobs else default_knobs(resolved)
     if "run.seed" in knobs:
         raise config_error("--knobs", "run.seed", "keys other than run.seed (use --seeds)")
+    given = {k: v for k, v in knobs.items() if v is not None}
+    if given:
+        sweeps.check_axes(given)  # non-empty lists of distinct values
     cands = candidates(text, base, resolved, knobs)
     sweeps.check_runs("--knobs", f"{math.prod(len(v) for v in cands.values())} settings × {seeds} seeds",
                       (math.prod(len(v) for v in cands.values()) + 1) * seeds)
