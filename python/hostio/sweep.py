@@ -39,6 +39,7 @@ import itertools
 import json
 import math
 import multiprocessing
+import numbers
 import os
 import signal
 import sys
@@ -122,11 +123,11 @@ def check_axes(axes) -> None:
     for key, vals in axes.items():
         if not isinstance(key, str) or not key.strip():
             raise config_error("--axis", key, "a KEY.PATH string")
-        if isinstance(vals, (str, bytes)) or not isinstance(vals, Sequence) or not vals:
+        if isinstance(vals, (str, bytes, Mapping)) or not isinstance(vals, Iterable) or not hasattr(vals, "__len__") or not len(vals):
             raise config_error(f"--axis {key}", vals, "a non-empty list of values")
         seen = set()
         for v in vals:
-            if not isinstance(v, (str, int, float)):
+            if not isinstance(v, (str, numbers.Real)):
                 raise config_error(f"--axis {key}", v, "values that are numbers, strings or true/false")
             ident = (type(v) is bool, v)
             if ident in seen:
