@@ -338,3 +338,8 @@ def test_dask_starts_no_more_workers_than_points(monkeypatch):
     with pytest.raises(ConfigError, match="stop here"):
         hostio.sweep("quickstart", AXES, set=SHORT, jobs=8, scheduler="dask", progress=False)
     assert asked == [2]
+
+
+def test_report_of_a_missing_folder_names_the_folder(tmp_path):
+    one_line_error(cli("report", str(tmp_path / "nosuch")), "folder = ", "nosuch")
+    assert list(tmp_path.iterdir()) == []

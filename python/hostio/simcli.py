@@ -210,6 +210,8 @@ def cmd_sweep(args) -> int:
 def cmd_report(args) -> int:
     from hostio import report
 
+    if not os.path.isdir(args.folder):
+        raise config_error("folder", args.folder, "a folder written by hostio sweep --out or hostio reproduce --out")
     dest = args.report_out or str(Path(args.folder) / "report.html")
     outfile.check("--out", dest)
     report.write(args.folder, dest)
