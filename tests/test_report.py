@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import hostio
-from hostio import report
+from hostio import report, sweep
 
 SHORT = ["run.duration_us=200", "run.warmup_us=200"]
 
@@ -122,7 +122,9 @@ def test_reproduce_page_shows_the_first_point_whatever_finished_first(tmp_path):
     log.parent.mkdir(parents=True)
 
     def rec(index, seed, name):
-        return {"index": index, "id": f"id{index}", "overrides": [], "result": {"seed": seed, "scenario": {"name": name}}}
+        metrics = {k: 0 for k in sweep._RECORD_METRICS} | {"latency_ns": {}, "apps": {}}
+        return {"index": index, "id": f"id{index}", "overrides": [],
+                "result": {"seed": seed, "events": 0, "scenario_hash": "h", "metrics": metrics, "scenario": {"name": name}}}
 
     # completion order: the second point's seed 2, then its seed 1, then the first point
     log.write_text("".join(json.dumps(r) + "\n" for r in (rec(3, 2, "late"), rec(2, 1, "second"), rec(0, 1, "first"))))

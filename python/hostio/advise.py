@@ -8,7 +8,8 @@ and so does the scenario as given ("before"). A setting meets the goal when its 
 - ``misses``: the DMA write miss rate (1 − ``pcie_write_hit_rate``, the leaky-DMA share of
   packet writes that go to memory) at most ``slo`` (default 0.05).
 
-``slo`` must be finite and >= 0. When no searched setting produces the goal's metric (``misses``
+``slo`` must be finite and >= 0, above 0 for ``p99`` and in (0, 1] for ``misses``; at most
+``hostio.sweep.MAX_RUNS`` runs (settings and the scenario as given, × seeds) are searched. When no searched setting produces the goal's metric (``misses``
 with DDIO off has no PCIe write hit rate; ``p99`` with no completed packet has no latency) the
 search is a ConfigError that says so.
 
@@ -61,8 +62,10 @@ LESSONS = {
 
 def parse_knobs(spec: str | None) -> dict[str, list | None] | None:
     """``key,key=v1,v2,key`` → {key: values or None (defaults)}; keys have dots, values do not."""
-    if not spec:
+    if spec is None:
         return None
+    if not spec.strip():
+        raise config_error("--knobs", spec, "KEY[=V1,V2,...] items separated by commas (leave the option out for the default knobs)")
     knobs: dict[str, list | None] = {}
     current = None
     for tok in (t.strip() for t in spec.split(",")):
@@ -70,16 +73,29 @@ def parse_knobs(spec: str | None) -> dict[str, list | None] | None:
             raise config_error("--knobs", spec, "KEY[=V1,V2,...] items separated by commas, without empty items")
         if "=" in tok:
             key, v = tok.split("=", 1)
-            current = key.strip()
+            current = _new_knob(key.strip(), knobs, spec)
             knobs[current] = [_value(v, spec)]
         elif "." in tok and not re.fullmatch(r"[-+0-9.eE]+", tok):
-            current = tok
+            current = _new_knob(tok, knobs, spec)
             knobs[current] = None
         elif current is not None and knobs[current] is not None:
-            knobs[current].append(_value(tok, spec))
+            v = _value(tok, spec)
+            if any(type(v) is type(x) and v == x for x in knobs[current]):
+                raise config_error("--knobs", spec, f"each value of a knob once ({current} has {tok} twice)")
+            knobs[current].append(v)
         else:
             raise config_error("--knobs", spec, "values after KEY=, e.g. platform.ddio_ways=2,4,nics.nic0.rx_descriptors")
     return knobs
+
+
+def _new_knob(key: str, knobs: dict, spec: str) -> str:
+    if not key:
+        raise config_error("--knobs", spec, "KEY[=V1,V2,...] items with a key before each =")
+    if key in knobs:
+        raise config_error("--knobs", spec, f"each key once ({key} is given twice)")
+    if key == "run.seed":
+        raise config_error("--knobs", spec, "keys other than run.seed (use --seeds)")
+    return key
 
 
 def _value(raw: str, spec: str):
@@ -180,17 +196,30 @@ def advise(
     ``seeds``), ``seeds``, ``lesson``, ``commands``, ``searched`` (settings tried)."""
     if goal not in GOALS:
         raise config_error("--goal", goal, "one of " + ", ".join(GOALS))
-    if seeds < 1:
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise config_error("--seeds", seeds, "a count of 1 or more")
+    sweeps.check_jobs(jobs)
+    sweeps._check_scheduler(scheduler)
     if slo is not None and (isinstance(slo, bool) or not isinstance(slo, (int, float)) or not math.isfinite(slo) or slo < 0):
         raise config_error("--slo", slo, "a finite number >= 0 (ns for p99, Gb/s for throughput, a rate in [0, 1] for misses)")
+    if slo is not None and goal == "p99" and slo == 0:
+        raise config_error("--slo", slo, "a p99 latency in ns > 0")
+    if slo is not None and goal == "misses" and not 0 < slo <= 1:
+        raise config_error("--slo", slo, "a DMA write miss rate in (0, 1]")
     text, is_json = sim._source(scenario)
     if is_json:
         raise config_error("scenario", "mapping", "advice takes a TOML file or TOML text")
     base = list(set)
     resolved = sim.check(text, set=base)
     knobs = dict(knobs) if knobs else default_knobs(resolved)
+    if "run.seed" in knobs:
+        raise config_error("--knobs", "run.seed", "keys other than run.seed (use --seeds)")
+    given = {k: v for k, v in knobs.items() if v is not None}
+    if given:
+        sweeps.check_axes(given)  # non-empty lists of distinct values
     cands = candidates(text, base, resolved, knobs)
+    sweeps.check_runs("--knobs", f"{math.prod(len(v) for v in cands.values())} settings × {seeds} seeds",
+                      (math.prod(len(v) for v in cands.values()) + 1) * seeds)
     current = {k: _current(resolved, k) for k in cands}
     first = int(resolved["scenario"]["run"]["seed"])
     seed_list = [first + k for k in range(seeds)]

@@ -1,9 +1,13 @@
 """The ``hostio`` command line. Each command group lives in its own module and registers its
-sub-commands here; the CLI only parses arguments and prints, the logic is in the Python API."""
+sub-commands here; the CLI only parses arguments and prints, the logic is in the Python API.
+
+Bad input exits 2 with one line; Ctrl-C exits 130 and SIGTERM 143, both after the same clean-up
+(a sweep or reproduction keeps its finished points and writes its tables for them)."""
 from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 
 from hostio import outfile
@@ -44,9 +48,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that the same clean-up runs (a sweep writes its tables for
+    the points finished so far); the command then exits 143 (128 + SIGTERM) instead of 130."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _main(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args) -> int:
     try:
         for name, option in OUTPUT_ARGS.items():
             value = getattr(args, name, None)
@@ -62,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
         # A path the user named cannot be read or written (missing folder, permissions, ...).
         print(f"hostio: error: {one_line(exc.filename or '')}: {one_line(exc.strerror or exc)}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("hostio: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("hostio: interrupted", file=sys.stderr)
         return 130

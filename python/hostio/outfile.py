@@ -62,7 +62,10 @@ def replace(path: str | os.PathLike, write: Callable[[str], None]) -> None:
     (which keeps its permissions, or gets the umask's); the temporary file never outlives a failure."""
     path = os.fspath(path)
     parent = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(path) + ".", suffix=".part")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(path) + ".", suffix=".part")
+    except OSError as exc:  # name the user's path, not the temporary file's
+        raise type(exc)(exc.errno, exc.strerror, path) from None
     os.close(fd)
     try:
         write(tmp)

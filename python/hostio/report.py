@@ -56,8 +56,11 @@ def write(folder: str | Path, dest: str | Path) -> None:
         raise config_error("folder", str(folder), "a folder written by hostio sweep --out (sweep.json) or hostio reproduce --out (summary.md)")
     if str(dest) == "-":
         sys.stdout.write(page)
-    else:
+        return
+    try:
         outfile.write_text(str(dest), page)
+    except OSError as exc:  # e.g. a read-only file system, or a folder removed meanwhile
+        raise config_error("--out", str(dest), f"a path this user may write ({exc.strerror or exc})") from None
 
 
 def _doc(title: str, body: list[str]) -> str:
@@ -113,7 +116,7 @@ def _frame_html(df, max_rows: int | None = None) -> str:
 
 
 def sweep_page(folder: Path) -> str:
-    m = json.loads((folder / "sweep.json").read_text())
+    m = sweeps.manifest(folder)
     df = sweeps.load(folder)
     axes = {k: v for k, v in m["axes"].items()}
     varying = [k for k, v in axes.items() if len(v) > 1]
@@ -240,7 +243,10 @@ def _log_spaced(values) -> bool:
 
 
 def reproduce_page(folder: Path) -> str:
-    md = (folder / "summary.md").read_text()
+    try:
+        md = (folder / "summary.md").read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise config_error(str(folder / "summary.md"), "(damaged)", "the UTF-8 summary.md that hostio reproduce --out writes") from None
     title = next((ln[2:] for ln in md.splitlines() if ln.startswith("# ")), "hostio reproduction")
     body = [markdown(md, folder)]
     scen = _scenarios(folder)
@@ -259,8 +265,8 @@ def _scenarios(folder: Path) -> dict:
     for log in sorted((folder / "points").glob("*/points.jsonl")):
         done = [r for r in sweeps.read_log(log).values() if "result" in r]
         if done:
-            first = min(done, key=lambda r: (r.get("index", 0), r["result"].get("seed", 0), r["id"]))
-            out[log.parent.name] = first["result"]["scenario"]
+            first = min(done, key=lambda r: (r["index"] if sweeps._int(r.get("index")) else 0, r["result"]["seed"], r["id"]))
+            out[log.parent.name] = first["result"].get("scenario")
     return out
 
 
@@ -279,11 +285,23 @@ def _pipe_cells(line: str) -> list[str]:
     return re.split(r"(?<!\\)\|", line)
 
 
+def _read_csv(path: Path):
+    """A CSV table that hostio reproduce wrote; a damaged one is a ConfigError naming it."""
+    import pandas as pd
+
+    try:
+        return pd.read_csv(path)
+    except (ValueError, UnicodeDecodeError) as exc:  # pandas' ParserError and EmptyDataError are ValueErrors
+        raise config_error(str(path), "(damaged)", f"a CSV table as hostio reproduce writes it ({type(exc).__name__}: {one_line(exc)})") from None
+
+
+def one_line(exc) -> str:
+    return " ".join(str(exc).split())
+
+
 def markdown(md: str, folder: Path) -> str:
     """The subset of Markdown that ``summary.md`` uses: headings, paragraphs, lists, pipe tables,
     images (embedded from ``folder``), ``<details>`` blocks; a CSV next to an image becomes a table."""
-    import pandas as pd
-
     out: list[str] = []
     lines = md.splitlines()
     i = 0
@@ -298,7 +316,7 @@ def markdown(md: str, folder: Path) -> str:
                 out.append(_img(img.read_bytes(), m.group(1)))
                 csv = img.with_suffix(".csv")
                 if csv.is_file():
-                    out.append(f"<details><summary>{html.escape(csv.name)}</summary>{_frame_html(pd.read_csv(csv))}</details>")
+                    out.append(f"<details><summary>{html.escape(csv.name)}</summary>{_frame_html(_read_csv(csv))}</details>")
             else:
                 out.append(f"<p class='bad'>missing figure {html.escape(m.group(2))}</p>")
         elif ln.startswith("|"):

@@ -20,6 +20,7 @@ of exactly 0 is undefined: the claim then disagrees and says so, it never report
 from __future__ import annotations
 
 import json
+import os
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -860,9 +861,18 @@ def reproduce(
         key, _, value = str(ov).partition("=")
         if key.strip() == "run.seed" or key.strip() == "run" and "seed" in value:
             raise config_error("overrides", ov, "keys other than run.seed: every point runs on seeds 1..N (seeds=N), and one seed for all would make them identical")
+    if not isinstance(out, (str, os.PathLike)) or not str(out):
+        raise config_error("--out", out, "a folder path")
+    sweep.check_jobs(jobs)
+    sweep._check_scheduler(scheduler)
+    exps = [e for e in EXPERIMENTS if only is None or e.id in only]
+    if only is not None and not exps:
+        raise config_error("--only", ",".join(only), "experiment ids among: " + ", ".join(e.id for e in EXPERIMENTS))
+    n_points = sum(len(e.points()) for e in exps)
+    sweep.check_runs("--seeds", seeds, n_points * seeds)
+    sweep.check_reachable(scheduler)
     outp = Path(out)
     outp.mkdir(parents=True, exist_ok=True)
-    exps = [e for e in EXPERIMENTS if only is None or e.id in only]
     extra = (QUICK if quick else []) + list(overrides)
     texts: dict = {}
     failed_exps = []

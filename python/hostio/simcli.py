@@ -186,6 +186,8 @@ def cmd_presets(args) -> int:
 def cmd_sweep(args) -> int:
     path = resolve_scenario(args.scenario)
     axes = sweeps.parse_axes(args.axis)
+    if not args.out:
+        raise config_error("--out", args.out, "a folder path")
     out = Path(args.out)
     df = sweeps.sweep(path, axes, set=args.set, seeds=args.seeds, out=out, jobs=args.jobs,
                       scheduler=args.scheduler, progress=not args.quiet)
@@ -208,6 +210,8 @@ def cmd_sweep(args) -> int:
 def cmd_report(args) -> int:
     from hostio import report
 
+    if not os.path.isdir(args.folder):
+        raise config_error("folder", args.folder, "a folder written by hostio sweep --out or hostio reproduce --out")
     dest = args.report_out or str(Path(args.folder) / "report.html")
     outfile.check("--out", dest)
     report.write(args.folder, dest)
@@ -238,9 +242,11 @@ def cmd_reproduce(args) -> int:
             print(f"{e.id:<10}{e.title}")
         return 0
     only = None
-    if args.only:
-        only = [s.strip() for s in args.only.split(",") if s.strip()]
-        known = {e.id for e in repro.EXPERIMENTS}
+    known = {e.id for e in repro.EXPERIMENTS}
+    if args.only is not None:
+        only = [s.strip() for s in args.only.split(",")]
+        if not all(only):
+            raise config_error("--only", args.only, "comma-separated experiment ids without empty items, among: " + ", ".join(sorted(known)))
         bad = [s for s in only if s not in known]
         if bad:
             raise config_error("--only", ",".join(bad), "experiment ids among: " + ", ".join(sorted(known)))
@@ -252,6 +258,8 @@ def cmd_reproduce(args) -> int:
             seeds = 0
         if seeds < 1:
             raise config_error("--seeds", args.seeds, "an integer >= 1")
+    if not args.out:
+        raise config_error("--out", args.out, "a folder path")
     ok = repro.reproduce(args.out, only=only, jobs=args.jobs, quick=args.quick, progress=not args.quiet, seeds=seeds,
                          scheduler=args.scheduler)
     return 0 if ok else 1

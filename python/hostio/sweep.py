@@ -10,7 +10,9 @@ finishes), ``sweep.json`` (what was asked), ``results.parquet`` and ``table.csv`
 
 Schedulers: ``local`` (worker processes of this one), ``dask`` (a ``dask.distributed``
 LocalCluster) or ``tcp://HOST:PORT`` (a running Dask scheduler with its workers). A point's result
-depends only on its scenario and seed, so the table is the same whichever runs it. A point that
+depends only on its scenario and seed, so the table is the same whichever runs it. A ``tcp://``
+scheduler is asked before the output folder is touched and must have a worker within
+``WORKER_WAIT_S`` (30) seconds; a sweep asks for at most ``MAX_RUNS`` (1,000,000) points × seeds. A point that
 fails, or whose local worker process dies, is recorded with its ``error``; the points a dead
 worker took down with it run again.
 
@@ -35,10 +37,13 @@ import functools
 import hashlib
 import itertools
 import json
+import math
 import multiprocessing
+import numbers
 import os
 import signal
 import sys
+import threading
 import types
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
@@ -47,6 +52,10 @@ from hostio import outfile, sim
 from hostio.errors import ConfigError, config_error
 
 SCHEDULERS = "local, dask, or tcp://HOST:PORT of a running Dask scheduler"
+#: The most runs (points × seeds) one sweep, advice or reproduction may ask for.
+MAX_RUNS = 1_000_000
+#: Seconds to wait for a ``tcp://`` scheduler to have at least one worker.
+WORKER_WAIT_S = 30
 #: Columns of the results table that are not metrics.
 ID_COLUMNS = ("seed", "point_id", "scenario_hash", "error")
 
@@ -70,6 +79,8 @@ def parse_axis(spec: str) -> tuple[str, list]:
     if "=" not in spec:
         raise config_error("--axis", spec, "KEY.PATH=V1,V2,... e.g. nics.nic0.rx_descriptors=128,256")
     key, vals = spec.split("=", 1)
+    if not key.strip():
+        raise config_error("--axis", spec, "KEY.PATH=V1,V2,... with a key before the =")
     out = []
     for raw in vals.split(","):
         raw = raw.strip()
@@ -91,6 +102,37 @@ def parse_axes(specs: Iterable[str]) -> dict[str, list]:
             raise config_error("--axis", spec, f"each key once; {key} is already an axis: give all its values in one --axis {key}=V1,V2,...")
         axes[key] = vals
     return axes
+
+
+def check_runs(key: str, value, n: int) -> None:
+    """Refuse a request of more than :data:`MAX_RUNS` runs before anything is built for it."""
+    if n > MAX_RUNS:
+        raise config_error(key, value, f"at most {MAX_RUNS} runs (asked for {n})")
+
+
+def check_jobs(jobs) -> None:
+    """``jobs``: None (the CPU count) or an integer >= 1."""
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise config_error("--jobs", jobs, "an integer >= 1")
+
+
+def check_axes(axes) -> None:
+    """``axes``: a mapping of key → a non-empty list of distinct values (numbers, strings, true/false)."""
+    if not isinstance(axes, Mapping) or not axes:
+        raise config_error("axes", axes, "a non-empty mapping of KEY.PATH → list of values")
+    for key, vals in axes.items():
+        if not isinstance(key, str) or not key.strip():
+            raise config_error("--axis", key, "a KEY.PATH string")
+        if isinstance(vals, (str, bytes, Mapping)) or not isinstance(vals, Iterable) or not hasattr(vals, "__len__") or not len(vals):
+            raise config_error(f"--axis {key}", vals, "a non-empty list of values")
+        seen = set()
+        for v in vals:
+            if not isinstance(v, (str, numbers.Real)):
+                raise config_error(f"--axis {key}", v, "values that are numbers, strings or true/false")
+            ident = (type(v) is bool, v)
+            if ident in seen:
+                raise config_error(f"--axis {key}", v, "each value once (it is given twice)")
+            seen.add(ident)
 
 
 def point_id(text: str, overrides: Sequence[str]) -> str:
@@ -136,6 +178,7 @@ def _run_point(job: tuple[int, str, list[str]]) -> tuple[int, dict | None, str |
 def _worker_init(parent: int) -> None:
     """Local workers: Ctrl-C is the parent's to handle, and a worker dies with its parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler is for the parent
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
     if os.getppid() != parent:
@@ -146,22 +189,54 @@ def _worker_init(parent: int) -> None:
 # The output folder: lock, record log, atomic files
 
 
-_held: dict[str, tuple[int, object]] = {}
+#: Folders this process holds: real path → (holding thread, depth, lock file). ``flock`` excludes
+#: other processes only, so threads of this one are excluded here.
+_held: dict[str, tuple[int, int, object]] = {}
+_held_guard = threading.Lock()
 
 
 @contextlib.contextmanager
 def locked(folder: str | os.PathLike):
-    """Hold ``folder/.lock`` (created with the folder); a second writer gets a ConfigError."""
+    """Hold ``folder/.lock`` (created with the folder); a second writer, another process or
+    another thread of this one, gets a ConfigError."""
     key = os.path.realpath(folder)
-    if key in _held:  # re-entered by this process (sweep → run_points)
-        n, f = _held[key]
-        _held[key] = (n + 1, f)
+    me = threading.get_ident()
+    with _held_guard:
+        held = _held.get(key)
+        if held is not None and held[0] != me:
+            raise config_error("--out", str(folder), "a folder no other sweep is writing (another thread of this process holds it)")
+        if held is not None:  # re-entered by this thread (sweep → run_points)
+            _held[key] = (me, held[1] + 1, held[2])
+    if held is not None:
         try:
             yield
         finally:
-            n, f = _held[key]
-            _held[key] = (n - 1, f)
+            with _held_guard:
+                t, n, f = _held[key]
+                _held[key] = (t, n - 1, f)
         return
+    with _held_guard:
+        if key in _held:
+            raise config_error("--out", str(folder), "a folder no other sweep is writing (another thread of this process holds it)")
+        _held[key] = (me, 1, None)  # claimed; the file lock follows
+    try:
+        f = _lock_file(folder)
+    except BaseException:
+        with _held_guard:
+            del _held[key]
+        raise
+    with _held_guard:
+        _held[key] = (me, 1, f)
+    try:
+        yield
+    finally:
+        with _held_guard:
+            del _held[key]
+        f.close()
+
+
+def _lock_file(folder: str | os.PathLike):
+    """Create the folder, open ``.lock`` and ``flock`` it; a ConfigError when another process holds it."""
     Path(folder).mkdir(parents=True, exist_ok=True)
     f = open(Path(folder) / ".lock", "a+")
     try:
@@ -180,17 +255,13 @@ def locked(folder: str | os.PathLike):
     except BaseException:
         f.close()
         raise
-    _held[key] = (1, f)
-    try:
-        yield
-    finally:
-        del _held[key]
-        f.close()
+    return f
 
 
 def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
     """Finished records of ``points.jsonl`` by point id. A torn last record (an interrupted write)
-    is skipped, and with ``repair`` cut off so the next record starts on a line of its own."""
+    is skipped, and with ``repair`` cut off so the next record starts on a line of its own; a
+    record that is not :func:`well_formed` is skipped too."""
     if not path.exists():
         return {}
     data = path.read_bytes()
@@ -206,12 +277,41 @@ def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
         except ValueError:
             continue
         good_end = pos
-        if isinstance(rec, dict) and "id" in rec and ("result" in rec or "error" in rec):
+        if well_formed(rec):
             recs[rec["id"]] = rec
     if repair and good_end < len(data) and not data.endswith(b"\n"):
         with path.open("r+b") as f:
             f.truncate(good_end)
     return recs
+
+
+#: Metrics every record's result has (numbers, or null where undefined) that tables and advice read.
+_RECORD_METRICS = ("throughput_gbps", "offered_gbps", "pcie_write_hit_rate", "pcie_read_hit_rate", "dropped_packets",
+                   "pause_frames", "rx_packets", "memory_read_gbps", "memory_write_gbps")
+
+
+def _int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def well_formed(rec) -> bool:
+    """Whether a ``points.jsonl`` record has the shape this module writes: a string ``id`` and
+    either a string ``error`` or a ``result`` whose ``seed``, ``events``, ``scenario_hash`` and
+    ``metrics`` have their types. Any other record is treated like a torn one: its point runs again."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("id"), str):
+        return False
+    if "result" not in rec:
+        return isinstance(rec.get("error"), str)
+    res = rec["result"]
+    if not isinstance(res, dict) or not _int(res.get("seed")) or not _int(res.get("events")):
+        return False
+    m = res.get("metrics")
+    if not isinstance(res.get("scenario_hash"), str) or not isinstance(m, dict):
+        return False
+    if not isinstance(m.get("latency_ns"), dict) or not isinstance(m.get("apps"), dict):
+        return False
+    return all(k in m and (m[k] is None or isinstance(m[k], (int, float)) and not isinstance(m[k], bool))
+               for k in _RECORD_METRICS)
 
 
 def _writable(path: Path) -> Path:
@@ -244,6 +344,8 @@ def run_points(
     Every point is validated first (ConfigError before anything runs). ``scheduler``: see the
     module doc; ``jobs`` is the number of local worker processes (default: CPU count)."""
     _check_scheduler(scheduler)
+    check_jobs(jobs)
+    check_runs("points", f"{len(points)} runs", len(points))
     return _run_points(points, [point_id(t, o) for t, o in points], out, jobs, label, progress, scheduler)
 
 
@@ -261,7 +363,12 @@ def _run_points(points, ids, out, jobs, label, progress, scheduler) -> list[dict
 
 
 def _check_scheduler(s: str) -> None:
-    if s in ("local", "dask") or s.startswith("tcp://") and ":" in s[6:]:
+    if s in ("local", "dask"):
+        return
+    if isinstance(s, str) and s.startswith("tcp://"):
+        host, sep, port = s[6:].rpartition(":")
+        if not sep or not host or not port.isascii() or not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise config_error("--scheduler", s, "tcp://HOST:PORT with a port in 1..65535")
         return
     raise config_error("--scheduler", s, SCHEDULERS)
 
@@ -364,13 +471,25 @@ def dask_client(scheduler: str, jobs: int):
     except (OSError, TimeoutError) as exc:
         raise config_error("--scheduler", scheduler, f"{SCHEDULERS} (it did not answer: {exc})") from None
     with client:
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+        except (OSError, TimeoutError):
+            raise config_error("--scheduler", scheduler, f"a scheduler with at least one worker (none joined in {WORKER_WAIT_S} s)") from None
         yield client
+
+
+def check_reachable(scheduler: str) -> None:
+    """For ``tcp://HOST:PORT``: connect and wait for a worker now, before an output folder is
+    created, so that a scheduler that does not answer leaves nothing behind."""
+    if scheduler.startswith("tcp://"):
+        with dask_client(scheduler, 1):
+            pass
 
 
 def _run_dask(todo, finish, scheduler, jobs) -> None:
     from dask.distributed import as_completed
 
-    with dask_client(scheduler, jobs) as client:
+    with dask_client(scheduler, min(jobs, len(todo))) as client:
         futs = {client.submit(_run_point, job, pure=False): job[0] for job in todo}
         try:
             for fut in as_completed(list(futs)):
@@ -402,6 +521,12 @@ def sweep(
     DataFrame (see the module doc). ``seeds``: a count N (the scenario's ``run.seed`` and the N-1
     after it) or a list of seeds; default the scenario's own seed."""
     _check_scheduler(scheduler)
+    check_jobs(jobs)
+    check_axes(axes)
+    _check_out(out)
+    n_seeds = _seed_count(seeds)
+    n_points = math.prod(len(v) for v in axes.values())
+    check_runs("--axis", f"{n_points} points × {n_seeds} seeds", n_points * n_seeds)
     text, is_json = sim._source(scenario)
     if is_json:
         raise config_error("scenario", "mapping", "sweeps take a TOML file or TOML text")
@@ -420,6 +545,7 @@ def sweep(
         recs = _run_points(points, [point_id(t, o) for t, o in points], None, jobs, "sweep", progress, scheduler)
         return _frame(axes, [(v, s) for v, s in itertools.product(values, seed_list or [None])], recs)
     ids = [point_id(t, o) for t, o in points]  # validate before the folder is touched
+    check_reachable(scheduler)
     with locked(outp):
         for name in ("sweep.json", "results.parquet", "table.csv"):
             _writable(outp / name)
@@ -442,15 +568,42 @@ def sweep(
     return df
 
 
+def _check_out(out) -> None:
+    """``out``: None, or the path of a folder (existing or not; not a file)."""
+    if out is None:
+        return
+    if not isinstance(out, (str, os.PathLike)) or not os.fspath(out):
+        raise config_error("--out", out, "a folder path")
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise config_error("--out", os.fspath(out), "a folder (a file of that name is in the way)")
+
+
+def _seed_count(seeds) -> int:
+    """How many seeds ``seeds`` asks for: None (1), a count >= 1, or a non-empty list of distinct
+    integers >= 0."""
+    if seeds is None:
+        return 1
+    if _int(seeds):
+        if seeds < 1:
+            raise config_error("--seeds", seeds, "a count of 1 or more")
+        return seeds
+    if isinstance(seeds, (str, bytes, bool)) or not isinstance(seeds, Sequence) or not seeds:
+        raise config_error("--seeds", seeds, "a count of 1 or more, or a non-empty list of integer seeds")
+    for s in seeds:
+        if not _int(s) or s < 0:
+            raise config_error("--seeds", s, "integer seeds >= 0")
+    if len(set(seeds)) < len(seeds):
+        raise config_error("--seeds", list(seeds), "each seed once")
+    return len(seeds)
+
+
 def _seeds(text: str, base: list[str], seeds) -> list[int] | None:
     if seeds is None:
         return None
-    if isinstance(seeds, int):
-        if seeds < 1:
-            raise config_error("--seeds", seeds, "a count of 1 or more")
+    if _int(seeds):
         first = int(sim.check(text, set=base)["scenario"]["run"]["seed"])
         return [first + k for k in range(seeds)]
-    return [int(s) for s in seeds]
+    return list(seeds)
 
 
 def flatten(result: dict) -> dict:
@@ -500,17 +653,54 @@ def _frame(axes: Mapping[str, Sequence], keys: Sequence[tuple[tuple, int | None]
     return df
 
 
+def manifest(folder: Path) -> dict:
+    """``folder/sweep.json``, checked: a JSON object with the scenario text, the axes (key → list
+    of values), the seeds and one entry per point (id, one value per axis, seed). A file that is
+    not is a ConfigError naming it."""
+    mpath = Path(folder) / "sweep.json"
+
+    def bad(why: str):
+        return config_error(str(mpath), "(damaged)", f"the sweep.json that hostio sweep --out writes ({why})")
+
+    try:
+        m = json.loads(mpath.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise bad("it is not UTF-8 text") from None
+    except ValueError as exc:
+        raise bad(f"it is not JSON: {exc}") from None
+    if not isinstance(m, dict):
+        raise bad("not a JSON object")
+    for key, typ in (("hostio", str), ("scenario", str), ("axes", dict), ("points", list)):
+        if not isinstance(m.get(key), typ):
+            raise bad(f"{key} missing or not a {'mapping' if typ is dict else typ.__name__}")
+    if not all(isinstance(v, list) for v in m["axes"].values()):
+        raise bad("an axis whose values are not a list")
+    if not isinstance(m.get("set", []), list) or not isinstance(m.get("seeds"), (list, type(None))):
+        raise bad("set or seeds not a list")
+    for p in m["points"]:
+        if not (isinstance(p, dict) and isinstance(p.get("id"), str) and isinstance(p.get("values"), list)
+                and len(p["values"]) == len(m["axes"]) and (p.get("seed") is None or _int(p.get("seed")))):
+            raise bad("a point without a string id, one value per axis and an integer or null seed")
+    return m
+
+
 def load(folder: str | os.PathLike):
     """The results DataFrame of a sweep folder, finished or not (points not yet run are absent)."""
     import pandas as pd
 
+    if not isinstance(folder, (str, os.PathLike)) or not os.fspath(folder):
+        raise config_error("folder", folder, "the path of a sweep folder")
     outp = Path(folder)
     mpath = outp / "sweep.json"
     if not mpath.is_file():
-        if (outp / "results.parquet").is_file():
-            return pd.read_parquet(outp / "results.parquet")
+        table = outp / "results.parquet"
+        if table.is_file():
+            try:
+                return pd.read_parquet(table)
+            except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
+                raise config_error(str(table), "(unreadable)", f"a results table written by hostio sweep ({type(exc).__name__}: {exc})") from None
         raise config_error("folder", str(folder), "a sweep folder (with sweep.json from hostio sweep --out)")
-    m = json.loads(mpath.read_text())
+    m = manifest(outp)
     log = read_log(outp / "points.jsonl")
     keys = [(tuple(p["values"]), p["seed"]) for p in m["points"]]
     recs = [log.get(p["id"]) for p in m["points"]]

@@ -25,8 +25,16 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
+    /// A number written with more than 20 digits (`1e308` as an `f64` prints 309) is shown in
+    /// scientific notation.
     pub fn new(key: impl Into<String>, value: impl fmt::Display, allowed: impl Into<String>) -> Self {
-        ConfigError { key: key.into(), value: value.to_string(), allowed: allowed.into() }
+        let mut value = value.to_string();
+        if value.len() > 20 {
+            if let Ok(x) = value.parse::<f64>() {
+                value = format!("{x:e}");
+            }
+        }
+        ConfigError { key: key.into(), value, allowed: allowed.into() }
     }
 }
 
@@ -626,12 +634,48 @@ fn one_line(s: &str) -> String {
 }
 
 fn deserialize_value<T: serde::de::DeserializeOwned>(value: toml::Value, prefix: &str) -> Result<T, ConfigError> {
+    let original = value.clone();
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = one_line(&e.inner().to_string());
         let key = if path == "." { prefix.trim_end_matches(": ").to_string() } else { format!("{prefix}{path}") };
+        if let Some(err) = enum_type_error(&original, &path, &key) {
+            return err;
+        }
         ConfigError::new(if key.is_empty() { "scenario".to_string() } else { key }, "", inner)
     })
+}
+
+/// The variants an enum-typed key accepts, as serde lists them ("`a` or `b`"), by the key's last part.
+fn enum_variants(leaf: &str) -> Option<String> {
+    fn listed<T: serde::de::DeserializeOwned>() -> Option<String> {
+        let e = T::deserialize(toml::Value::String(String::new())).err()?.to_string();
+        e.split_once("expected ").map(|(_, v)| one_line(v.trim_start_matches("one of ")))
+    }
+    match leaf {
+        "tx_release" => listed::<TxRelease>(),
+        "design" => listed::<NicDesign>(),
+        "replacement" => listed::<Replacement>(),
+        "size_mix" => listed::<SizeMix>(),
+        "kind" => listed::<AppKind>(),
+        _ => None,
+    }
+}
+
+/// An enum-typed key given a number, a boolean, an array or a table: serde says only "invalid type:
+/// unit variant"; this names the key, the value and the variants.
+fn enum_type_error(root: &toml::Value, path: &str, key: &str) -> Option<ConfigError> {
+    let mut node = root;
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        node = node.get(part)?;
+    }
+    if node.is_str() {
+        return None; // a wrong name: serde's "unknown variant `x`, expected ..." says it all
+    }
+    let variants = enum_variants(path.rsplit('.').next()?)?;
+    let shown = one_line(&node.to_string());
+    let shown = if shown.chars().count() > 60 { format!("{}…", shown.chars().take(60).collect::<String>()) } else { shown };
+    Some(ConfigError::new(key, shown, format!("a string, one of {variants}")))
 }
 
 /// Parse scenario text (TOML), apply `key.path=value` overrides, check and resolve it.
@@ -876,7 +920,9 @@ impl Scenario {
                 return Err(ConfigError::new(k("flow_skew"), t.flow_skew, "0..=4 (Zipf exponent)"));
             }
             if !(t.imbalance.is_finite() && (1.0..=64.0).contains(&t.imbalance)) {
-                return Err(ConfigError::new(k("imbalance"), t.imbalance, "1..=64 (busiest queue's load ÷ the mean; at most the number of queues)"));
+                // The same range as the check against the receiving app's cores below.
+                let queues = self.apps.values().find(|a| a.nic.as_deref() == Some(t.nic.as_str())).map_or(64, |a| a.cores.min(64));
+                return Err(ConfigError::new(k("imbalance"), t.imbalance, format!("1..={queues} (busiest queue's load ÷ the mean; at most the number of RX queues)")));
             }
             if !(1..=4096).contains(&t.train_packets) {
                 return Err(ConfigError::new(k("train_packets"), t.train_packets, "1..=4096"));
@@ -999,7 +1045,7 @@ impl Scenario {
                 return Err(ConfigError::new(
                     format!("traffic.{tname}.imbalance"),
                     t.imbalance,
-                    format!("1..={queues}: at most the number of RX queues (apps.{user}.cores)"),
+                    format!("1..={queues} (busiest queue's load ÷ the mean; at most the number of RX queues, apps.{user}.cores)"),
                 ));
             }
         }

@@ -1,0 +1,345 @@
+"""Bad input to sweeps, reports and advice: malformed records and folders, sizes, schedulers,
+signals and Python argument types. Every case is one line, exit 2 (ConfigError in Python), and
+leaves nothing half-written."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import hostio
+from hostio import sweep
+from hostio.errors import ConfigError
+
+SHORT = ["run.duration_us=200", "run.warmup_us=200"]
+SHORT_CLI = ["--set", "run.duration_us=200", "--set", "run.warmup_us=200", "--quiet"]
+AXES = {"nics.nic0.rx_descriptors": [128, 256]}
+
+
+def cli(*args, timeout=120, **kw):
+    return subprocess.run([sys.executable, "-m", "hostio", *args], capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def one_line_error(p, *needles):
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert "Traceback" not in p.stderr, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    for n in needles:
+        assert n in lines[0], lines[0]
+    return lines[0]
+
+
+def run_sweep(out, **kw):
+    return hostio.sweep("quickstart", AXES, set=SHORT, out=out, jobs=1, progress=False, **kw)
+
+
+# ---- malformed points.jsonl records ------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [
+    {"result": None}, {"result": {}}, {"result": {"metrics": 5}}, {"result": "oops"}, {"result": [1, 2]},
+    "seed", "id",
+])
+def test_malformed_records_are_rerun_and_reported_missing(tmp_path, bad):
+    run_sweep(tmp_path)
+    log = tmp_path / "points.jsonl"
+    recs = [json.loads(ln) for ln in log.read_text().splitlines()]
+    if bad == "seed":
+        recs[1]["result"]["seed"] = "one"
+    elif bad == "id":
+        recs[1]["id"] = ["x"]
+    else:
+        recs[1] = dict(recs[1], **bad)
+        recs[1].pop("error", None)
+    log.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    df = hostio.load(tmp_path)
+    assert len(df) == 1 and not df.attrs["complete"]
+    p = cli("report", str(tmp_path), "--out", str(tmp_path / "r.html"))
+    assert p.returncode == 0, p.stderr
+    assert "1 of 2 points" in (tmp_path / "r.html").read_text()
+    df = run_sweep(tmp_path)
+    assert len(df) == 2 and df["error"].isna().all() and df["throughput_gbps"].notna().all()
+    assert hostio.load(tmp_path).attrs["complete"]
+
+
+# ---- sizes, jobs, schedulers, empty values -------------------------------------------------------
+
+@pytest.mark.parametrize("args,needles", [
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--seeds", "1000000000"],
+     ["--axis", "at most 1000000 runs (asked for 1000000000)"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=" + ",".join(map(str, range(1, 1001))),
+      "--axis", "platform.ddio_ways=" + ",".join(map(str, range(1, 1002)))], ["at most 1000000 runs (asked for 1001000)"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--jobs", "0"], ["--jobs = 0: an integer >= 1"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:"], ["--scheduler", "1..65535"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:abc"], ["--scheduler", "1..65535"]),
+    (["sweep", "quickstart", "--axis", "=2,4"], ["--axis", "'=2,4'"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128,256,128"], ["--axis nics.nic0.rx_descriptors = 128", "twice"]),
+    (["reproduce", "--seeds", "1000000000"], ["--seeds", "at most 1000000 runs"]),
+    (["reproduce", "--jobs", "-1"], ["--jobs = -1"]),
+    (["reproduce", "--only", ""], ["--only = ''"]),
+    (["reproduce", "--only", ","], ["--only = ','"]),
+    (["reproduce", "--scheduler", "tcp://127.0.0.1:0"], ["--scheduler", "1..65535"]),
+    (["advise", "quickstart", "--goal", "p99", "--seeds", "1000000000", "--knobs", "platform.ddio_ways=2,4"], ["--knobs", "at most 1000000 runs"]),
+    (["advise", "quickstart", "--goal", "p99", "--jobs", "0"], ["--jobs = 0"]),
+    (["advise", "quickstart", "--goal", "p99", "--knobs", ""], ["--knobs = ''"]),
+    (["advise", "quickstart", "--goal", "p99", "--slo", "0"], ["--slo = 0.0"]),
+    (["advise", "quickstart", "--goal", "misses", "--slo", "1.5"], ["--slo = 1.5", "(0, 1]"]),
+    (["advise", "quickstart", "--goal", "misses", "--slo", "0"], ["--slo = 0.0", "(0, 1]"]),
+    (["advise", "quickstart", "--goal", "p99", "--knobs", "platform.ddio_ways=2,platform.ddio_ways=4"], ["--knobs", "given twice"]),
+    (["advise", "quickstart", "--goal", "p99", "--knobs", "platform.ddio_ways=2,4,2"], ["--knobs", "2 twice"]),
+    (["advise", "quickstart", "--goal", "p99", "--knobs", "run.seed=1,2"], ["--knobs", "run.seed"]),
+    (["advise", "quickstart", "--goal", "p99", "--scheduler", "tcp://127.0.0.1:99999"], ["--scheduler", "1..65535"]),
+])
+def test_bad_sizes_and_options_are_refused_before_anything_is_written(tmp_path, args, needles):
+    out = tmp_path / "out"
+    if args[0] in ("sweep", "reproduce"):
+        args = args + ["--out", str(out)]
+    one_line_error(cli(*args, "--quiet", cwd=tmp_path, timeout=60), *needles)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("cmd", [["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128"], ["reproduce", "--quick"]])
+def test_an_empty_out_is_refused(tmp_path, cmd):
+    one_line_error(cli(*cmd, "--out", "", "--quiet", cwd=tmp_path), "--out = ''")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unreachable_scheduler_leaves_out_untouched(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for cmd in (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", *SHORT_CLI], ["reproduce", "--quick", "--only", "fig2"]):
+        one_line_error(cli(*cmd, "--out", str(tmp_path / "out"), "--scheduler", f"tcp://127.0.0.1:{port}"), "--scheduler", "did not answer")
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_a_scheduler_without_workers_is_an_error_not_a_hang(tmp_path, monkeypatch):
+    import socket
+
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        monkeypatch.setattr(sweep, "WORKER_WAIT_S", 3)
+        addr = f"tcp://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:  # the scheduler is up once a connection is accepted
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "dask scheduler did not start"
+            time.sleep(0.5)
+        t0 = time.monotonic()
+        with pytest.raises(ConfigError, match="at least one worker"):
+            run_sweep(tmp_path / "out", scheduler=addr)
+        assert time.monotonic() - t0 < 30
+        assert not (tmp_path / "out").exists()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+# ---- Python argument types ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("kw,needle", [
+    ({"axes": None}, "axes"), ({"axes": [1, 2]}, "axes"), ({"axes": {"nics.nic0.rx_descriptors": 128}}, "--axis"),
+    ({"axes": {"nics.nic0.rx_descriptors": [128, None]}}, "--axis"), ({"jobs": "2"}, "--jobs"), ({"jobs": 1.5}, "--jobs"),
+    ({"jobs": 0}, "--jobs"), ({"scheduler": None}, "--scheduler"), ({"scheduler": 5}, "--scheduler"),
+    ({"seeds": 1.5}, "--seeds"), ({"seeds": "12"}, "--seeds"), ({"seeds": [None]}, "--seeds"), ({"seeds": True}, "--seeds"),
+    ({"seeds": []}, "--seeds"), ({"seeds": [1, 1]}, "--seeds"), ({"out": ""}, "--out"), ({"out": 5}, "--out"),
+])
+def test_python_sweep_arguments_are_checked(tmp_path, kw, needle):
+    args = {"axes": AXES, "out": tmp_path / "out", **kw}
+    axes = args.pop("axes")
+    with pytest.raises(ConfigError, match=needle.replace("-", r"\-")):
+        hostio.sweep("quickstart", axes, set=SHORT, progress=False, **args)
+    assert not (tmp_path / "out").exists()
+
+
+def test_python_sweep_out_that_is_a_file(tmp_path):
+    f = tmp_path / "afile"
+    f.write_text("mine")
+    with pytest.raises(ConfigError, match="--out"):
+        run_sweep(f)
+    assert f.read_text() == "mine"
+    one_line_error(cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--out", str(f), *SHORT_CLI), "--out", "afile")
+
+
+# ---- SIGTERM -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_keeps_finished_points_like_ctrl_c(tmp_path, jobs):
+    import pandas as pd
+
+    p = subprocess.Popen([sys.executable, "-m", "hostio", "sweep", "quickstart", "--axis", "run.duration_us=200,200000,200001",
+                          "--set", "run.warmup_us=100", "--jobs", jobs, "--out", str(tmp_path), "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    log = tmp_path / "points.jsonl"
+    while (not log.exists() or not log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 143, err
+    assert err.strip().splitlines()[-1] == "hostio: terminated"
+    assert len(pd.read_parquet(tmp_path / "results.parquet")) == 1
+    assert (tmp_path / "table.csv").read_text().count("\n") == 2
+
+
+# ---- damaged folders ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("content", [b"", b"garbage{", b"[1, 2]", b'{"hostio": "0.1.0"}', "\xff\xfe".encode("latin-1"),
+                                     "axes-list", "point-values"])
+def test_a_damaged_sweep_json_is_one_line_naming_it(tmp_path, content):
+    run_sweep(tmp_path)
+    mpath = tmp_path / "sweep.json"
+    if content == "axes-list":
+        m = json.loads(mpath.read_text())
+        m["axes"] = list(m["axes"])
+        content = json.dumps(m).encode()
+    elif content == "point-values":
+        m = json.loads(mpath.read_text())
+        m["points"][0]["values"] = []
+        content = json.dumps(m).encode()
+    mpath.write_bytes(content)
+    with pytest.raises(ConfigError, match="sweep.json"):
+        hostio.load(tmp_path)
+    one_line_error(cli("report", str(tmp_path), "--out", str(tmp_path / "r.html")), "sweep.json")
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_damaged_results_parquet_is_one_line_naming_it(tmp_path):
+    (tmp_path / "results.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(ConfigError, match="results.parquet"):
+        hostio.load(tmp_path)
+    with pytest.raises(ConfigError, match="folder"):
+        hostio.load(None)
+
+
+def test_a_damaged_reproduction_folder_is_one_line_naming_the_file(tmp_path):
+    import base64
+
+    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+    (tmp_path / "fig2.png").write_bytes(png)
+    (tmp_path / "fig2.csv").write_text('a,b\n1,"2\n')
+    (tmp_path / "summary.md").write_text("# t\n\n![fig](fig2.png)\n")
+    one_line_error(cli("report", str(tmp_path), "--out", str(tmp_path / "r.html")), "fig2.csv")
+    (tmp_path / "fig2.csv").write_bytes(b"")
+    one_line_error(cli("report", str(tmp_path), "--out", str(tmp_path / "r.html")), "fig2.csv")
+    (tmp_path / "summary.md").write_bytes(b"# t\n\xff\xfe\n")
+    one_line_error(cli("report", str(tmp_path), "--out", str(tmp_path / "r.html")), "summary.md")
+    assert not (tmp_path / "r.html").exists()
+
+
+# ---- two threads, one folder -------------------------------------------------------------------
+
+def test_two_threads_cannot_write_one_folder(tmp_path):
+    import threading
+
+    results = {}
+    barrier = threading.Barrier(2)
+
+    def work(name):
+        barrier.wait()
+        try:
+            results[name] = run_sweep(tmp_path)
+        except ConfigError as exc:
+            results[name] = exc
+
+    with sweep.locked(tmp_path):  # held by this thread: both workers are refused
+        ts = [threading.Thread(target=work, args=(n,)) for n in "ab"]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(timeout=120)
+        assert all(isinstance(results[n], ConfigError) and "another thread" in str(results[n]) for n in "ab"), results
+    assert not (tmp_path / "points.jsonl").exists()
+    results.clear()
+    ts = [threading.Thread(target=work, args=(n,)) for n in "ab"]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout=120)
+    errors = [r for r in results.values() if isinstance(r, ConfigError)]
+    frames = [r for r in results.values() if not isinstance(r, ConfigError)]
+    assert len(frames) >= 1 and all(len(f) == 2 for f in frames)
+    assert all("another thread" in str(e) for e in errors)
+    lines = (tmp_path / "points.jsonl").read_text().splitlines()
+    assert len(lines) == 2  # one thread ran the points; a later one, if any, reused them
+
+
+# ---- messages ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("override,needles", [
+    ("nics.nic0.tx_release=5", ["nics.nic0.tx_release = 5", "`completion` or `threshold`"]),
+    ("nics.nic0.design=[1]", ["nics.nic0.design = [1]", "`cx5`, `simple`, `kernel`, `dpdk`"]),
+    ("platform.replacement=true", ["platform.replacement = true", "`lru`"]),
+    ("traffic.t0.size_mix=3", ["traffic.t0.size_mix = 3", "`imix` or `campus`"]),
+    ("apps.fwd.kind=1", ["apps.fwd.kind = 1", "`l2fwd`"]),
+    ("traffic.t0.imbalance=1e308", ["traffic.t0.imbalance = 1e308: 1..=1 "]),
+    ("traffic.t0.imbalance=0", ["traffic.t0.imbalance = 0: 1..=1 "]),
+    ("traffic.t0.imbalance=1.5", ["traffic.t0.imbalance = 1.5: 1..=1 "]),
+])
+def test_enum_and_range_messages_name_key_value_and_allowed(override, needles):
+    with pytest.raises(ConfigError) as info:
+        hostio.sim.check("quickstart", set=["apps.fwd.cores=1", override])
+    msg = str(info.value)
+    assert "unit variant" not in msg and len(msg) < 200, msg
+    for n in needles:
+        assert n in msg, msg
+
+
+def test_report_out_write_failure_names_the_users_path(tmp_path, monkeypatch, capsys):
+    import tempfile
+
+    from hostio import cli as hcli
+
+    run_sweep(tmp_path / "sw")
+
+    def refuse(*a, dir=None, prefix="", suffix=""):
+        raise OSError(30, "Read-only file system", os.path.join(dir, prefix + "xyz" + suffix))
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    dest = str(tmp_path / "r.html")
+    assert hcli.main(["report", str(tmp_path / "sw"), "--out", dest]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"hostio: error: --out = {dest!r}: a path this user may write (Read-only file system)", err
+
+
+def test_python_advise_knob_values_are_checked():
+    from hostio import advise
+
+    for knobs, needle in (({"platform.ddio_ways": [2, 2]}, "twice"), ({"platform.ddio_ways": []}, "non-empty"),
+                          ({"run.seed": [1, 2]}, "run.seed")):
+        with pytest.raises(ConfigError, match=needle):
+            advise.advise("quickstart", goal="p99", knobs=knobs, set=SHORT, progress=False)
+
+
+def test_dask_starts_no_more_workers_than_points(monkeypatch):
+    import contextlib
+
+    asked = []
+
+    @contextlib.contextmanager
+    def fake_client(scheduler, jobs):
+        asked.append(jobs)
+        raise ConfigError("stop here")
+        yield
+
+    monkeypatch.setattr(sweep, "dask_client", fake_client)
+    with pytest.raises(ConfigError, match="stop here"):
+        hostio.sweep("quickstart", AXES, set=SHORT, jobs=8, scheduler="dask", progress=False)
+    assert asked == [2]
+
+
+def test_report_of_a_missing_folder_names_the_folder(tmp_path):
+    one_line_error(cli("report", str(tmp_path / "nosuch")), "folder = ", "nosuch")
+    assert list(tmp_path.iterdir()) == []
