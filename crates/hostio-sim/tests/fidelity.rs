@@ -127,6 +127,6 @@ fn lazy_tx_release_lengthens_reuse_distance() {
 /// fills take free LLC ways from the lowest, so a short warm-up leaves no cold misses.
 #[test]
 fn program_state_starts_warm() {
-    let r = run(&scenario(1, "rx_descriptors = 256", "rate_gbps = 10", "working_set_mib = 0.5"));
+    let r = run(&scenario(1, "rx_descriptors = 256", "rate_gbps = 10", "working_set_mib = 2"));
     assert!(misses_per_packet(&r, "fwd") < 0.05, "{}", misses_per_packet(&r, "fwd"));
 }
