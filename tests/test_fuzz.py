@@ -252,23 +252,29 @@ def written_ok(before: set[str], after: set[str], args: list[str]) -> None:
     assert not extra, f"files written outside the output path: {sorted(extra)}"
 
 
+def main_in(root: Path, args: list) -> tuple:
+    """Run the command line in this process with `root` as the working directory: (exit, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = cli.main(args)
+            except SystemExit as e:
+                rc = e.code
+    finally:
+        os.chdir(cwd)
+    return rc, out, err
+
+
 @SETTINGS
 @given(args=argv())
 def test_cli_in_process(args):
     with prepared_dir() as d:
         root = Path(d)
         before = files_under(root)
-        out, err = io.StringIO(), io.StringIO()
-        cwd = os.getcwd()
-        os.chdir(root)
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                try:
-                    rc = cli.main(args)
-                except SystemExit as e:
-                    rc = e.code
-        finally:
-            os.chdir(cwd)
+        rc, out, err = main_in(root, args)
         ok = {0, 1} if args[:2] == ["pcie", "link-for"] else {0}  # link-for: 1 = no link carries the rate
         assert rc in ok | {2}, (args, rc, err.getvalue())
         if rc == 2:
@@ -375,17 +381,7 @@ def test_cli_workflows(case):
         shutil.copytree(finished_sweep(), root / "done")
         (root / "empty").mkdir()
         before = files_under(root)
-        out, err = io.StringIO(), io.StringIO()
-        cwd = os.getcwd()
-        os.chdir(root)
-        try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                try:
-                    rc = cli.main(args)
-                except SystemExit as e:
-                    rc = e.code
-        finally:
-            os.chdir(cwd)
+        rc, out, err = main_in(root, args)
         event(f"{args[0]} exit {rc}")
         assert rc in (0, 1, 2), (args, rc, err.getvalue())
         assert rc != 1 or args[0] != "report", (args, err.getvalue())

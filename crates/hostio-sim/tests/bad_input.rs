@@ -3,18 +3,9 @@
 use hostio_sim::config::Platform;
 use hostio_sim::{parse_scenario, run_text, Run};
 
-const BASE: &str = r#"
-[run]
-duration_us = 60
-warmup_us = 20
-[nics.nic0]
-[traffic.t0]
-nic = "nic0"
-packet_size = 1500
-[apps.fwd]
-kind = "l2fwd"
-nic = "nic0"
-"#;
+mod common;
+
+static BASE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| common::minimal(60, 20, ""));
 
 fn err_key(text: &str, ov: &[&str]) -> String {
     let ov: Vec<String> = ov.iter().map(|s| s.to_string()).collect();
@@ -73,21 +64,21 @@ fn memory_beyond_the_address_space_is_refused_not_hung() {
 fn arrays_are_not_read_as_tables() {
     let no_run = BASE.replace("[run]\nduration_us = 60\nwarmup_us = 20\n", "");
     assert_eq!(err_key(&format!("run = [7, 300, 100]\n{no_run}"), &[]), "run");
-    assert_eq!(err_key(&format!("platform = []\n{BASE}"), &[]), "platform");
-    assert_eq!(err_key(BASE, &["apps.fwd=[1, 2]"]), "apps.fwd");
-    assert_eq!(err_key(BASE, &["nics.nic0.pcie=[3, 16]"]), "nics.nic0.pcie");
+    assert_eq!(err_key(&format!("platform = []\n{}", *BASE), &[]), "platform");
+    assert_eq!(err_key(&BASE, &["apps.fwd=[1, 2]"]), "apps.fwd");
+    assert_eq!(err_key(&BASE, &["nics.nic0.pcie=[3, 16]"]), "nics.nic0.pcie");
 }
 
 #[test]
 fn a_nic_nobody_uses_is_refused() {
-    let e = parse_scenario(BASE, &["nics.nic1.rx_descriptors=4096".into()]).unwrap_err();
+    let e = parse_scenario(&BASE, &["nics.nic1.rx_descriptors=4096".into()]).unwrap_err();
     assert_eq!(e.key, "nics.nic1");
     assert!(e.allowed.contains("no app uses this NIC") && e.allowed.contains("nic0"), "{e}");
 }
 
 #[test]
 fn seeds_span_u64() {
-    let r = run_text(BASE, &[], Some(u64::MAX)).unwrap();
+    let r = run_text(&BASE, &[], Some(u64::MAX)).unwrap();
     assert_eq!(r.seed, u64::MAX);
     assert_eq!(r.scenario.run.seed, u64::MAX);
 }
@@ -116,10 +107,10 @@ fn run_checked(text: &str, ov: &[&str]) -> hostio_sim::SimResult {
 #[test]
 fn invariants_hold_under_overload_pause_and_a_saturated_link() {
     // 64 B frames at line rate drop at the NIC; PAUSE backs up the buffer; a x4 link saturates.
-    let drops = run_checked(BASE, &["traffic.t0.packet_size=64"]);
+    let drops = run_checked(&BASE, &["traffic.t0.packet_size=64"]);
     assert!(drops.metrics.dropped_packets > 0);
-    run_checked(BASE, &["traffic.t0.packet_size=64", "nics.nic0.pause_frames=true"]);
-    let sat = run_checked(BASE, &["nics.nic0.pcie.lanes=4"]);
+    run_checked(&BASE, &["traffic.t0.packet_size=64", "nics.nic0.pause_frames=true"]);
+    let sat = run_checked(&BASE, &["nics.nic0.pcie.lanes=4"]);
     let u = sat.metrics.nics["nic0"].pcie_d2h_utilization;
     assert!(u > 0.95 && u <= 1.0, "a saturated x4 link: {u}");
 }

@@ -10,18 +10,9 @@ use hostio_sim::config::Platform;
 use hostio_sim::{parse_scenario, ConfigError, Run};
 use proptest::prelude::*;
 
-const BASE: &str = r#"
-[run]
-duration_us = 30
-warmup_us = 10
-[nics.nic0]
-[traffic.t0]
-nic = "nic0"
-packet_size = 1500
-[apps.fwd]
-kind = "l2fwd"
-nic = "nic0"
-"#;
+mod common;
+
+static BASE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| common::minimal(30, 10, ""));
 
 const KEYS: &[&str] = &[
     "run.seed", "run.duration_us", "run.warmup_us", "run", "platform",
@@ -91,10 +82,10 @@ fn one_line(e: &ConfigError) {
 proptest! {
     #[test]
     fn scenario_overrides_never_panic(ov in overrides()) {
-        if let Err(e) = parse_scenario(BASE, &ov) {
+        if let Err(e) = parse_scenario(&BASE, &ov) {
             one_line(&e);
         }
-        simulate_short(BASE, &ov);
+        simulate_short(&BASE, &ov);
     }
 
     #[test]
@@ -134,7 +125,7 @@ proptest! {
                 std::fs::create_dir_all(&dir).unwrap();
                 let path = dir.join("platform.toml");
                 std::fs::write(&path, &text).unwrap();
-                simulate_short(BASE, &[format!("platform.preset=\"file:{}\"", path.display())]);
+                simulate_short(&BASE, &[format!("platform.preset=\"file:{}\"", path.display())]);
             }
             Ok(_) => {}
         }

@@ -1,22 +1,10 @@
 //! Whole-simulator behaviour: determinism and the mechanisms' visible effects on short scenarios.
 use hostio_sim::{run_text, SimResult};
 
+mod common;
+
 fn base(extra: &str) -> String {
-    format!(
-        r#"
-[run]
-duration_us = 400
-warmup_us = 400
-[nics.nic0]
-[traffic.t0]
-nic = "nic0"
-packet_size = 1500
-[apps.fwd]
-kind = "l2fwd"
-nic = "nic0"
-{extra}
-"#
-    )
+    common::minimal(400, 400, extra)
 }
 
 fn run(extra: &str, ov: &[&str]) -> SimResult {
