@@ -27,7 +27,8 @@ const KEYS: &[&str] = &[
     "apps.fwd.mempool_socket", "apps.fwd.cat_mask", "apps.fwd.cycles_per_packet", "apps.fwd.working_set_mib",
     "apps.fwd.accesses_per_us", "apps.fwd.accesses_per_packet", "apps.fwd.mba_percent", "apps.hog.kind",
     "apps.hog.working_set_mib", "apps.hog.accesses_per_us", "apps.hog.cores", "apps.hog.socket", "apps.two.nic",
-    "apps.two.kind", "junk", "run.junk", "nics.nic0.pcie.junk",
+    "apps.two.kind", "traffic.t0.imbalance", "traffic.t0.train_packets", "nics.nic0.tx_release",
+    "nics.nic0.tx_read_window_kib", "junk", "run.junk", "nics.nic0.pcie.junk",
 ];
 
 const WORDS: &[&str] = &[
