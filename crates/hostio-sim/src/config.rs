@@ -204,6 +204,124 @@ pub struct NicCfg {
     /// rcb_chunks). Each direction is a bounded resource at the link's TLP bandwidth; DMA
     /// latencies come from hostio's PCIe latency model on this link.
     pub pcie: hostio_pcie::PcieLink,
+    /// How the NIC is attached (`pcie`, `integrated`, `coherent`, `memory-channel`).
+    pub attachment: Attach,
+    /// `[nics.<name>.coherent]`: the cache-coherent NIC's design (attachment = "coherent").
+    pub coherent: CoherentCfg,
+    /// `[nics.<name>.netdimm]`: the memory-channel NIC (attachment = "memory-channel").
+    pub netdimm: NetdimmCfg,
+}
+
+/// How a NIC reaches the host (see `crate::attach`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Attach {
+    /// A discrete NIC behind a PCIe root port.
+    #[default]
+    Pcie,
+    /// On the processor die, on the mesh (no PCIe link, no IOMMU); DDIO rules apply.
+    Integrated,
+    /// A caching agent on a coherent link (CC-NIC).
+    Coherent,
+    /// In a DIMM's buffer device on a DDR channel (NetDIMM).
+    MemoryChannel,
+}
+
+impl Attach {
+    pub fn name(self) -> &'static str {
+        match self {
+            Attach::Pcie => "pcie",
+            Attach::Integrated => "integrated",
+            Attach::Coherent => "coherent",
+            Attach::MemoryChannel => "memory-channel",
+        }
+    }
+}
+
+/// The coherent link a CC-NIC sits on.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CoherentLink {
+    /// A socket link (the CC-NIC prototype): the platform's `coherent_line_ns` and UPI bandwidth.
+    #[default]
+    Upi,
+    /// CXL.cache on a x16 Gen5 port.
+    Cxl,
+}
+
+/// Where a ring's lines are homed.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Homing {
+    /// At the ring's producer (CC-NIC's choice).
+    #[default]
+    Writer,
+    /// At its consumer: each transfer also triggers a speculative read of the home's memory.
+    Reader,
+}
+
+/// `[nics.<name>.coherent]`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CoherentCfg {
+    pub link: CoherentLink,
+    pub signaling: hostio_hw::coherent::Signaling,
+    pub layout: hostio_hw::coherent::Layout,
+    pub homing: Homing,
+    pub pool: hostio_hw::coherent::Pool,
+}
+
+impl Default for CoherentCfg {
+    /// CC-NIC's design: inline signaling, grouped 16 B descriptors, writer-homed rings, a shared
+    /// buffer pool.
+    fn default() -> Self {
+        CoherentCfg {
+            link: CoherentLink::Upi,
+            signaling: hostio_hw::coherent::Signaling::Inline,
+            layout: hostio_hw::coherent::Layout::Grouped,
+            homing: Homing::Writer,
+            pool: hostio_hw::coherent::Pool::Shared,
+        }
+    }
+}
+
+/// The DDR channel a NetDIMM sits on.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Channel {
+    /// DDR4-2400, the NetDIMM paper's evaluated channel (19.2 GB/s).
+    #[default]
+    Ddr4_2400,
+    Ddr4_3200,
+    Ddr5_4800,
+}
+
+impl Channel {
+    /// Peak transfer rate: MT/s × 8 B.
+    pub fn gbyte_s(self) -> f64 {
+        match self {
+            Channel::Ddr4_2400 => 19.2,
+            Channel::Ddr4_3200 => 25.6,
+            Channel::Ddr5_4800 => 38.4,
+        }
+    }
+}
+
+/// `[nics.<name>.netdimm]`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetdimmCfg {
+    /// nCache size, KiB (256 in the NetDIMM paper).
+    pub ncache_kib: u32,
+    /// Lines the nPrefetcher fetches after a payload line the host reads.
+    pub prefetch_lines: u32,
+    pub channel: Channel,
+}
+
+impl Default for NetdimmCfg {
+    fn default() -> Self {
+        NetdimmCfg { ncache_kib: 256, prefetch_lines: 4, channel: Channel::Ddr4_2400 }
+    }
 }
 
 /// The ConnectX-5 testbeds' link: Gen3 x16, MPS 256 (what Skylake-SP root ports negotiate with
@@ -227,6 +345,9 @@ impl Default for NicCfg {
             tx_release: TxRelease::Completion,
             tx_read_window_kib: 11,
             pcie: cx5_link(),
+            attachment: Attach::Pcie,
+            coherent: CoherentCfg::default(),
+            netdimm: NetdimmCfg::default(),
         }
     }
 }
@@ -388,6 +509,14 @@ pub struct Platform {
     /// Single-core DRAM bandwidth at MBA 100 %, GB/s (MBA scales it).
     #[serde(default = "default_core_bw")]
     pub core_memory_bandwidth_gbyte_s: f64,
+    /// A line held Modified in a cache across the coherent link, moved to the other side, ns.
+    /// Unset → an on-socket L2-to-L2 transfer plus one UPI hop (`c2c_latency_ns` +
+    /// `upi_latency_ns`).
+    #[serde(default)]
+    pub coherent_line_ns: Option<f64>,
+    /// Socket-link bandwidth per direction, GB/s (UPI links × GT/s × 2 B).
+    #[serde(default = "default_link_bw")]
+    pub coherent_link_gbyte_s: f64,
 }
 
 fn default_upi_ns() -> f64 {
@@ -395,6 +524,10 @@ fn default_upi_ns() -> f64 {
 }
 fn default_core_bw() -> f64 {
     12.0
+}
+/// Two UPI links at 10.4 GT/s.
+fn default_link_bw() -> f64 {
+    41.6
 }
 
 /// Largest core count per socket: the per-line directory stores an L2 owner in a byte (0xFF = none).
@@ -441,6 +574,9 @@ impl Platform {
                 recycled_io_mask: Some(0x3),
                 ddio_ways_ignored: false,
                 core_memory_bandwidth_gbyte_s: 12.0,
+                coherent_line_ns: None,
+                // Three UPI links at 10.4 GT/s (Intel ARK, Xeon Gold 6140).
+                coherent_link_gbyte_s: 62.4,
             }),
             "haswell-e5-2699v3" => Some(Platform {
                 name: "Intel Xeon E5-2699 v3 (Haswell-EP)".into(),
@@ -464,6 +600,9 @@ impl Platform {
                 recycled_io_mask: Some(0),
                 ddio_ways_ignored: false,
                 core_memory_bandwidth_gbyte_s: 10.0,
+                coherent_line_ns: None,
+                // Two QPI links at 9.6 GT/s (Intel ARK, Xeon E5-2699 v3).
+                coherent_link_gbyte_s: 38.4,
             }),
             "icelake-silver-4314" => Some(Platform {
                 name: "Intel Xeon Silver 4314 (Ice Lake-SP)".into(),
@@ -487,6 +626,10 @@ impl Platform {
                 recycled_io_mask: Some(0x3),
                 ddio_ways_ignored: true,
                 core_memory_bandwidth_gbyte_s: 14.0,
+                // A line Modified in the remote socket's L2, writer-homed (CC-NIC, ASPLOS'24 §3).
+                coherent_line_ns: Some(114.0),
+                // Two UPI links at 10.4 GT/s (Intel ARK, Xeon Silver 4314).
+                coherent_link_gbyte_s: 41.6,
             }),
             _ => None,
         }
@@ -578,6 +721,8 @@ impl Platform {
             ("upi_latency_ns", self.upi_latency_ns, MAX_LATENCY_NS),
             ("memory_bandwidth_gbyte_s", self.memory_bandwidth_gbyte_s, MAX_BANDWIDTH_GBYTE_S),
             ("core_memory_bandwidth_gbyte_s", self.core_memory_bandwidth_gbyte_s, MAX_BANDWIDTH_GBYTE_S),
+            ("coherent_line_ns", self.coherent_line_ns(), MAX_LATENCY_NS),
+            ("coherent_link_gbyte_s", self.coherent_link_gbyte_s, MAX_BANDWIDTH_GBYTE_S),
         ] {
             if !(v.is_finite() && v > 0.0 && v <= max) {
                 return Err(ConfigError::new(k(name), v, format!("a positive number up to {max}")));
@@ -594,6 +739,11 @@ impl Platform {
         } else {
             None
         }
+    }
+
+    /// One line transfer across the coherent link, ns (see the field).
+    pub fn coherent_line_ns(&self) -> f64 {
+        self.coherent_line_ns.unwrap_or(self.c2c_latency_ns + self.upi_latency_ns)
     }
 
     pub fn llc_sets_per_slice(&self) -> u32 {
@@ -893,6 +1043,18 @@ impl Scenario {
                 return Err(ConfigError::new(k("buffer_kib"), n.buffer_kib, "16..=1048576 KiB"));
             }
             n.pcie.validate().map_err(|e| ConfigError::new(k(&format!("pcie.{}", e.key)), e.value, e.allowed))?;
+            if n.attachment != Attach::Coherent && n.coherent != CoherentCfg::default() {
+                return Err(ConfigError::new(k("coherent"), "a table", format!("only with attachment = \"coherent\" (this NIC's is \"{}\")", n.attachment.name())));
+            }
+            if n.attachment != Attach::MemoryChannel && n.netdimm != NetdimmCfg::default() {
+                return Err(ConfigError::new(k("netdimm"), "a table", format!("only with attachment = \"memory-channel\" (this NIC's is \"{}\")", n.attachment.name())));
+            }
+            if !(1..=1 << 16).contains(&n.netdimm.ncache_kib) {
+                return Err(ConfigError::new(k("netdimm.ncache_kib"), n.netdimm.ncache_kib, "1..=65536 KiB"));
+            }
+            if n.netdimm.prefetch_lines > 64 {
+                return Err(ConfigError::new(k("netdimm.prefetch_lines"), n.netdimm.prefetch_lines, "0..=64 lines"));
+            }
             if n.ddio == Some(true) && def == 0 {
                 return Err(ConfigError::new(k("ddio"), "true", format!("{} has no DDIO", plat.name)));
             }

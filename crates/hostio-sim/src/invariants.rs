@@ -84,7 +84,11 @@ pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
         rate(format!("apps.{name}.llc_miss_rate"), a.llc_miss_rate);
     }
     for (name, n) in &m.nics {
-        for (dir, u) in [("pcie_d2h_utilization", n.pcie_d2h_utilization), ("pcie_h2d_utilization", n.pcie_h2d_utilization)] {
+        let utilizations = [("pcie_d2h_utilization", n.pcie_d2h_utilization), ("pcie_h2d_utilization", n.pcie_h2d_utilization)]
+            .into_iter()
+            .chain(n.attachment_metrics.get("coherent_link_utilization").map(|&u| ("coherent_link_utilization", Some(u))));
+        for (dir, u) in utilizations {
+            let Some(u) = u else { continue };
             if !(u.is_finite() && (0.0..=1.0 + EPS).contains(&u)) {
                 bad.push(format!("nics.{name}.{dir} = {u}: outside [0, 1]"));
             }

@@ -4,7 +4,10 @@
 //! * [`cache`] — one socket's L2s and sliced LLC with DDIO and CAT.
 //! * [`mem`] — DRAM with bandwidth queueing and MBA.
 //! * [`mempool`] — DPDK-style packet buffers with per-core LIFO caches.
-//! * [`engine`] — the event loop: traffic, NIC, PCIe, cores, TX.
+//! * [`engine`] — the event loop: traffic, NIC, cores, TX.
+//! * `attach` — how a NIC reaches the host: PCIe, on-die, a coherent link or a memory channel.
+//! * `memsys` — the memory system as one facade (core and device accesses, page homes, device
+//!   caches and memory zones).
 //! * [`invariants`] — conservation and range checks of a finished run.
 //! * [`result`] — what a run returns.
 //!
@@ -24,6 +27,7 @@
 //! let r = hostio_sim::run_text(text, &[], None).unwrap();
 //! assert!(r.metrics.throughput_gbps > 50.0);
 //! ```
+pub(crate) mod attach;
 pub mod cache;
 pub mod config;
 pub mod engine;
@@ -31,6 +35,7 @@ pub mod hist;
 pub mod invariants;
 pub mod mem;
 pub mod mempool;
+pub(crate) mod memsys;
 pub mod result;
 pub mod rng;
 

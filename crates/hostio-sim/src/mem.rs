@@ -52,12 +52,33 @@ impl Memory {
         ((self.prev * (1.0 - frac) + self.cur) / self.lines_per_window).min(0.95)
     }
 
+    /// The load ρ at `now` (share of the bandwidth used in the last window), without adding any.
+    #[inline]
+    pub fn load(&self, now: u64) -> f64 {
+        let b = now / WINDOW_PS;
+        let (prev, cur) = if b == self.bucket {
+            (self.prev, self.cur)
+        } else if b == self.bucket + 1 {
+            (self.cur, 0.0)
+        } else {
+            (0.0, 0.0)
+        };
+        let frac = (now % WINDOW_PS) as f64 / WINDOW_PS as f64;
+        ((prev * (1.0 - frac) + cur) / self.lines_per_window).min(0.95)
+    }
+
+    /// A read's latency at load ρ, ps.
+    #[inline]
+    pub fn latency_at(&self, rho: f64) -> u64 {
+        (self.base_ps * (1.0 + 0.25 * rho / (1.0 - rho))) as u64
+    }
+
     /// A demand read at `now`; returns its latency in ps.
     #[inline]
     pub fn read(&mut self, now: u64) -> u64 {
         let rho = self.add(now, 1.0);
         self.read_lines += 1;
-        (self.base_ps * (1.0 + 0.25 * rho / (1.0 - rho))) as u64
+        self.latency_at(rho)
     }
 
     /// A posted write of `lines` lines at `now` (uses bandwidth; nobody waits for it).

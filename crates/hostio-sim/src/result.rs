@@ -52,6 +52,11 @@ pub struct AppMetrics {
     pub llc_misses_per_us: f64,
     /// Co-runner: memory accesses issued.
     pub accesses: u64,
+    /// Where a packet's time goes, p50 per component, ns (null without packets): `nic` (NIC
+    /// buffer, TX wire wait and serialisation), `link` (the attachment: link or channel, I/O hub
+    /// or coherence, DMA latency, both directions), `memory` (the core's accesses for it), `core`
+    /// (its cycles), `queueing` (RX ring, burst, doorbell and fetch-window waits).
+    pub latency_breakdown_ns: BTreeMap<String, Option<f64>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -59,10 +64,16 @@ pub struct NicMetrics {
     pub rx_packets: u64,
     pub dropped_packets: u64,
     pub pause_frames: u64,
-    /// Share of the PCIe TLP bandwidth used device→host.
-    pub pcie_d2h_utilization: f64,
-    pub pcie_h2d_utilization: f64,
+    /// `pcie`, `integrated`, `coherent` or `memory-channel`.
+    pub attachment: &'static str,
+    /// Share of the PCIe TLP bandwidth used device→host (null: not a PCIe NIC).
+    pub pcie_d2h_utilization: Option<f64>,
+    pub pcie_h2d_utilization: Option<f64>,
     pub ddio: bool,
+    /// The attachment's own figures: coherent — `coherent_link_utilization`,
+    /// `nic_line_transfers_per_packet`, `host_line_transfers_per_packet`; memory channel —
+    /// `ncache_hit_rate`, `ncache_prefetched_lines`, `host_flushes`, `channel_gbyte_s`.
+    pub attachment_metrics: BTreeMap<String, f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]

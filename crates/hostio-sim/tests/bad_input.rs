@@ -111,6 +111,6 @@ fn invariants_hold_under_overload_pause_and_a_saturated_link() {
     assert!(drops.metrics.dropped_packets > 0);
     run_checked(&BASE, &["traffic.t0.packet_size=64", "nics.nic0.pause_frames=true"]);
     let sat = run_checked(&BASE, &["nics.nic0.pcie.lanes=4"]);
-    let u = sat.metrics.nics["nic0"].pcie_d2h_utilization;
+    let u = sat.metrics.nics["nic0"].pcie_d2h_utilization.unwrap();
     assert!(u > 0.95 && u <= 1.0, "a saturated x4 link: {u}");
 }

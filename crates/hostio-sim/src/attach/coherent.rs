@@ -1,0 +1,250 @@
+//! A cache-coherent NIC (CC-NIC, Schuh et al., ASPLOS'24): the NIC is a caching agent on a
+//! coherent link (UPI, or CXL.cache), so descriptors and buffers move between the host's caches
+//! and the NIC's as 64 B line transfers; nothing is DMA'd and DDIO does not apply.
+//!
+//! # Mechanism
+//! * **Ownership.** A line the NIC writes goes to its own cache, Modified
+//!   ([`MemSys::dev_own`]); host copies are invalidated. If a host cache held it, the write first
+//!   takes ownership: one line transfer. A core that then reads the line takes it from the NIC:
+//!   one line transfer, paid by the core ([`MemSys::core_access`]). So a forwarder's payload
+//!   lines never cross: only the lines a core touches (the header, descriptors) do.
+//! * **Reads.** The NIC reads a host-written line (a TX descriptor, a rewritten header) by
+//!   snooping the host's caches: one transfer; lines it still holds cost nothing; lines in no cache
+//!   come from the home socket's DRAM over the link.
+//! * **Latency.** Transfers that depend on each other cost `T` (the platform's
+//!   `coherent_line_ns`, a line Modified in the far side's L2: 114 ns on Ice Lake, CC-NIC §3)
+//!   each; independent ones overlap `MLP` at a time (the same count as `hostio ringbench`'s
+//!   coherent-link model). CXL.cache adds `CXL_EXTRA_NS` per transfer.
+//! * **Throughput.** The link carries `LINE_WIRE_BYTES` per transferred line at the platform's
+//!   `coherent_link_gbyte_s` (UPI links × their rate), and the NIC's agents overlap `MLP`
+//!   transfers per queue: the NIC is saturated when either is.
+//! * **Signaling.** `inline`: the completion is the descriptor itself, found by polling its line;
+//!   `doorbell`: the consumer first reads a tail index on its own line (one more serial transfer
+//!   each way, the round trip inline signaling removes, CC-NIC §4.1).
+//! * **Layout.** 16 B descriptors: `padded` one per line; `packed` four per line back to back, so
+//!   a producer writing into a line the consumer already read takes it back (the ping-pong of
+//!   CC-NIC §4.4); `grouped` up to four per line, but a producer whose current line was taken by
+//!   the consumer starts a new line (blank slots are skipped), keeping padded's latency.
+//! * **Pool.** `shared`: the NIC allocates RX buffers from the pool the host frees into, so the
+//!   host posts no RX descriptors and the NIC writes no TX completions; `queues`: PCIe style, a
+//!   free queue of 8 B buffer pointers (eight per line) and a TX completion line per eight packets.
+//! * **Homing.** `writer`: each ring is homed at its producer (CC-NIC's choice); `reader`: at its
+//!   consumer, so every transfer of a host-read ring line also triggers a useless speculative read
+//!   of the host's memory (CC-NIC §3), charged to the host socket's DRAM bandwidth.
+use super::{Report, Rings, RxDma, TxDma, Window};
+use crate::config::{CoherentLink, Homing, NicCfg, Platform};
+use crate::memsys::MemSys;
+use hostio_hw::coherent::{Layout, Pool, Signaling};
+
+/// Independent line transfers one agent overlaps (the default of `hostio ringbench`'s
+/// coherent-link model, `hostio_hw::coherent::LinkParams::mlp`).
+const MLP: u64 = 4;
+/// Wire bytes of one 64 B line transfer on the coherent link: the data plus a header/CRC flit
+/// (an estimate for UPI and CXL.cache; both move a line in a few 16–20 B flits).
+const LINE_WIRE_BYTES: f64 = 80.0;
+/// Extra latency of a CXL.cache line transfer over UPI's, ns: two CXL port traversals. An
+/// estimate (CXL adds tens of ns per direction over a native socket link).
+const CXL_EXTRA_NS: f64 = 40.0;
+/// Link bandwidth of one CXL 2.0 x16 port (Gen5), GB/s per direction.
+const CXL_GBYTE_S: f64 = 64.0;
+/// Link backlog the NIC may queue before it stops taking frames from its buffer, ps.
+const LINK_SLACK_PS: u64 = 1_000_000;
+
+pub(crate) struct Coherent {
+    signaling: Signaling,
+    layout: Layout,
+    pool: Pool,
+    homing: Homing,
+    /// One dependent line transfer, ps.
+    t_ps: u64,
+    ps_per_byte: f64,
+    /// When the link drains (both directions share one queue: transfers are request/response).
+    link_free: u64,
+    link_bytes: f64,
+    /// Per queue: the NIC's agents are busy until then (`MLP` transfers overlap).
+    agent_free: Vec<u64>,
+    /// Per queue, grouped layout: (line the NIC is filling, descriptors in it).
+    group: Vec<(u32, u64)>,
+    /// Line transfers the NIC made (ownership or reads of host lines) since the warm-up.
+    nic_lines: u64,
+}
+
+impl Coherent {
+    pub fn new(n: &NicCfg, plat: &Platform, queues: usize) -> Coherent {
+        let c = &n.coherent;
+        let (extra, gbyte_s) = match c.link {
+            CoherentLink::Upi => (0.0, plat.coherent_link_gbyte_s),
+            CoherentLink::Cxl => (CXL_EXTRA_NS, CXL_GBYTE_S),
+        };
+        Coherent {
+            signaling: c.signaling,
+            layout: c.layout,
+            pool: c.pool,
+            homing: c.homing,
+            t_ps: ((plat.coherent_line_ns() + extra) * 1000.0) as u64,
+            ps_per_byte: 1000.0 / gbyte_s,
+            link_free: 0,
+            link_bytes: 0.0,
+            agent_free: vec![0; queues],
+            group: vec![(u32::MAX, 0); queues],
+            nic_lines: 0,
+        }
+    }
+
+    /// The transfer latency the core pays for a line the NIC holds (the memory facade's part).
+    pub fn line_ps(&self) -> u64 {
+        self.t_ps
+    }
+
+    pub fn rings(&self) -> Rings {
+        let per_line = if self.layout == Layout::Padded { 1 } else { 4 };
+        let queues = self.pool == Pool::Queues;
+        Rings {
+            cq_per_line: per_line,
+            rx_desc_per_line: if queues { 8 } else { 0 },
+            tx_desc_per_line: per_line,
+            tx_completion_every: if queues { 8 } else { 0 },
+            index_line: self.signaling == Signaling::Doorbell,
+            flush_handover: false,
+        }
+    }
+
+    #[inline]
+    pub fn accepts(&self, now: u64) -> bool {
+        self.link_free <= now + LINK_SLACK_PS
+    }
+
+    pub fn room_at(&self) -> u64 {
+        self.link_free - LINK_SLACK_PS.min(self.link_free)
+    }
+
+    /// Put `lines` transfers on the link and on queue `q`'s agents from `now`; `serial` of them
+    /// depend on each other. Returns when the last completes.
+    fn transfer(&mut self, q: usize, lines: u64, serial: u64, now: u64, w: Window) -> u64 {
+        if lines == 0 {
+            return now;
+        }
+        if now >= w.warm && now < w.end {
+            self.nic_lines += lines;
+        }
+        let start = self.link_free.max(now);
+        self.link_free = start + (lines as f64 * LINE_WIRE_BYTES * self.ps_per_byte) as u64;
+        self.link_bytes += w.bytes_in(start, self.link_free, self.ps_per_byte);
+        let a = self.agent_free[q].max(now);
+        self.agent_free[q] = a + lines * self.t_ps / MLP;
+        let overlapped = (lines - serial.min(lines)) * self.t_ps / MLP;
+        (a + serial * self.t_ps + overlapped).max(self.link_free)
+    }
+
+    /// The line of the NIC-written RX ring that slot `pos` lands in.
+    fn rx_line(&mut self, m: &MemSys, q: usize, f: &RxDma) -> u32 {
+        let slot = f.pos % f.n;
+        match self.layout {
+            Layout::Padded => f.cq_line + slot as u32,
+            Layout::Packed => f.cq_line + (slot / 4) as u32,
+            Layout::Grouped => {
+                let (line, fill) = self.group[q];
+                if line != u32::MAX && fill < 4 && m.is_held(line) {
+                    self.group[q].1 += 1;
+                    line
+                } else {
+                    // Start a new line (the rest of the old one stays blank).
+                    let next = if line == u32::MAX { f.cq_line } else { f.cq_line + ((line - f.cq_line + 1) % f.n as u32) };
+                    self.group[q] = (next, 1);
+                    next
+                }
+            }
+        }
+    }
+
+    /// Receive into queue `q`'s slot: the NIC allocates (shared pool) or reads a posted pointer,
+    /// writes the payload into its own cache and the descriptor (with its flag, or then the tail
+    /// index). Returns (when the core can see it, the line the core polls for it).
+    pub fn receive(&mut self, m: &mut MemSys, f: &RxDma, w: Window) -> (u64, u32) {
+        let (q, idx_line) = (f.queue, f.idx_line);
+        let mut lines = 0;
+        let mut serial = 0;
+        if self.pool == Pool::Queues && f.pos % 8 == 0 {
+            // The free queue's next line of eight buffer pointers (host-written).
+            lines += m.dev_read(f.desc_line + ((f.pos % f.n) / 8) as u32, f.now) as u64;
+        }
+        for l in 0..f.payload.div_ceil(64) as u32 {
+            lines += m.dev_own(f.data_line + l) as u64;
+        }
+        serial += (lines > 0) as u64;
+        let cq = self.rx_line(m, q, f);
+        let took = m.dev_own(cq);
+        lines += took as u64;
+        serial += took as u64;
+        if self.signaling == Signaling::Doorbell {
+            let took = m.dev_own(idx_line);
+            lines += took as u64;
+            serial += took as u64;
+        }
+        if self.homing == Homing::Reader {
+            if let Some(h) = m.home(cq) {
+                m.sockets[h].mem.device_read(f.now);
+            }
+        }
+        (self.transfer(q, lines, serial, f.now, w), cq)
+    }
+
+    /// Fetch queue `q`'s TX slot: read the tail (doorbell), the descriptor line, then the payload
+    /// lines the host holds (the first depends on the descriptor; the rest overlap).
+    pub fn fetch(&mut self, m: &mut MemSys, f: &TxDma, w: Window) -> u64 {
+        let (q, idx_line) = (f.queue, f.idx_line);
+        let slot = f.pos % f.n;
+        let per_line = if self.layout == Layout::Padded { 1 } else { 4 };
+        let mut serial = 0;
+        let mut lines = 0;
+        if self.signaling == Signaling::Doorbell && f.pos % 32 == 0 {
+            let hit = m.dev_read(idx_line + 1, f.now) as u64;
+            lines += hit;
+            serial += hit;
+        }
+        if slot % per_line == 0 || self.layout == Layout::Packed {
+            let hit = m.dev_read(f.wqe_line + (slot / per_line) as u32, f.now) as u64;
+            lines += hit;
+            serial += hit;
+        }
+        let mut payload_host = 0;
+        let mut from_mem = false;
+        for l in 0..f.payload.div_ceil(64) as u32 {
+            let line = f.data_line + l;
+            if m.is_held(line) {
+                continue;
+            }
+            if m.dev_read(line, f.now) {
+                payload_host += 1;
+            } else {
+                from_mem = true;
+            }
+        }
+        lines += payload_host;
+        serial += (payload_host > 0) as u64;
+        if self.pool == Pool::Queues && f.pos % 8 == 7 {
+            lines += m.dev_own(f.cq_line + ((f.pos / 8) % 64) as u32) as u64;
+        }
+        let mut done = self.transfer(q, lines, serial, f.now, w);
+        if from_mem {
+            let home = m.home(f.data_line).unwrap_or(0);
+            let mem = &m.sockets[home].mem;
+            done = done.max(f.now + mem.latency_at(mem.load(f.now)) + self.t_ps);
+        }
+        done
+    }
+
+    pub fn reset(&mut self) {
+        self.nic_lines = 0;
+    }
+
+    pub fn report(&self, m: &MemSys, dur_s: f64, rx_packets: u64) -> Report {
+        let mut r = Report::default();
+        let gbps = |b: f64| b * 8.0 / dur_s / 1e9;
+        r.extra.insert("coherent_link_utilization".into(), gbps(self.link_bytes) / (8000.0 / self.ps_per_byte));
+        let pkts = rx_packets.max(1) as f64;
+        r.extra.insert("nic_line_transfers_per_packet".into(), self.nic_lines as f64 / pkts);
+        r.extra.insert("host_line_transfers_per_packet".into(), m.c.to_host_lines as f64 / pkts);
+        r
+    }
+}

@@ -1,0 +1,37 @@
+//! A NIC on the processor die (the NetDIMM paper's "iNIC"): its DMA engine sits on the mesh next
+//! to the LLC slices, so there is no PCIe link to serialise on and no root complex or IOMMU walk
+//! to cross. DDIO rules still apply: writes are ItoMs into the I/O ways (or DRAM with DDIO off),
+//! reads are PCIeRdCur-like lookups (hit in the LLC or an L2, else DRAM without allocating).
+//!
+//! Latency: a write is visible one LLC access after the NIC issues it (a mesh transit plus the
+//! slice's write; the completion is ordered behind the payload); a read returns after one LLC
+//! access when every line hit, else after the loaded DRAM latency of the buffer's home. The
+//! mesh's bandwidth (hundreds of GB/s) is not a limit at 100–400 Gb/s, so it is not modelled.
+use super::{Dev, RxDma, TxDma};
+use crate::config::Platform;
+use crate::memsys::MemSys;
+
+pub(crate) struct Integrated {
+    llc_ps: u64,
+}
+
+impl Integrated {
+    pub fn new(plat: &Platform) -> Integrated {
+        Integrated { llc_ps: (plat.llc_latency_ns * 1000.0) as u64 }
+    }
+
+    pub fn receive(&mut self, m: &mut MemSys, d: Dev, f: &RxDma) -> u64 {
+        let (local, _) = super::hub_receive(m, d, f);
+        let cross = if local { 0 } else { 2 * m.t.upi_ps };
+        f.now + self.llc_ps + cross
+    }
+
+    pub fn fetch(&mut self, m: &mut MemSys, d: Dev, f: &TxDma) -> u64 {
+        let (local, all_hit) = super::hub_fetch(m, d, f);
+        let cross = if local { 0 } else { 2 * m.t.upi_ps };
+        let home = m.home(f.data_line).expect("on-die DMA targets socket memory");
+        let mem = &m.sockets[home].mem;
+        let read = if all_hit { self.llc_ps } else { self.llc_ps + mem.latency_at(mem.load(f.now)) };
+        f.now + read + cross
+    }
+}

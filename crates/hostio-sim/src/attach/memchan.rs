@@ -1,0 +1,222 @@
+//! A NIC on a DDR memory channel (NetDIMM, Alian & Kim, MICRO'19): the NIC sits in a DIMM's
+//! buffer device; its DRAM is part of the host's physical address space (a NUMA-like zone on one
+//! channel) and holds the packet buffers and rings of the apps using it.
+//!
+//! # Mechanism
+//! * **Receive.** The NIC writes a frame straight into its own DRAM — nothing crosses the
+//!   channel — and puts the frame's first line (the header) and the completion line in its
+//!   **nCache** ([`Zone`]). Stale host copies are dropped ([`MemSys::zone_write`]).
+//! * **Host reads** of zone lines that miss the host caches cross the channel: an nCache hit
+//!   saves the DRAM array access (tRCD + tCL of DDR4-2400, `NCACHE_SAVING_NS`) and drops the line
+//!   (read-once); a miss reads the DRAM and the **nPrefetcher** fetches the next
+//!   `prefetch_lines` lines into the nCache (header lines hit the nCache, so header-only packets
+//!   prefetch nothing).
+//! * **Handover.** The NIC cannot snoop the host's caches, so the host writes back and drops
+//!   (CLFLUSHOPT) every line it hands over: the descriptors it posts, the TX descriptors and the
+//!   packet lines it wrote (the rewritten header). Each costs an LLC access plus a channel write,
+//!   overlapped across a burst ([`Rings::flush_handover`]).
+//! * **Transmit.** The NIC reads the descriptor and the packet from its own DRAM: one DRAM access
+//!   at the zone's load, then the wire; nothing crosses the channel.
+//! * **The channel is shared.** The host interleaves its memory over all channels, so the NetDIMM
+//!   channel carries the host socket's average load ρ as well as its own: a zone access costs the
+//!   DRAM latency at the sum of the two (the same load curve as [`crate::mem`]), so an MLC-like
+//!   co-runner slows the NIC's host accesses and the NIC's traffic slows nothing else of the host.
+use super::{Report, Rings, RxDma, TxDma, CX5_RINGS};
+use crate::config::{NicCfg, Platform};
+use crate::mem::Memory;
+use crate::memsys::MemSys;
+use crate::rng::Rng;
+
+/// The rings are the ConnectX-5-like ones, and the host flushes what it hands over.
+pub(crate) const RINGS: Rings = Rings { flush_handover: true, ..CX5_RINGS };
+/// Time an nCache hit saves over a DRAM read: tRCD + tCL of DDR4-2400 CL17 (14.16 ns each, JEDEC
+/// JESD79-4 speed bin), the array access the SRAM avoids.
+const NCACHE_SAVING_NS: f64 = 28.3;
+/// nCache associativity (the NetDIMM paper's nCache is set-associative with random replacement;
+/// the way count is not given).
+const NCACHE_WAYS: usize = 8;
+/// Write recovery of the NIC's DRAM, ns (tWR of DDR4, JEDEC): a frame written by the NIC is
+/// readable this long after its last line.
+const DRAM_WRITE_NS: f64 = 15.0;
+
+/// The NIC's DRAM and nCache: one memory zone.
+pub(crate) struct Zone {
+    dram: Memory,
+    saving_ps: u64,
+    /// nCache tags (`line + 1`, 0 = empty), `NCACHE_WAYS` per set.
+    tags: Vec<u32>,
+    sets: usize,
+    prefetch: u32,
+    rng: Rng,
+    pub ncache_hits: u64,
+    pub ncache_misses: u64,
+    pub prefetched: u64,
+}
+
+impl Zone {
+    pub fn new(n: &NicCfg, plat: &Platform, seed: u64) -> Zone {
+        let d = &n.netdimm;
+        let lines = (d.ncache_kib as usize * 1024 / 64).max(NCACHE_WAYS);
+        Zone {
+            dram: Memory::new(plat.dram_latency_ns, d.channel.gbyte_s()),
+            saving_ps: (NCACHE_SAVING_NS * 1000.0) as u64,
+            tags: vec![0; lines / NCACHE_WAYS * NCACHE_WAYS],
+            sets: lines / NCACHE_WAYS,
+            prefetch: d.prefetch_lines,
+            rng: Rng::new(seed),
+            ncache_hits: 0,
+            ncache_misses: 0,
+            prefetched: 0,
+        }
+    }
+
+    fn set(&self, line: u32) -> std::ops::Range<usize> {
+        let s = (crate::rng::mix64(line as u64) % self.sets as u64) as usize * NCACHE_WAYS;
+        s..s + NCACHE_WAYS
+    }
+
+    fn insert(&mut self, line: u32) {
+        let r = self.set(line);
+        if self.tags[r.clone()].contains(&(line + 1)) {
+            return;
+        }
+        let way = match self.tags[r.clone()].iter().position(|&t| t == 0) {
+            Some(w) => w,
+            None => self.rng.below(NCACHE_WAYS as u64) as usize,
+        };
+        self.tags[r.start + way] = line + 1;
+    }
+
+    /// Take `line` out of the nCache if it is there.
+    fn take(&mut self, line: u32) -> bool {
+        let r = self.set(line);
+        match self.tags[r.clone()].iter().position(|&t| t == line + 1) {
+            Some(w) => {
+                self.tags[r.start + w] = 0;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn latency(&self, now: u64, host_rho: f64) -> u64 {
+        self.dram.latency_at((self.dram.load(now) + host_rho).min(0.95))
+    }
+
+    /// A host read that missed the host's caches; returns its latency beyond the LLC, ps.
+    pub fn host_read(&mut self, line: u32, now: u64, host_rho: f64) -> u64 {
+        let lat = self.latency(now, host_rho);
+        self.dram.device_read(now);
+        if self.take(line) {
+            self.ncache_hits += 1;
+            return lat - self.saving_ps.min(lat);
+        }
+        self.ncache_misses += 1;
+        for k in 1..=self.prefetch {
+            self.dram.device_read(now);
+            self.insert(line + k);
+            self.prefetched += 1;
+        }
+        lat
+    }
+
+    /// The host writes a line back into the zone (a flush).
+    pub fn host_write(&mut self, now: u64) {
+        self.dram.write(now, 1);
+    }
+
+    /// The NIC writes a line of its DRAM; a header or completion line also goes to the nCache.
+    pub fn device_write(&mut self, line: u32, header: bool, now: u64) {
+        self.dram.write(now, 1);
+        if header {
+            self.insert(line);
+        } else {
+            self.take(line);
+        }
+    }
+
+    /// The NIC reads a line of its DRAM.
+    pub fn device_access(&mut self, now: u64) {
+        self.dram.device_read(now);
+    }
+
+    pub fn reset(&mut self) {
+        self.dram.reset_counters();
+        self.ncache_hits = 0;
+        self.ncache_misses = 0;
+        self.prefetched = 0;
+    }
+}
+
+pub(crate) struct MemChannel {
+    /// The memory zone of this NIC in [`MemSys::zones`].
+    pub zone: usize,
+    write_ps: u64,
+    flushes: u64,
+}
+
+impl MemChannel {
+    pub fn new(zone: usize) -> MemChannel {
+        MemChannel { zone, write_ps: (DRAM_WRITE_NS * 1000.0) as u64, flushes: 0 }
+    }
+
+    /// The NIC reads the posted descriptor line (once per four), writes the frame and, once per
+    /// block, the compressed completion into its DRAM. Returns (visible at, completion line).
+    pub fn receive(&mut self, m: &mut MemSys, f: &RxDma) -> (u64, u32) {
+        let slot = f.pos % f.n;
+        let z = self.zone;
+        if f.pos % RINGS.rx_desc_per_line == 0 {
+            m.zones[z].device_access(f.now);
+        }
+        for l in 0..f.payload.div_ceil(64) as u32 {
+            m.zone_write(f.data_line + l, l == 0, f.now);
+        }
+        // The completion line is rewritten for every packet, so the nCache holds it when polled.
+        let cq = f.cq_line + (slot / RINGS.cq_per_line) as u32;
+        m.zone_write(cq, true, f.now);
+        (f.now + self.write_ps, cq)
+    }
+
+    /// The NIC reads the descriptor and the packet from its own DRAM.
+    pub fn fetch(&mut self, m: &mut MemSys, f: &TxDma) -> u64 {
+        let z = self.zone;
+        let lat = m.zones[z].latency(f.now, 0.0);
+        for _ in 0..=f.payload.div_ceil(64) {
+            m.zones[z].device_access(f.now);
+        }
+        if f.pos % RINGS.tx_completion_every == RINGS.tx_completion_every - 1 {
+            m.zone_write(f.cq_line + ((f.pos / RINGS.tx_completion_every) % 64) as u32, false, f.now);
+        }
+        f.now + lat
+    }
+
+    /// A host flush of a handed-over line was made.
+    pub fn count_flush(&mut self) {
+        self.flushes += 1;
+    }
+
+    pub fn reset(&mut self, m: &mut MemSys) {
+        m.zones[self.zone].reset();
+        self.flushes = 0;
+    }
+
+    pub fn report(&self, m: &MemSys, dur_s: f64) -> Report {
+        let z = &m.zones[self.zone];
+        let mut r = Report::default();
+        let looked = z.ncache_hits + z.ncache_misses;
+        if looked > 0 {
+            r.extra.insert("ncache_hit_rate".into(), z.ncache_hits as f64 / looked as f64);
+        }
+        r.extra.insert("ncache_prefetched_lines".into(), z.prefetched as f64);
+        r.extra.insert("host_flushes".into(), self.flushes as f64);
+        let gb = (z.dram_lines() as f64 * 64.0) / dur_s / 1e9;
+        r.extra.insert("channel_gbyte_s".into(), gb);
+        r
+    }
+}
+
+impl Zone {
+    fn dram_lines(&self) -> u64 {
+        self.dram.read_lines + self.dram.write_lines
+    }
+}

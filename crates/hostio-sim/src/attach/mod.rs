@@ -1,0 +1,257 @@
+//! How a NIC is attached to the host. Every attachment is one module behind one interface,
+//! [`Attachment`]; the NIC's rings, buffer, PAUSE and TX ordering ([`crate::engine`]) and the
+//! memory system ([`crate::memsys`]) are shared.
+//!
+//! An attachment decides:
+//! * **receive DMA** ([`Attachment::receive`]): how a frame and its completion reach host-visible
+//!   memory, what that costs on the link, and when the core can see the completion;
+//! * **transmit DMA** ([`Attachment::fetch`]): how the NIC reads a posted descriptor and its
+//!   packet, and when the last byte is at the NIC;
+//! * **signaling and ring shape** ([`Rings`]): which lines hold descriptors and completions, and
+//!   whether the host must flush lines it hands over;
+//! * **link accounting**: its own resource (a PCIe direction, a coherent link, a DDR channel) and
+//!   its own metrics ([`Attachment::report`]);
+//! * **where device data is allocated** ([`Attachment::buffer_home`]).
+//!
+//! The attachments: [`pcie`] (a discrete NIC behind a root port, the default), [`integrated`] (the
+//! NIC on the die, on the mesh), [`coherent`] (CC-NIC: the NIC as a caching agent over UPI or
+//! CXL) and [`memchan`] (NetDIMM: the NIC in a DIMM's buffer device on a DDR channel).
+pub(crate) mod coherent;
+pub(crate) mod integrated;
+pub(crate) mod memchan;
+pub(crate) mod pcie;
+
+use crate::config::{Attach, NicCfg, Platform};
+use crate::memsys::MemSys;
+use std::collections::BTreeMap;
+
+/// The measured interval, ps.
+#[derive(Clone, Copy)]
+pub(crate) struct Window {
+    pub warm: u64,
+    pub end: u64,
+}
+
+impl Window {
+    /// Bytes of a transfer that occupies a link over [start, end) ps, counted for the part inside
+    /// the window: bytes cross the link while it is busy, not when the transfer is issued, so a
+    /// link's measured utilisation cannot exceed 1.
+    pub fn bytes_in(&self, start: u64, end: u64, ps_per_byte: f64) -> f64 {
+        let busy = end.min(self.end).saturating_sub(start.max(self.warm));
+        busy as f64 / ps_per_byte
+    }
+}
+
+/// The NIC's view of itself that every attachment needs.
+#[derive(Clone, Copy)]
+pub(crate) struct Dev {
+    /// Socket of the I/O hub (or coherent link, or memory controller) the NIC is attached to.
+    pub socket: usize,
+    /// DDIO allocates this port's writes in the LLC.
+    pub ddio: bool,
+}
+
+/// One frame the NIC moves into posted RX slot `pos` (ring of `n`).
+pub(crate) struct RxDma {
+    pub queue: usize,
+    /// The queue's index lines (RX tail, then TX tail) for doorbell signaling in memory.
+    pub idx_line: u32,
+    pub pos: u64,
+    pub n: u64,
+    /// First line of the RX descriptor ring and of the completion ring.
+    pub desc_line: u32,
+    pub cq_line: u32,
+    pub data_line: u32,
+    /// Bytes the NIC writes (the frame without its FCS).
+    pub payload: u64,
+    pub now: u64,
+}
+
+/// One posted TX packet the NIC fetches from slot `pos`.
+pub(crate) struct TxDma {
+    pub queue: usize,
+    pub idx_line: u32,
+    pub pos: u64,
+    pub n: u64,
+    pub wqe_line: u32,
+    pub cq_line: u32,
+    pub data_line: u32,
+    pub payload: u64,
+    pub now: u64,
+}
+
+/// Where descriptors and completions sit and how the two sides signal.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rings {
+    /// RX completions per 64 B line (the core reads them to find received packets).
+    pub cq_per_line: u64,
+    /// RX descriptors per line (the core writes them to post buffers); 0 = the core posts none
+    /// (the NIC allocates from a shared pool).
+    pub rx_desc_per_line: u64,
+    /// TX descriptors per line.
+    pub tx_desc_per_line: u64,
+    /// The NIC writes one TX completion per this many packets; 0 = none.
+    pub tx_completion_every: u64,
+    /// The consumer reads an index line (head/tail in memory) before the entries, per burst.
+    pub index_line: bool,
+    /// The host writes back and drops lines it hands to the NIC (a NIC that cannot snoop).
+    pub flush_handover: bool,
+}
+
+/// The ConnectX-5-like rings: 16 B RX descriptors (four per line), compressed RX completions (one
+/// 64 B block of mini-CQEs per this many packets), a 64 B TX descriptor per packet and one TX
+/// completion per `TX_COMPLETION_EVERY` packets.
+pub(crate) const CX5_RINGS: Rings = Rings {
+    cq_per_line: pcie::CQE_COMPRESSION,
+    rx_desc_per_line: 4,
+    tx_desc_per_line: 1,
+    tx_completion_every: pcie::TX_COMPLETION_EVERY,
+    index_line: false,
+    flush_handover: false,
+};
+
+/// What an attachment reports beyond the common NIC metrics.
+#[derive(Default)]
+pub(crate) struct Report {
+    /// PCIe only: (d2h, h2d) link utilisation.
+    pub pcie: Option<(f64, f64)>,
+    /// Attachment-specific figures, named with their unit.
+    pub extra: BTreeMap<String, f64>,
+}
+
+pub(crate) enum Attachment {
+    Pcie(pcie::Pcie),
+    Integrated(integrated::Integrated),
+    Coherent(coherent::Coherent),
+    MemoryChannel(memchan::MemChannel),
+}
+
+impl Attachment {
+    /// The attachment of NIC `n` with `queues` queues; a memory-channel NIC's DRAM is memory
+    /// zone `zone` of [`MemSys`].
+    pub fn new(n: &NicCfg, plat: &Platform, queues: usize, zone: usize) -> Attachment {
+        match n.attachment {
+            Attach::Pcie => Attachment::Pcie(pcie::Pcie::new(n)),
+            Attach::Integrated => Attachment::Integrated(integrated::Integrated::new(plat)),
+            Attach::Coherent => Attachment::Coherent(coherent::Coherent::new(n, plat, queues)),
+            Attach::MemoryChannel => Attachment::MemoryChannel(memchan::MemChannel::new(zone)),
+        }
+    }
+
+    pub fn rings(&self) -> Rings {
+        match self {
+            Attachment::Pcie(_) | Attachment::Integrated(_) => CX5_RINGS,
+            Attachment::Coherent(a) => a.rings(),
+            Attachment::MemoryChannel(_) => memchan::RINGS,
+        }
+    }
+
+    /// Can the DMA engine take another frame out of the NIC buffer at `now`?
+    #[inline]
+    pub fn accepts(&self, now: u64) -> bool {
+        match self {
+            Attachment::Pcie(a) => a.accepts(now),
+            Attachment::Coherent(a) => a.accepts(now),
+            Attachment::Integrated(_) | Attachment::MemoryChannel(_) => true,
+        }
+    }
+
+    /// When [`Attachment::accepts`] turns true again (only asked after it returned false).
+    pub fn room_at(&self) -> u64 {
+        match self {
+            Attachment::Pcie(a) => a.room_at(),
+            Attachment::Coherent(a) => a.room_at(),
+            Attachment::Integrated(_) | Attachment::MemoryChannel(_) => 0,
+        }
+    }
+
+    /// Move one frame into host-visible memory; returns (when the core can see its completion,
+    /// the line the core reads to find it).
+    pub fn receive(&mut self, m: &mut MemSys, d: Dev, f: &RxDma, w: Window) -> (u64, u32) {
+        let cx5_cq = f.cq_line + ((f.pos % f.n) / CX5_RINGS.cq_per_line) as u32;
+        match self {
+            Attachment::Pcie(a) => (a.receive(m, d, f, w), cx5_cq),
+            Attachment::Integrated(a) => (a.receive(m, d, f), cx5_cq),
+            Attachment::Coherent(a) => a.receive(m, f, w),
+            Attachment::MemoryChannel(a) => a.receive(m, f),
+        }
+    }
+
+    /// Read one posted TX descriptor and its packet; returns when the last byte is at the NIC.
+    pub fn fetch(&mut self, m: &mut MemSys, d: Dev, f: &TxDma, w: Window) -> u64 {
+        match self {
+            Attachment::Pcie(a) => a.fetch(m, d, f, w),
+            Attachment::Integrated(a) => a.fetch(m, d, f),
+            Attachment::Coherent(a) => a.fetch(m, f, w),
+            Attachment::MemoryChannel(a) => a.fetch(m, f),
+        }
+    }
+
+    /// The host flushed a line it handed over.
+    pub fn count_flush(&mut self) {
+        if let Attachment::MemoryChannel(a) = self {
+            a.count_flush();
+        }
+    }
+
+    /// Forget counts taken before the warm-up ends (link bytes are already windowed).
+    pub fn reset(&mut self, m: &mut MemSys) {
+        match self {
+            Attachment::Pcie(_) | Attachment::Integrated(_) => {}
+            Attachment::Coherent(a) => a.reset(),
+            Attachment::MemoryChannel(a) => a.reset(m),
+        }
+    }
+
+    pub fn report(&self, m: &MemSys, dur_s: f64, rx_packets: u64) -> Report {
+        match self {
+            Attachment::Pcie(a) => a.report(dur_s),
+            Attachment::Integrated(_) => Report::default(),
+            Attachment::Coherent(a) => a.report(m, dur_s, rx_packets),
+            Attachment::MemoryChannel(a) => a.report(m, dur_s),
+        }
+    }
+}
+
+/// The I/O hub's side of receiving one frame into the ConnectX-5-like rings: the descriptor line
+/// is read (PCIeRdCur) once per four descriptors, each payload line is an ItoM (allocating under
+/// DDIO when the buffer is homed on the NIC's socket), and a compressed completion block is
+/// written once per `CQE_COMPRESSION` packets. Returns (buffer homed on the NIC's socket, the
+/// write allocated in the LLC).
+pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
+    let slot = f.pos % f.n;
+    if f.pos % CX5_RINGS.rx_desc_per_line == 0 {
+        m.dev_read(f.desc_line + (slot / CX5_RINGS.rx_desc_per_line) as u32, f.now);
+    }
+    let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
+    let allocating = d.ddio && home == d.socket;
+    let lines = f.payload.div_ceil(64) as u32;
+    // Start loading the frame's LLC set records together, so their host cache misses overlap.
+    for l in 0..lines {
+        m.sockets[home].hier.prefetch(f.data_line + l);
+    }
+    for l in 0..lines {
+        m.dev_write(d.socket, d.ddio, f.data_line + l, f.now);
+    }
+    if f.pos % CX5_RINGS.cq_per_line == CX5_RINGS.cq_per_line - 1 {
+        m.dev_write(d.socket, d.ddio, f.cq_line + (slot / CX5_RINGS.cq_per_line) as u32, f.now);
+    }
+    (home == d.socket, allocating)
+}
+
+/// The I/O hub's side of fetching one TX packet: the 64 B descriptor and every payload line are
+/// read (PCIeRdCur, looked up now), and a completion is written once per
+/// `tx_completion_every` packets. Returns (buffer homed on the NIC's socket, every line hit).
+pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, bool) {
+    let slot = f.pos % f.n;
+    let mut all_hit = m.dev_read(f.wqe_line + slot as u32, f.now);
+    for l in 0..f.payload.div_ceil(64) as u32 {
+        all_hit &= m.dev_read(f.data_line + l, f.now);
+    }
+    let every = CX5_RINGS.tx_completion_every;
+    if f.pos % every == every - 1 {
+        m.dev_write(d.socket, d.ddio, f.cq_line + ((f.pos / every) % 64) as u32, f.now);
+    }
+    let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
+    (home == d.socket, all_hit)
+}

@@ -1,0 +1,204 @@
+//! A discrete NIC behind a PCIe root port (the default attachment).
+//!
+//! Each direction of the link is a bounded resource at its TLP bandwidth (pcie-bench's model,
+//! [`hostio_pcie::PcieLink`]): a transfer occupies it for its wire bytes (payload plus TLP
+//! headers, descriptor fetches, completions and doorbells, amortised per packet by the NIC's
+//! `design`), and a DMA's latency beyond serialisation comes from hostio's PCIe latency model on
+//! the same link (root complex, I/O hub, LLC or DRAM). Device writes are ItoMs through the I/O
+//! hub of the NIC's socket (DDIO rules, [`crate::memsys::MemSys::dev_write`]); device reads are
+//! PCIeRdCur, looked up when the NIC reads.
+//!
+//! ConnectX-5 costs (`design = "cx5"`, the default), with their sources:
+//! * RX completions compressed, `CQE_COMPRESSION` mini-CQEs per 64 B block (Linux
+//!   `MLX5_MINI_CQE_ARRAY_SIZE`; the DPDK mlx5 PMD enables it by default, `rxq_cqe_comp_en`);
+//! * one TX completion per `TX_COMPLETION_EVERY` packets (DPDK mlx5 PMD `MLX5_TX_COMP_THRESH`);
+//! * RX descriptors read a 64 B line (four 16 B descriptors) at a time; the TX descriptors of a
+//!   burst read with one request after the doorbell; one 4 B doorbell per burst.
+use super::{Dev, Report, RxDma, TxDma, Window};
+use crate::config::{NicCfg, NicDesign};
+use crate::memsys::MemSys;
+
+/// Mini-CQEs per 64 B compressed completion block of a ConnectX-4/5 RX queue under load.
+pub(crate) const CQE_COMPRESSION: u64 = 8;
+/// A TX completion is requested every this many packets.
+pub(crate) const TX_COMPLETION_EVERY: u64 = 32;
+pub(crate) const CQE_BYTES: u64 = 64;
+pub(crate) const TX_WQE_BYTES: u64 = 64;
+pub(crate) const RX_DESC_BYTES: u64 = 16;
+/// A doorbell: a 4 B MMIO write.
+const DOORBELL_BYTES: u64 = 4;
+/// Packets per doorbell / descriptor read burst.
+const BURST: u64 = 32;
+/// Link backlog the NIC's DMA engine may queue ahead of the wire before it stops taking frames
+/// out of its buffer, ps (1 µs ≈ 14 KB at Gen3 x16, a few maximum-size write bursts). A modelling
+/// choice, not a published figure: it only moves where a frame waits (NIC buffer or link queue)
+/// when the link is the bottleneck.
+const LINK_SLACK_PS: u64 = 1_000_000;
+
+pub(crate) struct Pcie {
+    design: NicDesign,
+    link: hostio_pcie::PcieLink,
+    lat: hostio_pcie::PcieLatencyParams,
+    ps_per_byte: f64,
+    /// When each direction's queue drains.
+    d2h_free: u64,
+    h2d_free: u64,
+    /// Wire bytes inside the measured window.
+    d2h_bytes: f64,
+    h2d_bytes: f64,
+    /// Memo by payload size: (d2h, h2d) wire bytes of receiving / transmitting one packet.
+    rx_bytes: Vec<Option<(f64, f64)>>,
+    tx_bytes: Vec<Option<(f64, f64)>>,
+    /// Memo by (payload, location, write): DMA latency without serialisation, ps (`u64::MAX` =
+    /// not yet computed).
+    dma_ps: Vec<u64>,
+}
+
+impl Pcie {
+    pub fn new(n: &NicCfg) -> Pcie {
+        Pcie {
+            design: n.design,
+            link: n.pcie.clone(),
+            lat: hostio_pcie::PcieLatencyParams::with_link(n.pcie.clone()),
+            ps_per_byte: n.pcie.ps_per_wire_byte(),
+            d2h_free: 0,
+            h2d_free: 0,
+            d2h_bytes: 0.0,
+            h2d_bytes: 0.0,
+            rx_bytes: Vec::new(),
+            tx_bytes: Vec::new(),
+            dma_ps: Vec::new(),
+        }
+    }
+
+    #[inline]
+    pub fn accepts(&self, now: u64) -> bool {
+        self.d2h_free <= now + LINK_SLACK_PS
+    }
+
+    pub fn room_at(&self) -> u64 {
+        self.d2h_free - LINK_SLACK_PS.min(self.d2h_free)
+    }
+
+    /// Occupy both directions with one transfer's wire bytes; returns when each drains.
+    fn occupy(&mut self, d2h: f64, h2d: f64, now: u64, w: Window) -> (u64, u64) {
+        let start = self.d2h_free.max(now);
+        self.d2h_free = start + (d2h * self.ps_per_byte) as u64;
+        let h_start = self.h2d_free.max(now);
+        self.h2d_free = h_start + (h2d * self.ps_per_byte) as u64;
+        self.d2h_bytes += w.bytes_in(start, self.d2h_free, self.ps_per_byte);
+        self.h2d_bytes += w.bytes_in(h_start, self.h2d_free, self.ps_per_byte);
+        (self.d2h_free, self.h2d_free)
+    }
+
+    pub fn receive(&mut self, m: &mut MemSys, d: Dev, f: &RxDma, w: Window) -> u64 {
+        let (local, allocating) = super::hub_receive(m, d, f);
+        let (d2h, h2d) = self.link_bytes(f.payload, true);
+        let wr_ps = self.dma_latency_ps(f.payload, location(local, allocating), true);
+        let (d2h_done, _) = self.occupy(d2h, h2d, f.now, w);
+        d2h_done + wr_ps
+    }
+
+    pub fn fetch(&mut self, m: &mut MemSys, d: Dev, f: &TxDma, w: Window) -> u64 {
+        let (local, all_hit) = super::hub_fetch(m, d, f);
+        let (d2h, h2d) = self.link_bytes(f.payload, false);
+        let rd_ps = self.dma_latency_ps(f.payload, location(local, all_hit), false);
+        let (_, h2d_done) = self.occupy(d2h, h2d, f.now, w);
+        h2d_done + rd_ps
+    }
+
+    /// PCIe wire bytes (d2h, h2d) of receiving (`rx`) or transmitting one packet of `payload`
+    /// bytes, amortised per packet, by the NIC's design.
+    fn link_bytes(&mut self, payload: u64, rx: bool) -> (f64, f64) {
+        let memo = if rx { &self.rx_bytes } else { &self.tx_bytes };
+        if let Some(&Some(v)) = memo.get(payload as usize) {
+            return v;
+        }
+        use NicDesign as D;
+        let l = &self.link;
+        let v = match self.design {
+            D::Cx5 => {
+                let bell = (DOORBELL_BYTES + l.mwr_hdr_bytes()) as f64 / BURST as f64;
+                if rx {
+                    // Payload + a compressed completion (one 64 B block carries
+                    // CQE_COMPRESSION mini-CQEs); a 64 B line of four RX descriptors is read per
+                    // four packets.
+                    let (dreq, dcpl) = l.dma_read_wire_bytes(64);
+                    let cqe = l.dma_write_wire_bytes(CQE_BYTES) as f64 / CQE_COMPRESSION as f64;
+                    let d2h = l.dma_write_wire_bytes(payload) as f64 + cqe + dreq as f64 / 4.0;
+                    (d2h, dcpl as f64 / 4.0)
+                } else {
+                    // The burst's descriptors are fetched with one read after the doorbell; the
+                    // payload with ceil(payload / MRRS) reads; one completion per
+                    // TX_COMPLETION_EVERY packets.
+                    let (req, cpl) = l.dma_read_wire_bytes(payload);
+                    let (wreq, wcpl) = l.dma_read_wire_bytes(TX_WQE_BYTES * BURST);
+                    let d2h = (req as f64) + wreq as f64 / BURST as f64
+                        + l.dma_write_wire_bytes(CQE_BYTES) as f64 / TX_COMPLETION_EVERY as f64;
+                    (d2h, cpl as f64 + wcpl as f64 / BURST as f64 + bell)
+                }
+            }
+            D::Simple | D::Kernel | D::Dpdk => {
+                let d = match self.design {
+                    D::Simple => hostio_pcie::NicDesign::Simple,
+                    D::Kernel => hostio_pcie::NicDesign::Kernel,
+                    _ => hostio_pcie::NicDesign::Dpdk,
+                };
+                let txns = if rx { d.rx_packet_txns(l, payload, false) } else { d.tx_packet_txns(l, payload, false) };
+                txns.iter().fold((0.0, 0.0), |(a, b), t| match t.dir {
+                    hostio_pcie::Dir::D2h => (a + t.wire_bytes, b),
+                    hostio_pcie::Dir::H2d => (a, b + t.wire_bytes),
+                })
+            }
+        };
+        let memo = if rx { &mut self.rx_bytes } else { &mut self.tx_bytes };
+        if memo.len() <= payload as usize {
+            memo.resize(payload as usize + 1, None);
+        }
+        memo[payload as usize] = Some(v);
+        v
+    }
+
+    /// DMA latency without the serialisation part (the link queue accounts for that).
+    fn dma_latency_ps(&mut self, payload: u64, loc: hostio_pcie::MemLocation, write: bool) -> u64 {
+        use hostio_pcie::MemLocation as L;
+        let l = match loc {
+            L::Llc => 0,
+            L::Dram => 1,
+            L::RemoteLlc => 2,
+            L::RemoteDram => 3,
+        };
+        let key = (payload as usize * 4 + l) * 2 + write as usize;
+        if self.dma_ps.len() <= key {
+            self.dma_ps.resize(key + 8, u64::MAX);
+        }
+        if self.dma_ps[key] != u64::MAX {
+            return self.dma_ps[key];
+        }
+        let parts = if write {
+            self.lat.dma_write_parts(payload, loc, hostio_pcie::Engine::Dma, false)
+        } else {
+            self.lat.dma_read_parts(payload, loc, hostio_pcie::Engine::Dma, false)
+        };
+        let v = ((parts.total_ns - parts.serialisation_ns).max(0.0) * 1000.0) as u64;
+        self.dma_ps[key] = v;
+        v
+    }
+
+    pub fn report(&self, dur_s: f64) -> Report {
+        let link_gbps = 8000.0 / self.ps_per_byte;
+        let gbps = |b: f64| b * 8.0 / dur_s / 1e9;
+        Report { pcie: Some((gbps(self.d2h_bytes) / link_gbps, gbps(self.h2d_bytes) / link_gbps)), ..Report::default() }
+    }
+}
+
+/// Host-side location of a DMA for the latency model.
+fn location(local: bool, cached: bool) -> hostio_pcie::MemLocation {
+    use hostio_pcie::MemLocation as L;
+    match (local, cached) {
+        (true, true) => L::Llc,
+        (true, false) => L::Dram,
+        (false, true) => L::RemoteLlc,
+        (false, false) => L::RemoteDram,
+    }
+}

@@ -1,0 +1,374 @@
+//! Cores: run-to-completion poll-mode forwarders and cache-hungry co-runners.
+//!
+//! A forwarder core takes bursts of up to 32 ready completions: it reads each completion line
+//! (where the attachment put it; after an index line when signaling is a doorbell in memory),
+//! replaces the buffer with one from its mempool cache (LIFO) and posts it, then processes the
+//! packets one per event: mbuf metadata, the header line, the app's own work and cycles, the
+//! header write (MAC swap). At the end of the burst it transmits: it frees completed TX buffers
+//! (at every burst, as the mlx5 PMD does, or — `tx_release = "threshold"` — only once fewer
+//! than 32 TX slots are free), writes a TX descriptor per packet and rings the doorbell; a host
+//! whose NIC cannot snoop its caches (memory channel) also flushes the lines it hands over.
+//! Every access costs its level's latency through the memory facade ([`crate::memsys`]); MBA
+//! spaces every request that leaves the L2. So leaky DMA slows the core and queues grow.
+use super::{Engine, Ev, Mbuf, BURST, PS_PER_US};
+use crate::config::AppKind;
+use crate::hist::Histogram;
+use crate::mem::Mba;
+use crate::memsys::Served;
+use crate::rng::mix64;
+
+const TX_FREE_THRESH: u64 = 32;
+/// Fixed cost of one `rte_eth_rx_burst` / `rte_eth_tx_burst` call (loop, ring indices, doorbell
+/// write), cycles: estimates; over a burst of 32 they add < 2 cycles per packet, so results do not
+/// depend on them.
+const RX_BURST_CYCLES: u64 = 40;
+const TX_BURST_CYCLES: u64 = 60;
+
+
+/// Independent accesses a core issues back to back (a burst's completion entries, buffer headers
+/// and descriptor writes): they overlap in the core's line fill buffers, so a batch costs its
+/// slowest access or its total divided by the number of buffers, whichever is larger.
+#[derive(Default)]
+struct Overlap {
+    pub(super) sum: u64,
+    pub(super) max: u64,
+}
+
+/// L1D line fill buffers of a Skylake/Haswell core (Intel optimization manual).
+const FILL_BUFFERS: u64 = 10;
+
+impl Overlap {
+    #[inline]
+    fn add(&mut self, lat: u64) {
+        self.sum += lat;
+        self.max = self.max.max(lat);
+    }
+    fn cost(&self) -> u64 {
+        self.max.max(self.sum / FILL_BUFFERS)
+    }
+}
+#[derive(Default, Clone)]
+pub(super) struct AppStats {
+    pub(super) rx_packets: u64,
+    pub(super) tx_packets: u64,
+    pub(super) tx_bytes: u64,
+    pub(super) latency: Histogram,
+    pub(super) parts: Parts,
+    pub(super) llc_accesses: u64,
+    pub(super) llc_misses: u64,
+    pub(super) accesses: u64,
+}
+
+pub(super) struct App {
+    pub(super) name: String,
+    pub(super) kind: AppKind,
+    pub(super) nic: Option<usize>,
+    pub(super) cycles_ps: u64,
+    pub(super) ws_base: u32,
+    pub(super) ws_lines: u32,
+    pub(super) accesses_per_packet: u32,
+    pub(super) accesses_per_us: f64,
+    pub(super) stats: AppStats,
+}
+
+pub(super) struct Core {
+    pub(super) socket: usize,
+    pub(super) local: usize,
+    pub(super) app: usize,
+    pub(super) pool: usize,
+    pub(super) pool_slot: usize,
+    pub(super) nic: usize,
+    pub(super) queue: usize,
+    pub(super) mba: Mba,
+    pub(super) idle: bool,
+    pub(super) burst: Vec<u32>,
+    pub(super) burst_pos: usize,
+    pub(super) tx_pending: Vec<u32>,
+    pub(super) rate_acc: f64,
+    /// Co-runner: time its issued accesses complete.
+    pub(super) busy_until: u64,
+}
+
+
+/// Where a packet's time went (NIC arrival → last bit on the TX wire), one histogram per
+/// component, ps:
+/// * `nic`: waiting in the NIC's buffer for a descriptor or the link, waiting for the TX wire,
+///   and the TX serialisation;
+/// * `link`: the attachment moving the frame in (until its completion is visible) and the packet
+///   out (from the NIC's fetch until its last byte is at the NIC): link or channel, I/O hub or
+///   coherence, DMA latency;
+/// * `memory`: the core's own memory accesses for the packet (header, working set, MAC write);
+/// * `core`: the app's cycles;
+/// * `queueing`: the rest — waiting in the RX ring, behind other packets of the burst, for the
+///   TX doorbell and the NIC's fetch window.
+#[derive(Default, Clone)]
+pub(super) struct Parts {
+    pub(super) nic: Histogram,
+    pub(super) link: Histogram,
+    pub(super) memory: Histogram,
+    pub(super) core: Histogram,
+    pub(super) queueing: Histogram,
+}
+
+impl Parts {
+    pub(super) fn record(&mut self, mb: &Mbuf, fetch_at: u64, data_at: u64, wire_start: u64, done: u64) {
+        let total = done - mb.arrival_ps;
+        let nic = (mb.t_dma - mb.arrival_ps) + (done - data_at.min(wire_start));
+        let link = mb.t_ready.saturating_sub(mb.t_dma) + data_at.saturating_sub(fetch_at);
+        self.nic.record(nic);
+        self.link.record(link);
+        self.memory.record(mb.mem_ps);
+        self.core.record(mb.cyc_ps);
+        self.queueing.record(total.saturating_sub(nic + link + mb.mem_ps + mb.cyc_ps));
+    }
+}
+
+impl Engine {
+    /// A core access; returns its latency in ps and accounts LLC statistics to the core's app.
+    pub(super) fn core_mem(&mut self, c: usize, line: u32, write: bool, now: u64) -> u64 {
+        let core = &mut self.cores[c];
+        let (lat, served) = self.mem.core_access(core.socket, core.local, &mut core.mba, line, write, now);
+        let st = &mut self.apps[core.app].stats;
+        match served {
+            Served::L2 => {}
+            Served::Llc => st.llc_accesses += 1,
+            Served::RemoteCache | Served::Device | Served::Zone | Served::Dram => {
+                st.llc_accesses += 1;
+                st.llc_misses += 1;
+            }
+        }
+        lat
+    }
+
+    /// A core writes back and drops a line it hands to a NIC that cannot snoop; returns its cost.
+    fn handover(&mut self, c: usize, line: u32, now: u64) -> u64 {
+        let ni = self.cores[c].nic;
+        self.nics[ni].attach.count_flush();
+        let dirty = self.mem.flush(line, now);
+        // CLFLUSHOPT: the line leaves the core's caches; a dirty one is written to its home.
+        self.mem.t.llc_ps + if dirty { self.mem.t.llc_ps } else { 0 }
+    }
+
+    pub(super) fn on_core(&mut self, c: usize) {
+        let now = self.now;
+        let mut t = now;
+        if self.cores[c].burst_pos >= self.cores[c].burst.len() {
+            if !self.cores[c].tx_pending.is_empty() {
+                match self.tx_burst(c, t) {
+                    Ok(t2) => t = t2,
+                    Err(until) => {
+                        self.schedule(until.max(now + 1), Ev::Core(c as u16));
+                        return;
+                    }
+                }
+            }
+            if !self.rx_burst(c, &mut t) {
+                return;
+            }
+        }
+        // Process one packet.
+        let core = &mut self.cores[c];
+        let m = core.burst[core.burst_pos];
+        core.burst_pos += 1;
+        let app = core.app;
+        let mb = self.mbufs[m as usize];
+        let t0 = t;
+        t += self.core_mem(c, mb.data_line, false, t);
+        if self.apps[app].ws_lines > 0 {
+            // Dependent lookups: the stateful chain's per-flow state (addressed by the flow), or a
+            // forwarder's own code and data (anywhere in its working set).
+            let (base, lines, k) = (self.apps[app].ws_base, self.apps[app].ws_lines as u64, self.apps[app].accesses_per_packet);
+            let per_flow = self.apps[app].kind == AppKind::StatefulChain;
+            for i in 0..k {
+                let off = if per_flow { mix64(((mb.flow as u64) << 8) | i as u64) % lines } else { self.rng.below(lines) };
+                t += self.core_mem(c, base + off as u32, i % 2 == 1, t);
+            }
+        }
+        let cyc = self.apps[app].cycles_ps;
+        let t1 = t;
+        t += cyc;
+        t += self.core_mem(c, mb.data_line, true, t);
+        let mbw = &mut self.mbufs[m as usize];
+        mbw.mem_ps = (t1 - t0) + (t - t1 - cyc);
+        mbw.cyc_ps = cyc;
+        self.cores[c].tx_pending.push(m);
+        self.schedule(t.max(now + 1), Ev::Core(c as u16));
+    }
+
+    /// Poll the RX ring; returns false if the core went idle (or waits for an in-flight DMA).
+    fn rx_burst(&mut self, c: usize, t: &mut u64) -> bool {
+        let (ni, q) = (self.cores[c].nic, self.cores[c].queue);
+        let rings = self.nics[ni].rings;
+        let rx = &self.nics[ni].queues[q].rx;
+        let avail = (rx.nic_pos - rx.sw_pos) as usize;
+        let mut n = 0;
+        while n < avail.min(BURST) && rx.ready[((rx.sw_pos + n as u64) % rx.n) as usize] <= *t {
+            n += 1;
+        }
+        if n == 0 {
+            if avail > 0 {
+                let at = rx.ready[(rx.sw_pos % rx.n) as usize];
+                self.schedule(at.max(*t + 1), Ev::Core(c as u16));
+            } else {
+                self.cores[c].idle = true;
+            }
+            return false;
+        }
+        *t += (RX_BURST_CYCLES as f64 * self.mem.t.cycle_ps) as u64;
+        if rings.index_line {
+            // The NIC's tail index first, then the entries it covers.
+            let idx = self.nics[ni].queues[q].idx_line;
+            *t += self.core_mem(c, idx, false, *t);
+        }
+        self.cores[c].burst.clear();
+        self.cores[c].burst_pos = 0;
+        let (pool, slot_k) = (self.cores[c].pool, self.cores[c].pool_slot);
+        let sw = self.nics[ni].queues[q].rx.sw_pos;
+        // Completion entries and mbuf fields of the whole burst (independent accesses). Packet
+        // headers are read when each packet is processed, as run-to-completion forwarders do.
+        let mut batch = Overlap::default();
+        let now = *t;
+        for i in 0..n as u64 {
+            let rx = &self.nics[ni].queues[q].rx;
+            let slot = ((sw + i) % rx.n) as usize;
+            let cq = rx.cq[slot];
+            let m = rx.mbuf[slot];
+            self.cores[c].burst.push(m);
+            self.mbufs[m as usize].t_pick = now;
+            let mb = self.mbufs[m as usize];
+            batch.add(self.core_mem(c, cq, false, now));
+            batch.add(self.core_mem(c, mb.meta_line, true, now));
+        }
+        if self.in_window(now) {
+            let app = self.cores[c].app;
+            self.apps[app].stats.rx_packets += n as u64;
+        }
+        *t += batch.cost();
+        self.nics[ni].queues[q].rx.sw_pos += n as u64;
+        // Replenish consumed slots, in order, from the mempool cache (LIFO).
+        let mut batch = Overlap::default();
+        let now = *t;
+        let per_line = rings.rx_desc_per_line;
+        loop {
+            let rx = &self.nics[ni].queues[q].rx;
+            if rx.posted >= rx.sw_pos + rx.n {
+                break;
+            }
+            let Some(m) = self.pools[pool].alloc(slot_k) else { break };
+            let rx = &mut self.nics[ni].queues[q].rx;
+            let pos = rx.posted;
+            let slot = (pos % rx.n) as usize;
+            rx.mbuf[slot] = m;
+            rx.posted += 1;
+            let desc_base = rx.desc_line;
+            let meta = self.mbufs[m as usize].meta_line;
+            batch.add(self.core_mem(c, meta, true, now));
+            // A line of descriptors is written once it is full (none when the NIC allocates from
+            // a shared pool).
+            if per_line > 0 && pos % per_line == per_line - 1 {
+                let desc = desc_base + (slot as u64 / per_line) as u32;
+                batch.add(self.core_mem(c, desc, true, now));
+                if rings.flush_handover {
+                    batch.add(self.handover(c, desc, now));
+                }
+            }
+        }
+        *t += batch.cost();
+        self.nic_drain(ni, *t);
+        true
+    }
+
+    /// Transmit the pending packets. Err(t) = the TX ring is full until `t`.
+    fn tx_burst(&mut self, c: usize, mut t: u64) -> Result<u64, u64> {
+        let (ni, q, pool, slot_k) = (self.cores[c].nic, self.cores[c].queue, self.cores[c].pool, self.cores[c].pool_slot);
+        let rings = self.nics[ni].rings;
+        let need = self.cores[c].tx_pending.len() as u64;
+        // Free the buffers of completed descriptors (see `TxRelease`).
+        let eager = self.nics[ni].tx_release == crate::config::TxRelease::Completion;
+        let mut batch = Overlap::default();
+        let now = t;
+        loop {
+            let tx = &self.nics[ni].queues[q].tx;
+            let free = tx.n - (tx.head - tx.clean);
+            if (!eager && free >= need + TX_FREE_THRESH) || tx.clean == tx.head || tx.done[(tx.clean % tx.n) as usize] > t {
+                break;
+            }
+            let m = tx.mbuf[(tx.clean % tx.n) as usize];
+            self.nics[ni].queues[q].tx.clean += 1;
+            let meta = self.mbufs[m as usize].meta_line;
+            batch.add(self.core_mem(c, meta, true, now));
+            self.pools[pool].free(slot_k, m);
+        }
+        t += batch.cost();
+        let tx = &self.nics[ni].queues[q].tx;
+        let free = tx.n - (tx.head - tx.clean);
+        if free == 0 {
+            return Err(self.tx_slot_free_at(ni, q).max(t + 1));
+        }
+        let k = free.min(need) as usize;
+        let doorbell_at = t + (TX_BURST_CYCLES as f64 * self.mem.t.cycle_ps) as u64;
+        let mut batch = Overlap::default();
+        // Work the NIC must see before the doorbell: flushes of handed-over lines, the tail index.
+        let mut signal = Overlap::default();
+        let now = t;
+        for i in 0..k {
+            let m = self.cores[c].tx_pending[i];
+            let tx = &mut self.nics[ni].queues[q].tx;
+            let slot = (tx.head % tx.n) as usize;
+            tx.mbuf[slot] = m;
+            tx.done[slot] = u64::MAX;
+            tx.head += 1;
+            let wqe = tx.wqe_line + (slot as u64 / rings.tx_desc_per_line) as u32;
+            batch.add(self.core_mem(c, wqe, true, now));
+            if rings.flush_handover {
+                let data = self.mbufs[m as usize].data_line;
+                signal.add(self.handover(c, data, now));
+                if slot as u64 % rings.tx_desc_per_line == rings.tx_desc_per_line - 1 || i == k - 1 {
+                    signal.add(self.handover(c, wqe, now));
+                }
+            }
+        }
+        if rings.index_line {
+            let idx = self.nics[ni].queues[q].idx_line + 1;
+            signal.add(self.core_mem(c, idx, true, now));
+        }
+        let doorbell = doorbell_at + signal.cost();
+        let tx = &mut self.nics[ni].queues[q].tx;
+        for i in 0..k as u64 {
+            let slot = ((tx.head - k as u64 + i) % tx.n) as usize;
+            tx.ready[slot] = doorbell;
+        }
+        self.schedule_tx_fetch(ni, q, doorbell);
+        self.cores[c].tx_pending.drain(..k);
+        t = (now + batch.cost()).max(doorbell);
+        if self.cores[c].tx_pending.is_empty() {
+            Ok(t)
+        } else {
+            Err(self.tx_slot_free_at(ni, q).max(t))
+        }
+    }
+
+    /// One µs of a co-runner: it issues its accesses in sequence, each taking its latency over the
+    /// core's fill buffers, so a co-runner that misses a lot issues fewer accesses (closed loop).
+    pub(super) fn on_corunner(&mut self, c: usize) {
+        let now = self.now;
+        let app = self.cores[c].app;
+        let (base, lines, rate) = (self.apps[app].ws_base, self.apps[app].ws_lines as u64, self.apps[app].accesses_per_us);
+        self.cores[c].rate_acc += rate;
+        let want = self.cores[c].rate_acc.floor();
+        self.cores[c].rate_acc -= want;
+        let mut t = self.cores[c].busy_until.max(now);
+        let mut issued = 0u64;
+        while issued < want as u64 && t < now + PS_PER_US {
+            let line = base + self.rng.below(lines) as u32;
+            let write = self.rng.below(4) == 0;
+            t += self.core_mem(c, line, write, t) / FILL_BUFFERS;
+            issued += 1;
+        }
+        self.cores[c].busy_until = t;
+        if self.in_window(now) {
+            self.apps[app].stats.accesses += issued;
+        }
+        self.schedule(now + PS_PER_US, Ev::CoRunner(c as u16));
+    }
+}

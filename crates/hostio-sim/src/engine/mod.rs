@@ -1,0 +1,731 @@
+//! The discrete-event engine: traffic → NIC → attachment (PCIe, on-die, coherent link or memory
+//! channel) → memory system (I/O hub, DDIO, LLC, DRAM) → cores → TX.
+//!
+//! # Time and order
+//! Integer picoseconds; a binary heap ordered by (time, sequence number) so ties are broken in
+//! insertion order; one RNG. Events are per packet: `Arrival` (a frame has fully arrived at a
+//! NIC), `Core` (a poll-mode core finishes its current step), `TxFetch` (the NIC reads posted TX
+//! descriptors), `CoRunner` (1 µs of a co-runner's accesses), `NicDrain`, `PauseRefresh` and
+//! `Warmup`. Cache work inside an event runs line by line.
+//!
+//! # Parts
+//! * [`traffic`]: generators, trains, RSS and flow-director steering;
+//! * [`nic`]: rings, the NIC buffer, drops and PAUSE, the TX fetch window;
+//! * [`crate::attach`]: how frames cross to the host and back;
+//! * [`crate::memsys`]: every access to simulated memory;
+//! * [`cores`]: poll-mode forwarders and co-runners, and where a packet's time goes.
+//!
+//! Programs start warm: working sets, mbuf metadata and descriptor rings are touched once before
+//! traffic starts.
+mod cores;
+mod nic;
+mod traffic;
+
+use crate::attach::{Attachment, Window};
+use crate::cache::{HierParams, Hierarchy};
+use crate::config::{full_mask, Attach, AppKind, Resolved};
+use crate::hist::Histogram;
+use crate::mem::{Mba, Memory};
+use crate::attach::pcie::{CQE_BYTES, RX_DESC_BYTES, TX_WQE_BYTES};
+use crate::memsys::{AddressSpace, MemSys, Socket, Timing, LINES_PER_PAGE, ZONE_BASE};
+use crate::mempool::Mempool;
+use crate::rng::{mix64, Rng};
+use cores::{App, AppStats, Core};
+use nic::{Nic, NicStats, Queue, RxRing, TxRing};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use traffic::{Gen, Sizes};
+
+const PS_PER_US: u64 = 1_000_000;
+const BURST: usize = 32;
+/// DPDK mbuf object: 64 B mempool header + 128 B rte_mbuf + 128 B headroom + 2048 B data room.
+const MBUF_STRIDE: u64 = 2368;
+const MBUF_META_OFF: u64 = 64;
+const MBUF_DATA_OFF: u64 = 320;
+const MEMPOOL_CACHE: usize = 256;
+/// PAUSE quanta 0xFFFF × 512 bit times.
+const PAUSE_QUANTA_BITS: f64 = 65535.0 * 512.0;
+
+/// A forwarder's own code and data (FastClick's element graph and per-element state, the PMD's
+/// queue structures), MiB: twice the Skylake-SP L2, so part of it lives in the LLC within the
+/// app's CAT ways. An estimate; the DDIO paper's Fig. 3 shows the I/O app's misses rising when a
+/// co-runner shares its CAT ways, so its working set does reach the LLC.
+const FORWARDER_WS_MIB: f64 = 2.0;
+
+/// Per-packet work of the application kinds, in core cycles, beyond the memory accesses that are
+/// simulated explicitly. Calibrated on the DDIO paper's testbed: one 2.3 GHz Skylake core running
+/// FastClick L2 forwarding receives 1024 B frames at ~82 Gb/s with 4096 RX descriptors (§4.1;
+/// Fig. 5's caption: 82–86 Gb/s), i.e. ~10 Mpps; with 40 cycles plus its simulated accesses
+/// (header, metadata, rings, two lookups in its own working set) hostio's forwarder gets
+/// ~83 Gb/s there (~100 ns per packet). The 90 Gb/s one-core ceiling at 1500 B is the NIC's, not
+/// the core's (see `tx_read_window_kib`). The stateful chain (router + NAPT + load balancer):
+/// 240 cycles plus its flow-table accesses, an estimate (its per-packet cost is not published).
+fn base_cycles(kind: AppKind) -> u64 {
+    match kind {
+        AppKind::L2fwd | AppKind::Compute => 40,
+        AppKind::StatefulChain => 240,
+        AppKind::CacheHungry => 0,
+    }
+}
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Ev {
+    Warmup,
+    Arrival(u16),
+    Core(u16),
+    CoRunner(u16),
+    PauseRefresh(u16),
+    NicDrain(u16),
+    /// The NIC fetches posted TX descriptors of (nic, queue).
+    TxFetch(u16, u16),
+}
+
+#[derive(Clone, Copy, Default)]
+struct Mbuf {
+    meta_line: u32,
+    data_line: u32,
+    arrival_ps: u64,
+    len: u32,
+    flow: u32,
+    /// When the NIC took the frame out of its buffer, and when its completion became visible.
+    t_dma: u64,
+    t_ready: u64,
+    /// When a core picked it up in a burst.
+    t_pick: u64,
+    /// The core's memory accesses and cycles for it.
+    mem_ps: u64,
+    cyc_ps: u64,
+}
+
+/// An upper bound of the 2 MiB pages [`Engine::new`] lays out for one app (working set, mempool
+/// and per-core rings, each rounded up to whole pages), so that a scenario can be refused before
+/// the 64 GiB of simulated physical memory run out.
+pub(crate) fn app_pages_bound(a: &crate::config::AppCfg, nic: Option<&crate::config::NicCfg>) -> u64 {
+    let pages = |bytes: u64| bytes.div_ceil(LINES_PER_PAGE as u64 * 64) + 1;
+    let mut n = 0;
+    if let Some(ws) = a.working_set_mib.filter(|&w| w > 0.0) {
+        n += pages((ws * 1024.0 * 1024.0) as u64);
+    } else if a.kind == AppKind::StatefulChain {
+        n += pages(16 << 20);
+    }
+    if let Some(nc) = nic {
+        let (q, rx, tx) = (a.cores as u64, nc.rx_descriptors as u64, nc.tx_descriptors as u64);
+        let count = (q * (rx + tx + 2 * BURST as u64) + q * (MEMPOOL_CACHE as u64 * 3 / 2)).max(8192);
+        n += pages(count * MBUF_STRIDE);
+        n += q * (pages(rx * RX_DESC_BYTES) + pages(rx * CQE_BYTES) + pages(tx * TX_WQE_BYTES) + 2 * pages(4096));
+    }
+    n
+}
+
+/// Traffic offered to the NICs since the warm-up.
+#[derive(Default, Clone)]
+struct Offered {
+    offered_bytes: u64,
+    offered_packets: u64,
+}
+
+/// Simulator state for one run.
+pub struct Engine {
+    now: u64,
+    seq: u64,
+    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    rng: Rng,
+    warm_ps: u64,
+    end_ps: u64,
+    /// Where the current `advance` call stops.
+    stop: u64,
+    pub events: u64,
+    mem: MemSys,
+    nics: Vec<Nic>,
+    gens: Vec<Gen>,
+    cores: Vec<Core>,
+    apps: Vec<App>,
+    mbufs: Vec<Mbuf>,
+    pools: Vec<Mempool>,
+    c: Offered,
+    resolved: Resolved,
+}
+
+impl Engine {
+    pub fn new(r: Resolved) -> Engine {
+        let sc = &r.scenario;
+        let plat = &r.platform;
+        let nsock = sc.platform.sockets as usize;
+        let mut rng = Rng::new(sc.run.seed);
+        let mut space = AddressSpace::new();
+        let nic_index: BTreeMap<&str, usize> = sc.nics.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+        // Memory-channel NICs bring their DRAM as memory zones, numbered in NIC order.
+        let mut zone_of_nic = vec![usize::MAX; sc.nics.len()];
+        let mut zones = Vec::new();
+        for (ni, n) in sc.nics.values().enumerate() {
+            if n.attachment == Attach::MemoryChannel {
+                zone_of_nic[ni] = zones.len();
+                zones.push(crate::attach::memchan::Zone::new(n, plat, mix64(sc.run.seed ^ 0x6e63 ^ ni as u64)));
+            }
+        }
+
+        // ---- apps, cores, mempools and rings (address layout first) --------------------------
+        let mut apps = Vec::new();
+        let mut cores: Vec<Core> = Vec::new();
+        let mut pools = Vec::new();
+        let mut mbufs: Vec<Mbuf> = Vec::new();
+        let mut per_socket_cores = vec![0usize; nsock];
+        let mut nic_queues: Vec<Vec<Queue>> = sc.nics.keys().map(|_| Vec::new()).collect();
+        let mut cat_of_core = Vec::new();
+        for (ai, (name, a)) in sc.apps.iter().enumerate() {
+            let nic = a.nic.as_deref().map(|n| nic_index[n]);
+            // Packet buffers and rings: in the app's (or its mempool's) socket memory, or in the
+            // DRAM of a memory-channel NIC.
+            let home = match nic.map(|ni| zone_of_nic[ni]) {
+                Some(z) if z != usize::MAX => ZONE_BASE + z as u8,
+                _ => a.mempool_socket.unwrap_or(a.socket) as u8,
+            };
+            let mut ws_base = 0;
+            let mut ws_lines = 0;
+            let ws_mib = a.working_set_mib.unwrap_or(match a.kind {
+                AppKind::StatefulChain => 16.0,
+                AppKind::L2fwd | AppKind::Compute => FORWARDER_WS_MIB,
+                AppKind::CacheHungry => 0.0,
+            });
+            let per_packet_default = if a.kind == AppKind::StatefulChain { 4 } else { 2 };
+            if ws_mib > 0.0 {
+                let bytes = (ws_mib * 1024.0 * 1024.0) as u64;
+                ws_base = space.alloc(bytes, a.socket as u8);
+                ws_lines = bytes.div_ceil(64) as u32;
+            }
+            let mut pool_idx = usize::MAX;
+            if nic.is_some() {
+                let nc = &sc.nics[a.nic.as_deref().unwrap()];
+                let q = a.cores as u64;
+                let count = (q * (nc.rx_descriptors as u64 + nc.tx_descriptors as u64 + 2 * BURST as u64)
+                    + q * (MEMPOOL_CACHE as u64 * 3 / 2))
+                    .max(8192);
+                let base = space.alloc(count * MBUF_STRIDE, home) as u64 * 64;
+                let first = mbufs.len() as u32;
+                for i in 0..count {
+                    let obj = base + i * MBUF_STRIDE;
+                    mbufs.push(Mbuf { meta_line: ((obj + MBUF_META_OFF) / 64) as u32, data_line: ((obj + MBUF_DATA_OFF) / 64) as u32, ..Default::default() });
+                }
+                pool_idx = pools.len();
+                pools.push(Mempool::new(first, count as u32, a.cores as usize, MEMPOOL_CACHE));
+            }
+            let mut app_cores = Vec::new();
+            for k in 0..a.cores as usize {
+                let s = a.socket as usize;
+                let local = per_socket_cores[s];
+                per_socket_cores[s] += 1;
+                let ci = cores.len();
+                app_cores.push(ci);
+                cat_of_core.push((s, local, a.cat_mask.unwrap_or(full_mask(plat.llc_ways))));
+                let mut queue = 0;
+                if let Some(ni) = nic {
+                    let nc = &sc.nics[a.nic.as_deref().unwrap()];
+                    let rxn = nc.rx_descriptors as u64;
+                    let txn = nc.tx_descriptors as u64;
+                    let desc_line = space.alloc(rxn * RX_DESC_BYTES, home);
+                    let cq_line = space.alloc(rxn * CQE_BYTES, home);
+                    let wqe_line = space.alloc(txn * TX_WQE_BYTES, home);
+                    let txcq_line = space.alloc(4096, home);
+                    let idx_line = if nc.attachment == Attach::Coherent { space.alloc(128, home) } else { 0 };
+                    queue = nic_queues[ni].len();
+                    nic_queues[ni].push(Queue {
+                        core: ci,
+                        idx_line,
+                        rx: RxRing {
+                            n: rxn,
+                            mbuf: vec![0; rxn as usize],
+                            ready: vec![0; rxn as usize],
+                            nic_pos: 0,
+                            sw_pos: 0,
+                            posted: 0,
+                            desc_line,
+                            cq_line,
+                            cq: vec![0; rxn as usize],
+                        },
+                        tx: TxRing {
+                            n: txn,
+                            mbuf: vec![0; txn as usize],
+                            done: vec![0; txn as usize],
+                            ready: vec![0; txn as usize],
+                            head: 0,
+                            fetch: 0,
+                            clean: 0,
+                            reads: VecDeque::new(),
+                            read_bytes: 0,
+                            fetch_at: u64::MAX,
+                            wqe_line,
+                            cq_line: txcq_line,
+                        },
+                        backlog: VecDeque::new(),
+                    });
+                }
+                cores.push(Core {
+                    socket: s,
+                    local,
+                    app: ai,
+                    pool: pool_idx,
+                    pool_slot: k,
+                    nic: nic.unwrap_or(usize::MAX),
+                    queue,
+                    mba: Mba::new(a.mba_percent, plat.core_memory_bandwidth_gbyte_s),
+                    idle: true,
+                    burst: Vec::with_capacity(BURST),
+                    burst_pos: 0,
+                    tx_pending: Vec::with_capacity(BURST * 2),
+                    rate_acc: 0.0,
+                    busy_until: 0,
+                });
+            }
+            let cycles = base_cycles(a.kind) + a.cycles_per_packet.unwrap_or(0) as u64;
+            apps.push(App {
+                name: name.clone(),
+                kind: a.kind,
+                nic,
+                cycles_ps: (cycles as f64 * 1000.0 / plat.clock_ghz) as u64,
+                ws_base,
+                ws_lines,
+                accesses_per_packet: a.accesses_per_packet.unwrap_or(per_packet_default),
+                accesses_per_us: a.accesses_per_us.unwrap_or(0.0),
+                stats: AppStats::default(),
+            });
+        }
+
+        // ---- physical placement and hierarchies -----------------------------------------------
+        let pages = space.next_page as usize;
+        let mut frames = Vec::with_capacity(pages);
+        let mut used = std::collections::HashSet::new();
+        assert!(pages <= 1 << 15, "scenario validation bounds the simulated memory to 64 GiB");
+        while frames.len() < pages {
+            // 64 GiB of physical memory: 32768 frames of 2 MiB.
+            let f = rng.below(1 << 15);
+            if used.insert(f) {
+                frames.push(f);
+            }
+        }
+        let total_lines = pages * LINES_PER_PAGE as usize;
+        let pa_lines: Vec<u64> = (0..total_lines).map(|l| frames[l >> 15] * LINES_PER_PAGE as u64 + (l as u64 & (LINES_PER_PAGE as u64 - 1))).collect();
+        let mut sockets: Vec<Socket> = (0..nsock)
+            .map(|s| (s, space.page_home.contains(&(s as u8))
+                    || cat_of_core.iter().any(|c| c.0 == s)
+                    || sc.nics.values().any(|n| n.socket as usize == s)))
+            .map(|(s, used)| Socket {
+                hier: Hierarchy::new(
+                    &HierParams {
+                        slices: plat.llc_slices,
+                        sets_per_slice: plat.llc_sets_per_slice(),
+                        ways: plat.llc_ways,
+                        l2_sets: plat.l2_sets(),
+                        l2_ways: plat.l2_ways,
+                        cores: plat.cores_per_socket,
+                        inclusive: plat.llc_inclusive,
+                        io_mask: r.io_mask,
+                        recycled_mask: plat.recycled_io_mask.unwrap_or(0),
+                        policy: r.replacement,
+                        seed: sc.run.seed.wrapping_add(s as u64),
+                    },
+                    // A socket nothing uses gets no directory (and its arrays stay untouched).
+                    if used { &pa_lines } else { &[] },
+                ),
+                mem: Memory::new(plat.dram_latency_ns, plat.memory_bandwidth_gbyte_s),
+                used,
+            })
+            .collect();
+        drop(pa_lines);
+        for &(s, local, cat) in &cat_of_core {
+            sockets[s].hier.set_cat(local, cat);
+        }
+
+        // ---- NICs and traffic ------------------------------------------------------------------
+        let mut nics = Vec::new();
+        let nic_queues_len: Vec<usize> = nic_queues.iter().map(|q| q.len()).collect();
+        for (ni, (name, n)) in sc.nics.iter().enumerate() {
+            let cap = n.buffer_kib as u64 * 1024;
+            let attach = Attachment::new(n, plat, nic_queues_len[ni], zone_of_nic[ni]);
+            nics.push(Nic {
+                name: name.clone(),
+                socket: n.socket as usize,
+                ddio: n.ddio.unwrap_or(sc.platform.ddio) && r.io_mask != 0,
+                line_rate_gbps: n.line_rate_gbps,
+                tx_release: n.tx_release,
+                tx_read_window: n.tx_read_window_kib as u64 * 1024,
+                rings: attach.rings(),
+                attach,
+                queues: std::mem::take(&mut nic_queues[ni]),
+                buf_bytes: 0,
+                buf_cap: cap,
+                pause: n.pause_frames,
+                xoff: cap * 3 / 4,
+                xon: cap / 2,
+                pausing: false,
+                pause_until: 0,
+                refresh_at: 0,
+                drain_at: u64::MAX,
+                quanta_ps: (PAUSE_QUANTA_BITS / n.line_rate_gbps * 1000.0) as u64,
+                wire_free: 0,
+                stats: NicStats::default(),
+                arrived_all: 0,
+                dropped_all: 0,
+            });
+        }
+        let mut gens = Vec::new();
+        for (gi, t) in sc.traffic.values().enumerate() {
+            let ni = nic_index[t.nic.as_str()];
+            let rate = t.rate_gbps.unwrap_or(sc.nics[&t.nic].line_rate_gbps);
+            let zipf = (t.flow_skew > 0.0).then(|| {
+                let mut acc = 0.0;
+                let mut cdf: Vec<f64> = (1..=t.flows).map(|k| {
+                    acc += 1.0 / (k as f64).powf(t.flow_skew);
+                    acc
+                }).collect();
+                for v in &mut cdf {
+                    *v /= acc;
+                }
+                cdf
+            });
+            let nq = nic_queues_len[ni];
+            let queue_cdf = (t.imbalance > 1.0 && nq > 1).then(|| {
+                let hot = t.imbalance / nq as f64;
+                let rest = (1.0 - hot) / (nq - 1) as f64;
+                (0..nq).map(|q| hot + rest * q as f64).collect::<Vec<f64>>()
+            });
+            let start = (gi as u64 * 997) as f64;
+            gens.push(Gen {
+                nic: ni,
+                ps_per_wire_byte: 8000.0 / rate,
+                ps_per_line_byte: 8000.0 / sc.nics[&t.nic].line_rate_gbps,
+                sizes: match (t.packet_size, t.size_mix) {
+                    (Some(s), _) => Sizes::Fixed(s),
+                    (None, Some(m)) => Sizes::Mix(traffic::mix_table(m)),
+                    _ => unreachable!("validated"),
+                },
+                flows: t.flows,
+                zipf,
+                queue_cdf,
+                salt: mix64(sc.run.seed ^ (gi as u64 + 1)),
+                train: t.train_packets,
+                train_pos: 0,
+                rate_clock: start,
+                train_start: start,
+                line_off: 0.0,
+                next_at: gi as u64 * 997,
+                held: false,
+            });
+        }
+
+        let t = Timing {
+            cycle_ps: 1000.0 / plat.clock_ghz,
+            l2_ps: (plat.l2_latency_ns * 1000.0) as u64,
+            llc_ps: (plat.llc_latency_ns * 1000.0) as u64,
+            c2c_ps: (plat.c2c_latency_ns * 1000.0) as u64,
+            upi_ps: (plat.upi_latency_ns * 1000.0) as u64,
+            coherent_line_ps: 0,
+        };
+        let coherent = sc.nics.values().any(|n| n.attachment == Attach::Coherent);
+        let mut t = t;
+        for n in &nics {
+            if let Attachment::Coherent(a) = &n.attach {
+                t.coherent_line_ps = a.line_ps();
+            }
+        }
+        let mem = MemSys::new(sockets, space.page_home, zones, coherent, t);
+        let warm_ps = (sc.run.warmup_us * PS_PER_US as f64) as u64;
+        let end_ps = warm_ps + (sc.run.duration_us * PS_PER_US as f64) as u64;
+        let mut e = Engine {
+            now: 0,
+            seq: 0,
+            heap: BinaryHeap::new(),
+            rng,
+            warm_ps,
+            end_ps,
+            stop: 0,
+            events: 0,
+            mem,
+            nics,
+            gens,
+            cores,
+            apps,
+            mbufs,
+            pools,
+            c: Offered::default(),
+            resolved: r,
+        };
+        e.prefill_rings();
+        e.prewarm_working_sets();
+        e.schedule(warm_ps, Ev::Warmup);
+        for g in 0..e.gens.len() {
+            let at = e.gens[g].next_at;
+            e.schedule(at, Ev::Arrival(g as u16));
+        }
+        for c in 0..e.cores.len() {
+            if e.apps[e.cores[c].app].kind == AppKind::CacheHungry {
+                e.cores[c].idle = false;
+                e.schedule(c as u64 * 13, Ev::CoRunner(c as u16));
+            }
+        }
+        e
+    }
+
+    fn prefill_rings(&mut self) {
+        for ni in 0..self.nics.len() {
+            for q in 0..self.nics[ni].queues.len() {
+                let core = self.nics[ni].queues[q].core;
+                let (pool, slot) = (self.cores[core].pool, self.cores[core].pool_slot);
+                let n = self.nics[ni].queues[q].rx.n;
+                for i in 0..n {
+                    let m = self.pools[pool].alloc(slot).expect("mempool sized for the rings");
+                    self.nics[ni].queues[q].rx.mbuf[i as usize] = m;
+                }
+                self.nics[ni].queues[q].rx.posted = n;
+            }
+        }
+    }
+
+    /// Programs have been running before the measured traffic starts: each app's working set,
+    /// its mbufs' metadata and its queues' descriptor rings are touched once by its cores
+    /// (round-robin), so they start where the cores and CAT ways would hold them rather than cold
+    /// in DRAM. (Packet data stays cold: the NIC writes it.)
+    fn prewarm_working_sets(&mut self) {
+        for a in 0..self.apps.len() {
+            let cores: Vec<usize> = (0..self.cores.len()).filter(|&c| self.cores[c].app == a).collect();
+            if cores.is_empty() {
+                continue;
+            }
+            // Touching more lines than the caches hold only leaves the last ones: start there.
+            let plat = &self.resolved.platform;
+            let cached = plat.llc_slices as u64 * plat.llc_sets_per_slice() as u64 * plat.llc_ways as u64
+                + plat.l2_sets() as u64 * plat.l2_ways as u64 * cores.len() as u64;
+            let ws = self.apps[a].ws_lines;
+            let first = ws.saturating_sub(cached.min(u32::MAX as u64) as u32);
+            let mut lines: Vec<u32> = (first..ws).map(|l| self.apps[a].ws_base + l).collect();
+            let pool = self.cores[cores[0]].pool;
+            if pool != usize::MAX {
+                lines.extend(self.pools[pool].objects().map(|m| self.mbufs[m as usize].meta_line));
+            }
+            let mut by_core: Vec<Vec<u32>> = vec![Vec::new(); cores.len()];
+            for (i, l) in lines.into_iter().enumerate() {
+                by_core[i % cores.len()].push(l);
+            }
+            for (k, &c) in cores.iter().enumerate() {
+                let (ni, q) = (self.cores[c].nic, self.cores[c].queue);
+                if ni != usize::MAX {
+                    let qu = &self.nics[ni].queues[q];
+                    let rings = self.nics[ni].rings;
+                    let rx_lines = if rings.rx_desc_per_line == 0 { 0 } else { qu.rx.n.div_ceil(rings.rx_desc_per_line) as u32 };
+                    let cq_lines = qu.rx.n.div_ceil(rings.cq_per_line) as u32;
+                    let wqe_lines = qu.tx.n.div_ceil(rings.tx_desc_per_line) as u32;
+                    by_core[k].extend((0..rx_lines).map(|l| qu.rx.desc_line + l));
+                    by_core[k].extend((0..cq_lines).map(|l| qu.rx.cq_line + l));
+                    by_core[k].extend((0..wqe_lines).map(|l| qu.tx.wqe_line + l));
+                }
+                let (s, local) = (self.cores[c].socket, self.cores[c].local);
+                for &l in &by_core[k] {
+                    self.mem.sockets[s].hier.core_access(local, l, false);
+                    self.mem.sockets[s].hier.take_writebacks();
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn schedule(&mut self, t: u64, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Reverse((t, self.seq, ev)));
+    }
+
+    #[inline]
+    fn in_window(&self, t: u64) -> bool {
+        t >= self.warm_ps && t < self.end_ps
+    }
+
+    #[inline]
+    fn window(&self) -> Window {
+        Window { warm: self.warm_ps, end: self.end_ps }
+    }
+
+    /// Run until simulated time `until_ps` (or the end). Returns true when the run is finished.
+    pub fn advance(&mut self, until_ps: u64) -> bool {
+        let stop = until_ps.min(self.end_ps);
+        self.stop = stop;
+        while let Some(&Reverse((t, _, ev))) = self.heap.peek() {
+            if t >= stop {
+                break;
+            }
+            self.heap.pop();
+            self.now = t;
+            self.events += 1;
+            match ev {
+                Ev::Arrival(g) => self.on_arrival(g as usize),
+                Ev::Core(c) => self.on_core(c as usize),
+                Ev::CoRunner(c) => self.on_corunner(c as usize),
+                Ev::PauseRefresh(n) => self.on_pause_refresh(n as usize),
+                Ev::NicDrain(n) => {
+                    if self.nics[n as usize].drain_at == t {
+                        self.nic_drain(n as usize, t);
+                    }
+                }
+                Ev::TxFetch(n, q) => {
+                    if self.nics[n as usize].queues[q as usize].tx.fetch_at == t {
+                        self.on_tx_fetch(n as usize, q as usize);
+                    }
+                }
+                Ev::Warmup => self.on_warmup(),
+            }
+        }
+        self.now = self.now.max(stop);
+        stop >= self.end_ps || self.heap.is_empty()
+    }
+
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    pub fn end_ps(&self) -> u64 {
+        self.end_ps
+    }
+
+    fn on_warmup(&mut self) {
+        self.mem.c = Default::default();
+        self.c = Offered::default();
+        for n in &mut self.nics {
+            n.stats = NicStats::default();
+            n.attach.reset(&mut self.mem);
+        }
+        for a in &mut self.apps {
+            a.stats = AppStats::default();
+        }
+        for s in &mut self.mem.sockets {
+            s.hier.stats = Default::default();
+            s.mem.reset_counters();
+        }
+    }
+
+    // -------------------------------------------------------------------------------------------
+    // Results
+    // -------------------------------------------------------------------------------------------
+
+    pub fn metrics(&self) -> crate::result::Metrics {
+        use crate::result::*;
+        let dur_s = (self.end_ps - self.warm_ps) as f64 * 1e-12;
+        let gbps = |bytes: f64| bytes * 8.0 / dur_s / 1e9;
+        let rate = |h: u64, m: u64| if h + m == 0 { None } else { Some(h as f64 / (h + m) as f64) };
+        let mut all = Histogram::default();
+        let mut apps = BTreeMap::new();
+        let (mut tx_p, mut tx_b, mut rx_p) = (0u64, 0u64, 0u64);
+        for a in &self.apps {
+            let s = &a.stats;
+            all.merge(&s.latency);
+            let (dropped, pause) = a.nic.map(|n| (self.nics[n].stats.dropped, self.nics[n].stats.pause_frames)).unwrap_or((0, 0));
+            if a.kind != AppKind::CacheHungry {
+                tx_p += s.tx_packets;
+                tx_b += s.tx_bytes;
+                rx_p += s.rx_packets;
+            }
+            apps.insert(
+                a.name.clone(),
+                AppMetrics {
+                    kind: a.kind,
+                    throughput_gbps: gbps(s.tx_bytes as f64),
+                    throughput_mpps: s.tx_packets as f64 / dur_s / 1e6,
+                    rx_packets: s.rx_packets,
+                    tx_packets: s.tx_packets,
+                    dropped_packets: dropped,
+                    pause_frames: pause,
+                    latency_ns: LatencyNs::from_hist(&s.latency),
+                    llc_accesses: s.llc_accesses,
+                    llc_misses: s.llc_misses,
+                    llc_miss_rate: (s.llc_accesses > 0).then(|| s.llc_misses as f64 / s.llc_accesses as f64),
+                    llc_misses_per_us: s.llc_misses as f64 / (dur_s * 1e6),
+                    accesses: s.accesses,
+                    latency_breakdown_ns: [
+                        ("nic", &s.parts.nic),
+                        ("link", &s.parts.link),
+                        ("memory", &s.parts.memory),
+                        ("core", &s.parts.core),
+                        ("queueing", &s.parts.queueing),
+                    ]
+                    .into_iter()
+                    .map(|(k, h)| (k.to_string(), LatencyNs::from_hist(h).p50))
+                    .collect(),
+                },
+            );
+        }
+        let mut nics = BTreeMap::new();
+        for (ni, n) in self.nics.iter().enumerate() {
+            let rep = n.attach.report(&self.mem, dur_s, n.stats.rx_packets);
+            nics.insert(
+                n.name.clone(),
+                NicMetrics {
+                    rx_packets: n.stats.rx_packets,
+                    dropped_packets: n.stats.dropped,
+                    pause_frames: n.stats.pause_frames,
+                    attachment: self.resolved.scenario.nics.values().nth(ni).expect("one config per NIC").attachment.name(),
+                    pcie_d2h_utilization: rep.pcie.map(|p| p.0),
+                    pcie_h2d_utilization: rep.pcie.map(|p| p.1),
+                    ddio: n.ddio,
+                    attachment_metrics: rep.extra,
+                },
+            );
+        }
+        let mem_r: u64 = self.mem.sockets.iter().map(|s| s.mem.read_lines).sum();
+        let mem_w: u64 = self.mem.sockets.iter().map(|s| s.mem.write_lines).sum();
+        let dma = &self.mem.c;
+        Metrics {
+            pcie_write_hit_rate: rate(dma.wr_hit, dma.wr_miss),
+            pcie_read_hit_rate: rate(dma.rd_hit, dma.rd_miss),
+            pcie_write_lines: dma.wr_hit + dma.wr_miss,
+            pcie_read_lines: dma.rd_hit + dma.rd_miss,
+            dma_write_bypass_lines: dma.wr_bypass,
+            offered_gbps: gbps(self.c.offered_bytes as f64),
+            offered_mpps: self.c.offered_packets as f64 / dur_s / 1e6,
+            throughput_gbps: gbps(tx_b as f64),
+            throughput_mpps: tx_p as f64 / dur_s / 1e6,
+            rx_packets: rx_p,
+            tx_packets: tx_p,
+            dropped_packets: self.nics.iter().map(|n| n.stats.dropped).sum(),
+            pause_frames: self.nics.iter().map(|n| n.stats.pause_frames).sum(),
+            latency_ns: LatencyNs::from_hist(&all),
+            memory_read_gbps: gbps(mem_r as f64 * 64.0),
+            memory_write_gbps: gbps(mem_w as f64 * 64.0),
+            ddio_allocations: self.mem.sockets.iter().map(|s| s.hier.stats.io_allocations).sum(),
+            ddio_evictions: self.mem.sockets.iter().map(|s| s.hier.stats.io_evictions).sum(),
+            apps,
+            nics,
+        }
+    }
+
+    pub fn resolved(&self) -> &Resolved {
+        &self.resolved
+    }
+
+    /// Where every frame is now, per NIC, for [`crate::invariants`].
+    pub(crate) fn ledger(&self) -> Vec<crate::invariants::NicLedger> {
+        self.nics
+            .iter()
+            .map(|n| crate::invariants::NicLedger {
+                name: n.name.clone(),
+                arrived: n.arrived_all,
+                dropped: n.dropped_all,
+                buffered: n.queues.iter().map(|q| q.backlog.len() as u64).sum(),
+                buffered_bytes: n.queues.iter().flat_map(|q| q.backlog.iter().map(|p| p.len as u64)).sum(),
+                buf_bytes: n.buf_bytes,
+                buf_cap: n.buf_cap,
+                queues: n
+                    .queues
+                    .iter()
+                    .map(|q| {
+                        let core = &self.cores[q.core];
+                        crate::invariants::QueueLedger {
+                            rx_n: q.rx.n,
+                            rx_nic_pos: q.rx.nic_pos,
+                            rx_sw_pos: q.rx.sw_pos,
+                            rx_posted: q.rx.posted,
+                            at_core: (core.burst.len() - core.burst_pos.min(core.burst.len()) + core.tx_pending.len()) as u64,
+                            tx_n: q.tx.n,
+                            tx_head: q.tx.head,
+                            tx_clean: q.tx.clean,
+                        }
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}

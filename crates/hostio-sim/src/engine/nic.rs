@@ -1,0 +1,349 @@
+//! The NIC: RX queues with posted descriptors, the on-NIC packet buffer with drops or PAUSE
+//! frames (XOFF at 3/4 full, refreshed every half pause time, XON below 1/2), and the NIC-time
+//! TX path. How frames cross to the host is the attachment's business ([`crate::attach`]); the
+//! NIC only asks it to receive a frame into a posted slot, to fetch a posted TX packet, and
+//! whether its link has room.
+//!
+//! # Transmit
+//! After the doorbell the NIC fetches the queue's descriptors in order (`TxFetch`) and has the
+//! attachment read each packet (lines looked up when the NIC reads them), then the wire. A queue
+//! keeps at most `tx_read_window_kib` of reads in flight, so one queue transmits at most that
+//! window over the read latency: when reads come from DRAM the queue slows, its TX ring holds
+//! processed packets longer and they are evicted before the NIC reads them (the DDIO paper's
+//! "TX buffering"). A packet's latency is NIC arrival → last bit on the TX wire.
+use super::{Engine, Ev};
+use crate::attach::{Attachment, Dev, Rings, RxDma, TxDma};
+use std::collections::VecDeque;
+
+pub(super) struct RxRing {
+    pub(super) n: u64,
+    pub(super) mbuf: Vec<u32>,
+    pub(super) ready: Vec<u64>,
+    /// Next slot the NIC fills.
+    pub(super) nic_pos: u64,
+    /// Next slot the core consumes.
+    pub(super) sw_pos: u64,
+    /// Slots below this are posted to the NIC (hold a buffer).
+    pub(super) posted: u64,
+    pub(super) desc_line: u32,
+    pub(super) cq_line: u32,
+    /// Per slot: the completion line the NIC wrote for it (where the core finds it).
+    pub(super) cq: Vec<u32>,
+}
+
+pub(super) struct TxRing {
+    pub(super) n: u64,
+    pub(super) mbuf: Vec<u32>,
+    /// When the slot's frame left the wire (`u64::MAX` until the NIC has fetched it).
+    pub(super) done: Vec<u64>,
+    /// When the slot's doorbell made it visible to the NIC.
+    pub(super) ready: Vec<u64>,
+    pub(super) head: u64,
+    /// Next slot the NIC fetches (`clean ≤ fetch ≤ head`).
+    pub(super) fetch: u64,
+    pub(super) clean: u64,
+    /// The queue's DMA reads in flight: (completion time, bytes), in issue order.
+    pub(super) reads: VecDeque<(u64, u64)>,
+    pub(super) read_bytes: u64,
+    /// Time of the live `TxFetch` event of this queue (`u64::MAX`: none).
+    pub(super) fetch_at: u64,
+    pub(super) wqe_line: u32,
+    pub(super) cq_line: u32,
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct Pkt {
+    pub(super) arrival_ps: u64,
+    pub(super) len: u32,
+    pub(super) flow: u32,
+}
+
+pub(super) struct Queue {
+    pub(super) core: usize,
+    /// Index lines (RX tail, TX tail) for doorbell signaling in memory (coherent NICs only).
+    pub(super) idx_line: u32,
+    pub(super) rx: RxRing,
+    pub(super) tx: TxRing,
+    pub(super) backlog: VecDeque<Pkt>,
+}
+
+#[derive(Default, Clone)]
+pub(super) struct NicStats {
+    pub(super) rx_packets: u64,
+    pub(super) dropped: u64,
+    pub(super) pause_frames: u64,
+}
+
+pub(super) struct Nic {
+    pub(super) name: String,
+    pub(super) socket: usize,
+    pub(super) ddio: bool,
+    pub(super) line_rate_gbps: f64,
+    pub(super) tx_release: crate::config::TxRelease,
+    /// Bytes of packet reads one TX queue may have in flight.
+    pub(super) tx_read_window: u64,
+    /// How the NIC reaches the host: link, DMA, signaling.
+    pub(super) attach: Attachment,
+    /// Where its descriptors and completions sit (from the attachment).
+    pub(super) rings: Rings,
+    pub(super) queues: Vec<Queue>,
+    pub(super) buf_bytes: u64,
+    pub(super) buf_cap: u64,
+    pub(super) pause: bool,
+    pub(super) xoff: u64,
+    pub(super) xon: u64,
+    pub(super) pausing: bool,
+    pub(super) pause_until: u64,
+    pub(super) refresh_at: u64,
+    pub(super) drain_at: u64,
+    pub(super) quanta_ps: u64,
+    pub(super) wire_free: u64,
+    pub(super) stats: NicStats,
+    /// Frames that reached the NIC and frames it dropped since the start (not reset at warm-up),
+    /// for the conservation check.
+    pub(super) arrived_all: u64,
+    pub(super) dropped_all: u64,
+}
+
+impl Engine {
+    pub(super) fn nic_receive(&mut self, ni: usize, q: usize, p: Pkt, now: u64) {
+        let nic = &mut self.nics[ni];
+        nic.arrived_all += 1;
+        let qu = &nic.queues[q];
+        let link_ok = nic.attach.accepts(now);
+        if qu.backlog.is_empty() && qu.rx.nic_pos < qu.rx.posted && link_ok {
+            self.dma_in(ni, q, p, now);
+            return;
+        }
+        if nic.buf_bytes + p.len as u64 > nic.buf_cap {
+            nic.dropped_all += 1;
+            if self.in_window(now) {
+                self.nics[ni].stats.dropped += 1;
+            }
+            return;
+        }
+        nic.buf_bytes += p.len as u64;
+        nic.queues[q].backlog.push_back(p);
+        if nic.pause && !nic.pausing && nic.buf_bytes >= nic.xoff {
+            nic.pausing = true;
+            nic.pause_until = now + nic.quanta_ps;
+            nic.refresh_at = now + nic.quanta_ps / 2;
+            let at = nic.refresh_at;
+            if self.in_window(now) {
+                self.nics[ni].stats.pause_frames += 1;
+            }
+            self.schedule(at, Ev::PauseRefresh(ni as u16));
+        }
+        if !link_ok {
+            self.schedule_drain(ni);
+        }
+    }
+
+    /// Wake the NIC when its link has room again.
+    pub(super) fn schedule_drain(&mut self, ni: usize) {
+        let at = self.nics[ni].attach.room_at();
+        if self.nics[ni].drain_at != at {
+            self.nics[ni].drain_at = at;
+            self.schedule(at, Ev::NicDrain(ni as u16));
+        }
+    }
+
+    pub(super) fn on_pause_refresh(&mut self, ni: usize) {
+        let now = self.now;
+        let in_win = self.in_window(now);
+        let nic = &mut self.nics[ni];
+        if !nic.pausing || nic.refresh_at != now {
+            return;
+        }
+        nic.pause_until = now + nic.quanta_ps;
+        nic.refresh_at = now + nic.quanta_ps / 2;
+        let at = nic.refresh_at;
+        if in_win {
+            nic.stats.pause_frames += 1;
+        }
+        self.schedule(at, Ev::PauseRefresh(ni as u16));
+    }
+
+    /// Move backlogged frames into posted descriptors while the d2h link has room, visiting the
+    /// queues round-robin.
+    pub(super) fn nic_drain(&mut self, ni: usize, now: u64) {
+        let nq = self.nics[ni].queues.len();
+        let mut blocked_by_link = false;
+        loop {
+            let mut moved = false;
+            for q in 0..nq {
+                let nic = &self.nics[ni];
+                if !nic.attach.accepts(now) {
+                    blocked_by_link = !nic.queues.iter().all(|qu| qu.backlog.is_empty());
+                    break;
+                }
+                let qu = &nic.queues[q];
+                if qu.rx.nic_pos >= qu.rx.posted || qu.backlog.is_empty() {
+                    continue;
+                }
+                let p = self.nics[ni].queues[q].backlog.pop_front().expect("non-empty");
+                self.nics[ni].buf_bytes -= p.len as u64;
+                self.dma_in(ni, q, p, now);
+                moved = true;
+            }
+            if !moved || blocked_by_link {
+                break;
+            }
+        }
+        if blocked_by_link {
+            self.schedule_drain(ni);
+        }
+        let in_win = self.in_window(now);
+        let nic = &mut self.nics[ni];
+        if nic.pausing && nic.buf_bytes <= nic.xon {
+            // XON: a PAUSE frame with zero quanta.
+            nic.pausing = false;
+            nic.pause_until = now;
+            if in_win {
+                nic.stats.pause_frames += 1;
+            }
+            // Senders held by the pause resume now.
+            for g in 0..self.gens.len() {
+                if self.gens[g].nic == ni && self.gens[g].held && self.gens[g].next_at > now {
+                    self.gens[g].held = false;
+                    self.gens[g].restart(now);
+                    self.schedule(now, Ev::Arrival(g as u16));
+                }
+            }
+        }
+    }
+
+    /// DMA one frame into the next posted RX buffer of queue `q` (the attachment moves it).
+    fn dma_in(&mut self, ni: usize, q: usize, p: Pkt, now: u64) {
+        let dev = Dev { socket: self.nics[ni].socket, ddio: self.nics[ni].ddio };
+        let qu = &self.nics[ni].queues[q];
+        let rx = &qu.rx;
+        let pos = rx.nic_pos;
+        let slot = (pos % rx.n) as usize;
+        let m = rx.mbuf[slot];
+        let f = RxDma {
+            queue: q,
+            idx_line: qu.idx_line,
+            pos,
+            n: rx.n,
+            desc_line: rx.desc_line,
+            cq_line: rx.cq_line,
+            data_line: self.mbufs[m as usize].data_line,
+            payload: (p.len - 4) as u64, // the NIC strips the FCS
+            now,
+        };
+        let w = self.window();
+        let (ready, cq) = self.nics[ni].attach.receive(&mut self.mem, dev, &f, w);
+        let in_win = self.in_window(now);
+        let nic = &mut self.nics[ni];
+        if in_win {
+            nic.stats.rx_packets += 1;
+        }
+        let rx = &mut nic.queues[q].rx;
+        rx.ready[slot] = ready;
+        rx.cq[slot] = cq;
+        rx.nic_pos += 1;
+        let mb = &mut self.mbufs[m as usize];
+        mb.arrival_ps = p.arrival_ps;
+        mb.len = p.len;
+        mb.flow = p.flow;
+        mb.t_dma = now;
+        mb.t_ready = ready;
+        let core = self.nics[ni].queues[q].core;
+        if self.cores[core].idle {
+            self.cores[core].idle = false;
+            self.schedule(ready.max(now), Ev::Core(core as u16));
+        }
+    }
+
+    /// When the oldest TX slot of a queue may free: its frame's wire time, or — not fetched yet —
+    /// the NIC's next fetch.
+    pub(super) fn tx_slot_free_at(&self, ni: usize, q: usize) -> u64 {
+        let tx = &self.nics[ni].queues[q].tx;
+        let done = tx.done[(tx.clean % tx.n) as usize];
+        if done != u64::MAX {
+            done
+        } else {
+            tx.fetch_at.min(self.end_ps)
+        }
+    }
+
+    pub(super) fn schedule_tx_fetch(&mut self, ni: usize, q: usize, at: u64) {
+        let tx = &mut self.nics[ni].queues[q].tx;
+        if at < tx.fetch_at {
+            tx.fetch_at = at;
+            self.schedule(at, Ev::TxFetch(ni as u16, q as u16));
+        }
+    }
+
+    /// The NIC takes posted TX descriptors in order: the attachment reads the descriptor and the
+    /// packet (looked up now, when the NIC reads them), then the wire. A queue keeps at most `tx_read_window_kib` of packet reads in
+    /// flight, so one queue's transmit rate is bounded by that window over the read latency.
+    pub(super) fn on_tx_fetch(&mut self, ni: usize, q: usize) {
+        let now = self.now;
+        let dev = Dev { socket: self.nics[ni].socket, ddio: self.nics[ni].ddio };
+        let window_bytes = self.nics[ni].tx_read_window;
+        let idx_line = self.nics[ni].queues[q].idx_line;
+        self.nics[ni].queues[q].tx.fetch_at = u64::MAX;
+        loop {
+            let tx = &mut self.nics[ni].queues[q].tx;
+            if tx.fetch == tx.head {
+                break;
+            }
+            let pos = tx.fetch;
+            let slot = (pos % tx.n) as usize;
+            if tx.ready[slot] > now {
+                let at = tx.ready[slot];
+                self.schedule_tx_fetch(ni, q, at);
+                break;
+            }
+            while let Some(&(end, b)) = tx.reads.front() {
+                if end > now {
+                    break;
+                }
+                tx.reads.pop_front();
+                tx.read_bytes -= b;
+            }
+            let m = tx.mbuf[slot];
+            let mb = self.mbufs[m as usize];
+            let payload = (mb.len - 4) as u64;
+            if tx.read_bytes > 0 && tx.read_bytes + payload > window_bytes {
+                let at = tx.reads.front().expect("reads in flight").0;
+                self.schedule_tx_fetch(ni, q, at);
+                break;
+            }
+            tx.fetch += 1;
+            let f = TxDma {
+                queue: q,
+                idx_line,
+                pos,
+                n: tx.n,
+                wqe_line: tx.wqe_line,
+                cq_line: tx.cq_line,
+                data_line: mb.data_line,
+                payload,
+                now,
+            };
+            let w = self.window();
+            let data_at = self.nics[ni].attach.fetch(&mut self.mem, dev, &f, w);
+            let nic = &mut self.nics[ni];
+            let wire_start = data_at.max(nic.wire_free);
+            nic.wire_free = wire_start + ((mb.len + 20) as f64 * 8000.0 / nic.line_rate_gbps) as u64;
+            let done = nic.wire_free;
+            let tx = &mut nic.queues[q].tx;
+            tx.done[slot] = done;
+            tx.reads.push_back((data_at, payload));
+            tx.read_bytes += payload;
+            let app = self.cores[nic.queues[q].core].app;
+            if done >= self.warm_ps && done < self.end_ps {
+                let st = &mut self.apps[app].stats;
+                st.tx_packets += 1;
+                st.tx_bytes += mb.len as u64;
+                if mb.arrival_ps >= self.warm_ps {
+                    st.latency.record(done - mb.arrival_ps);
+                    st.parts.record(&mb, now, data_at, wire_start, done);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! Traffic: generators that send trains of frames at line rate with the offered average rate,
+//! fixed sizes or named mixes, flows hashed to queues by RSS or steered by flow-director rules
+//! (`imbalance`), and PAUSE honoured by the link partner.
+use super::nic::Pkt;
+use super::{Engine, Ev};
+use crate::config::SizeMix;
+use crate::rng::mix64;
+
+pub(super) enum Sizes {
+    Fixed(u32),
+    Mix(Vec<(f64, u32)>),
+}
+
+/// A traffic source: trains of `train` frames back to back at line rate, spaced so that the
+/// average is the offered rate.
+pub(super) struct Gen {
+    pub(super) nic: usize,
+    /// At the offered rate and at the NIC's line rate.
+    pub(super) ps_per_wire_byte: f64,
+    pub(super) ps_per_line_byte: f64,
+    pub(super) sizes: Sizes,
+    pub(super) flows: u32,
+    pub(super) zipf: Option<Vec<f64>>,
+    /// Flow-director steering: cumulative queue shares (None = RSS's uniform hash).
+    pub(super) queue_cdf: Option<Vec<f64>>,
+    pub(super) salt: u64,
+    pub(super) train: u32,
+    pub(super) train_pos: u32,
+    /// Offered-rate clock: where the next train starts.
+    pub(super) rate_clock: f64,
+    pub(super) train_start: f64,
+    /// Line-rate time of the frames sent so far in this train.
+    pub(super) line_off: f64,
+    /// Time of the one live Arrival event (others are stale after an XON reschedule).
+    pub(super) next_at: u64,
+    /// Holding a frame back because the NIC sent PAUSE (an XON releases it at once).
+    pub(super) held: bool,
+}
+
+impl Gen {
+    /// Account a sent frame of `len` bytes; returns the next frame's arrival time.
+    pub(super) fn advance(&mut self, len: u32) -> f64 {
+        let wire = (len + 20) as f64;
+        self.rate_clock += wire * self.ps_per_wire_byte;
+        self.line_off += wire * self.ps_per_line_byte;
+        self.train_pos += 1;
+        if self.train_pos >= self.train {
+            self.train_pos = 0;
+            self.line_off = 0.0;
+            self.train_start = self.rate_clock;
+        }
+        self.train_start + self.line_off
+    }
+
+    /// Resume sending at `at` (after a PAUSE), with a new train.
+    pub(super) fn restart(&mut self, at: u64) {
+        self.rate_clock = at as f64;
+        self.train_start = at as f64;
+        self.line_off = 0.0;
+        self.train_pos = 0;
+        self.next_at = at;
+    }
+}
+
+
+pub(super) fn mix_table(m: SizeMix) -> Vec<(f64, u32)> {
+    let raw: &[(f64, u32)] = match m {
+        // 7:4:1 simple IMIX.
+        SizeMix::Imix => &[(7.0, 64), (4.0, 576), (1.0, 1500)],
+        // Campus-like: ACK-heavy small frames and MTU-sized data; mean ≈ 981 B.
+        SizeMix::Campus => &[(0.265, 64), (0.04, 128), (0.03, 256), (0.03, 512), (0.035, 1024), (0.60, 1500)],
+    };
+    let total: f64 = raw.iter().map(|r| r.0).sum();
+    let mut acc = 0.0;
+    raw.iter()
+        .map(|&(w, s)| {
+            acc += w / total;
+            (acc, s)
+        })
+        .collect()
+}
+
+
+impl Engine {
+    /// A frame arrives. Frames that arrive before any other pending event are handled here in a
+    /// loop rather than through the heap: the order of events, and so every result, is the same
+    /// (each still counts as an event), and a saturated NIC's drops cost little.
+    pub(super) fn on_arrival(&mut self, g: usize) {
+        if self.gens[g].next_at != self.now {
+            return; // superseded by an XON
+        }
+        loop {
+            self.arrive(g);
+            let at = self.gens[g].next_at;
+            let next = self.heap.peek().map_or(u64::MAX, |r| r.0 .0);
+            if at < next && at < self.stop {
+                self.now = at;
+                self.events += 1;
+            } else {
+                self.schedule(at, Ev::Arrival(g as u16));
+                return;
+            }
+        }
+    }
+
+    /// One frame of generator `g` at `self.now`; sets the generator's next arrival time.
+    fn arrive(&mut self, g: usize) {
+        let now = self.now;
+        let ni = self.gens[g].nic;
+        if self.nics[ni].pause_until > now {
+            // The link partner honours PAUSE: the next frame leaves when the pause ends.
+            let at = self.nics[ni].pause_until;
+            self.gens[g].restart(at);
+            self.gens[g].held = true;
+            return;
+        }
+        self.gens[g].held = false;
+        let len = match &self.gens[g].sizes {
+            Sizes::Fixed(s) => *s,
+            Sizes::Mix(cdf) => {
+                let u = self.rng.unit();
+                cdf.iter().find(|(p, _)| u < *p).map(|x| x.1).unwrap_or(cdf.last().unwrap().1)
+            }
+        };
+        let flow = match &self.gens[g].zipf {
+            None => self.rng.below(self.gens[g].flows as u64) as u32,
+            Some(cdf) => {
+                let u = self.rng.unit();
+                cdf.partition_point(|&p| p < u).min(cdf.len() - 1) as u32
+            }
+        };
+        let h = mix64(flow as u64 ^ self.gens[g].salt);
+        let q = match &self.gens[g].queue_cdf {
+            None => (h % self.nics[ni].queues.len() as u64) as usize,
+            Some(cdf) => {
+                // Rules map each flow to one queue; the hash places flows by the queues' shares.
+                let u = (h >> 11) as f64 / (1u64 << 53) as f64;
+                cdf.partition_point(|&p| p <= u).min(cdf.len() - 1)
+            }
+        };
+        if self.in_window(now) {
+            self.c.offered_bytes += len as u64;
+            self.c.offered_packets += 1;
+        }
+        self.nic_receive(ni, q, Pkt { arrival_ps: now, len, flow }, now);
+        let gen = &mut self.gens[g];
+        let at = (gen.advance(len) as u64).max(now + 1);
+        gen.next_at = at;
+    }
+
+}

@@ -1,0 +1,301 @@
+//! The memory system as one facade: every agent's access to simulated memory goes through here.
+//!
+//! * **Page homes.** Memory is laid out in 2 MiB pages ([`AddressSpace`]); a page is homed on a
+//!   socket's DRAM or in a device's memory zone (the DRAM of a memory-channel NIC, see
+//!   [`crate::attach::memchan`]).
+//! * **Core accesses** ([`MemSys::core_access`]) go through the core's socket hierarchy (L2, LLC,
+//!   other L2s); a miss is served by the other socket's caches over UPI, by a device that holds
+//!   the line Modified in its own cache (a cache-coherent NIC: one line transfer, the platform's
+//!   `coherent_line_ns`), by a device memory zone, or by the home socket's DRAM (with queueing),
+//!   plus a UPI round trip when remote.
+//! * **Device writes and reads** ([`MemSys::dev_write`], [`MemSys::dev_read`]) follow the I/O hub
+//!   rules of [`crate::cache`]: an allocating ItoM (DDIO) or a write to DRAM that invalidates
+//!   cached copies; a PCIeRdCur that hits any socket's caches or reads DRAM without allocating.
+//!   A coherent device instead takes lines into its own cache ([`MemSys::dev_own`]); a
+//!   memory-channel device writes its own zone ([`MemSys::zone_write`]).
+//! * **Flushes** ([`MemSys::flush`]): a core writes back and drops its copy of a line, as a host
+//!   handing a buffer to a NIC on a memory channel must (the NIC cannot snoop the host's caches).
+use crate::attach::memchan::Zone;
+use crate::cache::{Hierarchy, Src};
+use crate::mem::{Mba, Memory};
+
+/// 2 MiB pages of 64 B lines.
+pub(crate) const LINES_PER_PAGE: u32 = 1 << 15;
+/// `page_home` values from this one up name device memory zones (zone = value − ZONE_BASE).
+pub(crate) const ZONE_BASE: u8 = 0x80;
+
+pub(crate) struct Socket {
+    pub hier: Hierarchy,
+    pub mem: Memory,
+    /// Some core, NIC or memory region lives here (otherwise its caches stay empty and coherence
+    /// checks against it are skipped).
+    pub used: bool,
+}
+
+/// Timing constants in ps.
+pub(crate) struct Timing {
+    pub cycle_ps: f64,
+    pub l2_ps: u64,
+    pub llc_ps: u64,
+    pub c2c_ps: u64,
+    pub upi_ps: u64,
+    /// A line held Modified in a coherent device's cache, moved to a core.
+    pub coherent_line_ps: u64,
+}
+
+/// Device-side line counts since the warm-up.
+#[derive(Default, Clone)]
+pub(crate) struct DmaCounters {
+    pub wr_hit: u64,
+    pub wr_miss: u64,
+    pub wr_bypass: u64,
+    pub rd_hit: u64,
+    pub rd_miss: u64,
+    /// Lines a core took from a coherent device's cache.
+    pub to_host_lines: u64,
+}
+
+/// Where a core access was served from, beyond the hierarchy's own levels.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Served {
+    L2,
+    /// The LLC or another L2 of the core's socket.
+    Llc,
+    /// The other socket's caches (UPI).
+    RemoteCache,
+    /// A coherent device's cache.
+    Device,
+    /// A device memory zone (a memory-channel NIC's DRAM or its nCache).
+    Zone,
+    /// DRAM of a socket.
+    Dram,
+}
+
+/// Lays simulated memory out in 2 MiB pages homed on a socket or a device zone, each at a random
+/// physical frame.
+pub(crate) struct AddressSpace {
+    pub next_page: u32,
+    pub page_home: Vec<u8>,
+    /// Per home: (page, next free line in it) for small allocations.
+    open: std::collections::BTreeMap<u8, (u32, u32)>,
+}
+
+impl AddressSpace {
+    pub fn new() -> AddressSpace {
+        AddressSpace { next_page: 0, page_home: Vec::new(), open: Default::default() }
+    }
+
+    /// Allocate `bytes` homed at `home` (a socket, or `ZONE_BASE + zone`); returns the first line.
+    pub fn alloc(&mut self, bytes: u64, home: u8) -> u32 {
+        let lines = bytes.div_ceil(64).max(1) as u32;
+        if lines >= LINES_PER_PAGE / 4 {
+            let pages = lines.div_ceil(LINES_PER_PAGE);
+            let first = self.next_page;
+            self.next_page += pages;
+            self.page_home.extend(std::iter::repeat(home).take(pages as usize));
+            return first * LINES_PER_PAGE;
+        }
+        // Small regions (rings) are packed into an open page, 4 KiB aligned.
+        let lines = lines.div_ceil(64) * 64;
+        match self.open.get(&home).copied() {
+            Some((page, used)) if used + lines <= LINES_PER_PAGE => {
+                self.open.insert(home, (page, used + lines));
+                page * LINES_PER_PAGE + used
+            }
+            _ => {
+                let page = self.next_page;
+                self.next_page += 1;
+                self.page_home.push(home);
+                self.open.insert(home, (page, lines));
+                page * LINES_PER_PAGE
+            }
+        }
+    }
+}
+
+pub(crate) struct MemSys {
+    pub sockets: Vec<Socket>,
+    pub page_home: Vec<u8>,
+    pub zones: Vec<Zone>,
+    /// Lines a coherent device holds Modified in its own cache: one bit per line (empty when no
+    /// NIC is coherent).
+    held: Vec<u64>,
+    pub t: Timing,
+    pub c: DmaCounters,
+}
+
+impl MemSys {
+    pub fn new(sockets: Vec<Socket>, page_home: Vec<u8>, zones: Vec<Zone>, coherent: bool, t: Timing) -> MemSys {
+        let lines = page_home.len() * LINES_PER_PAGE as usize;
+        let held = if coherent { vec![0; lines.div_ceil(64)] } else { Vec::new() };
+        MemSys { sockets, page_home, zones, held, t, c: DmaCounters::default() }
+    }
+
+    /// The socket whose DRAM holds `line`, or `None` for a device zone.
+    #[inline]
+    pub fn home(&self, line: u32) -> Option<usize> {
+        let h = self.page_home[(line >> 15) as usize];
+        (h < ZONE_BASE).then_some(h as usize)
+    }
+
+    #[inline]
+    fn zone_of(&self, line: u32) -> usize {
+        (self.page_home[(line >> 15) as usize] - ZONE_BASE) as usize
+    }
+
+    #[inline]
+    pub fn is_held(&self, line: u32) -> bool {
+        !self.held.is_empty() && self.held[line as usize >> 6] & (1 << (line & 63)) != 0
+    }
+
+    #[inline]
+    fn set_held(&mut self, line: u32, on: bool) {
+        let w = &mut self.held[line as usize >> 6];
+        if on {
+            *w |= 1 << (line & 63);
+        } else {
+            *w &= !(1 << (line & 63));
+        }
+    }
+
+    /// Drop every host copy of `line` on every socket; true if one was dirty.
+    fn invalidate_all(&mut self, line: u32) -> bool {
+        let mut dirty = false;
+        for s in self.sockets.iter_mut().filter(|s| s.used) {
+            dirty |= s.hier.invalidate(line);
+        }
+        dirty
+    }
+
+    /// A core access by core `local` of socket `s`; returns (latency ps without MBA, where it was
+    /// served). `mba` is the core's throttle, applied to every request that leaves the L2.
+    pub fn core_access(&mut self, s: usize, local: usize, mba: &mut Mba, line: u32, write: bool, now: u64) -> (u64, Served) {
+        let src = self.sockets[s].hier.core_access(local, line, write);
+        let wb = self.sockets[s].hier.take_writebacks();
+        self.sockets[s].mem.write(now, wb);
+        if src == Src::L2 {
+            return (self.t.l2_ps, Served::L2);
+        }
+        // MBA throttles every request that leaves the L2 (LLC hits too), not only DRAM reads.
+        let mba = mba.delay(now);
+        match src {
+            Src::L2 => unreachable!("returned above"),
+            Src::OtherL2 => (mba + self.t.c2c_ps, Served::Llc),
+            Src::Llc => (mba + self.t.llc_ps, Served::Llc),
+            Src::Mem => {
+                if self.is_held(line) {
+                    // The device's Modified copy moves to the core.
+                    self.set_held(line, false);
+                    self.c.to_host_lines += 1;
+                    return (mba + self.t.llc_ps + self.t.coherent_line_ps, Served::Device);
+                }
+                if self.sockets.len() > 1 && self.sockets[1 - s].used {
+                    let o = 1 - s;
+                    if self.sockets[o].hier.is_cached(line) {
+                        // Served by the other socket's caches over UPI.
+                        if write {
+                            self.sockets[o].hier.invalidate(line);
+                        }
+                        return (mba + 2 * self.t.llc_ps + 2 * self.t.upi_ps, Served::RemoteCache);
+                    }
+                }
+                match self.home(line) {
+                    Some(home) => {
+                        let lat = self.sockets[home].mem.read(now + mba);
+                        let remote = if home != s { 2 * self.t.upi_ps } else { 0 };
+                        (mba + self.t.llc_ps + lat + remote, Served::Dram)
+                    }
+                    None => {
+                        let z = self.zone_of(line);
+                        let host_rho = self.sockets[s].mem.load(now);
+                        let lat = self.zones[z].host_read(line, now + mba, host_rho);
+                        (mba + self.t.llc_ps + lat, Served::Zone)
+                    }
+                }
+            }
+        }
+    }
+
+    /// A device's full-line DMA write through the I/O hub of `dev_socket`; allocates in the LLC's
+    /// I/O ways when `ddio` is on for the port and the line is homed on that socket. Returns true
+    /// on an ItoM hit.
+    pub fn dev_write(&mut self, dev_socket: usize, ddio: bool, line: u32, now: u64) -> bool {
+        let home = self.home(line).expect("DMA through an I/O hub targets socket memory");
+        if self.sockets.len() > 1 && self.sockets[1 - home].used {
+            self.sockets[1 - home].hier.invalidate(line);
+        }
+        let allocating = ddio && home == dev_socket;
+        let hit = self.sockets[home].hier.dev_write(line, allocating);
+        let wb = self.sockets[home].hier.take_writebacks();
+        self.sockets[home].mem.write(now, wb + (!allocating) as u32);
+        if !allocating {
+            self.c.wr_bypass += 1;
+        } else if hit {
+            self.c.wr_hit += 1;
+        } else {
+            self.c.wr_miss += 1;
+        }
+        hit
+    }
+
+    /// A device's read of one line (PCIeRdCur, or a coherent device's snoop); returns true when a
+    /// host cache (or the device's own) had it. A miss reads the home's DRAM without allocating.
+    pub fn dev_read(&mut self, line: u32, now: u64) -> bool {
+        if self.is_held(line) {
+            return true;
+        }
+        let hit = self.sockets.iter().any(|s| s.used && s.hier.dev_read(line));
+        if hit {
+            self.c.rd_hit += 1;
+        } else {
+            self.c.rd_miss += 1;
+            match self.home(line) {
+                Some(h) => self.sockets[h].mem.device_read(now),
+                None => {
+                    let z = self.zone_of(line);
+                    self.zones[z].device_access(now);
+                }
+            }
+        }
+        hit
+    }
+
+    /// A coherent device writes `line` in its own cache: host copies are invalidated (a dirty one
+    /// moves to the device). Returns true when a host cache held the line (the write had to take
+    /// ownership of it: one line transfer), false when the device already held it or it was in
+    /// memory.
+    pub fn dev_own(&mut self, line: u32) -> bool {
+        if self.is_held(line) {
+            return false;
+        }
+        let cached = self.sockets.iter().any(|s| s.used && s.hier.is_cached(line));
+        self.invalidate_all(line);
+        self.set_held(line, true);
+        cached
+    }
+
+    /// A memory-channel device writes `line` of its own zone (the frame lands in its DRAM and,
+    /// for a header line, its nCache). Stale host copies are dropped: the host invalidated them
+    /// when it handed the buffer over (see [`MemSys::flush`]).
+    pub fn zone_write(&mut self, line: u32, header: bool, now: u64) {
+        self.invalidate_all(line);
+        let z = self.zone_of(line);
+        self.zones[z].device_write(line, header, now);
+    }
+
+    /// A core writes back (if dirty) and drops its copy of `line` (CLFLUSHOPT). Returns true when
+    /// a dirty copy was written back to the line's home.
+    pub fn flush(&mut self, line: u32, now: u64) -> bool {
+        let dirty = self.invalidate_all(line);
+        if dirty {
+            match self.home(line) {
+                Some(h) => self.sockets[h].mem.write(now, 1),
+                None => {
+                    let z = self.zone_of(line);
+                    self.zones[z].host_write(now);
+                }
+            }
+        }
+        dirty
+    }
+}
