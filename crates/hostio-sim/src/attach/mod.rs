@@ -71,6 +71,8 @@ pub(crate) struct RxDma {
 pub(crate) struct TxDma {
     pub queue: usize,
     pub idx_line: u32,
+    /// When the core's doorbell made the descriptor visible.
+    pub posted_at: u64,
     pub pos: u64,
     pub n: u64,
     pub wqe_line: u32,
@@ -184,6 +186,18 @@ impl Attachment {
             Attachment::Integrated(a) => a.fetch(m, d, f),
             Attachment::Coherent(a) => a.fetch(m, f, w),
             Attachment::MemoryChannel(a) => a.fetch(m, f),
+        }
+    }
+
+    /// From the core's doorbell until the NIC has the burst's descriptors and starts reading
+    /// packets, ps: a posted MMIO write plus a descriptor read round trip behind PCIe; two LLC
+    /// accesses on the die; nothing for a coherent NIC (it polls the descriptor lines, paid in
+    /// [`Attachment::fetch`]) or a memory-channel NIC (the flushed descriptors are in its DRAM).
+    pub fn tx_notice_ps(&self, m: &MemSys) -> u64 {
+        match self {
+            Attachment::Pcie(a) => a.tx_notice_ps(),
+            Attachment::Integrated(_) => 2 * m.t.llc_ps,
+            Attachment::Coherent(_) | Attachment::MemoryChannel(_) => 0,
         }
     }
 

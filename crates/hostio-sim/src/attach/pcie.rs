@@ -14,6 +14,10 @@
 //! * one TX completion per `TX_COMPLETION_EVERY` packets (DPDK mlx5 PMD `MLX5_TX_COMP_THRESH`);
 //! * RX descriptors read a 64 B line (four 16 B descriptors) at a time; the TX descriptors of a
 //!   burst read with one request after the doorbell; one 4 B doorbell per burst.
+//!
+//! TX notice: a burst's packets become visible to the NIC one MMIO write (the doorbell) plus one
+//! descriptor read round trip after the core rings; the payload reads follow (and only they
+//! count against the queue's read window).
 use super::{Dev, Report, RxDma, TxDma, Window};
 use crate::config::{NicCfg, NicDesign};
 use crate::memsys::MemSys;
@@ -52,6 +56,8 @@ pub(crate) struct Pcie {
     /// Memo by (payload, location, write): DMA latency without serialisation, ps (`u64::MAX` =
     /// not yet computed).
     dma_ps: Vec<u64>,
+    /// From the doorbell write to the burst's descriptors at the NIC, ps.
+    notice_ps: u64,
 }
 
 impl Pcie {
@@ -68,7 +74,24 @@ impl Pcie {
             rx_bytes: Vec::new(),
             tx_bytes: Vec::new(),
             dma_ps: Vec::new(),
+            notice_ps: 0,
         }
+        .with_notice()
+    }
+
+    /// The TX doorbell is a posted MMIO write that reaches the NIC after its one-way latency; the
+    /// NIC then reads the burst's descriptors from the host (one DMA read round trip of the 64 B
+    /// descriptor lines, in the LLC where the core just wrote them). Both from hostio's PCIe
+    /// latency model on this link.
+    fn with_notice(mut self) -> Pcie {
+        let bell = self.lat.mmio_write_parts(DOORBELL_BYTES).total_ns;
+        let wqe = self.lat.dma_read_parts(TX_WQE_BYTES, hostio_pcie::MemLocation::Llc, hostio_pcie::Engine::Dma, false).total_ns;
+        self.notice_ps = ((bell + wqe) * 1000.0) as u64;
+        self
+    }
+
+    pub fn tx_notice_ps(&self) -> u64 {
+        self.notice_ps
     }
 
     #[inline]

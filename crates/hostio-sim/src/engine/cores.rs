@@ -95,8 +95,8 @@ pub(super) struct Core {
 /// * `nic`: waiting in the NIC's buffer for a descriptor or the link, waiting for the TX wire,
 ///   and the TX serialisation;
 /// * `link`: the attachment moving the frame in (until its completion is visible) and the packet
-///   out (from the NIC's fetch until its last byte is at the NIC): link or channel, I/O hub or
-///   coherence, DMA latency;
+///   out (the doorbell's notice, then from the NIC's fetch until its last byte is at the NIC):
+///   link or channel, I/O hub or coherence, DMA latency;
 /// * `memory`: the core's own memory accesses for the packet (header, working set, MAC write);
 /// * `core`: the app's cycles;
 /// * `queueing`: the rest — waiting in the RX ring, behind other packets of the burst, for the
@@ -333,12 +333,13 @@ impl Engine {
             signal.add(self.core_mem(c, idx, true, now));
         }
         let doorbell = doorbell_at + signal.cost();
+        let visible = doorbell + self.nics[ni].attach.tx_notice_ps(&self.mem);
         let tx = &mut self.nics[ni].queues[q].tx;
         for i in 0..k as u64 {
             let slot = ((tx.head - k as u64 + i) % tx.n) as usize;
-            tx.ready[slot] = doorbell;
+            tx.ready[slot] = visible;
         }
-        self.schedule_tx_fetch(ni, q, doorbell);
+        self.schedule_tx_fetch(ni, q, visible);
         self.cores[c].tx_pending.drain(..k);
         t = (now + batch.cost()).max(doorbell);
         if self.cores[c].tx_pending.is_empty() {

@@ -284,6 +284,7 @@ impl Engine {
         let dev = Dev { socket: self.nics[ni].socket, ddio: self.nics[ni].ddio };
         let window_bytes = self.nics[ni].tx_read_window;
         let idx_line = self.nics[ni].queues[q].idx_line;
+        let notice = self.nics[ni].attach.tx_notice_ps(&self.mem);
         self.nics[ni].queues[q].tx.fetch_at = u64::MAX;
         loop {
             let tx = &mut self.nics[ni].queues[q].tx;
@@ -316,6 +317,7 @@ impl Engine {
             let f = TxDma {
                 queue: q,
                 idx_line,
+                posted_at: tx.ready[slot],
                 pos,
                 n: tx.n,
                 wqe_line: tx.wqe_line,
@@ -341,7 +343,7 @@ impl Engine {
                 st.tx_bytes += mb.len as u64;
                 if mb.arrival_ps >= self.warm_ps {
                     st.latency.record(done - mb.arrival_ps);
-                    st.parts.record(&mb, now, data_at, wire_start, done);
+                    st.parts.record(&mb, now.saturating_sub(notice), data_at, wire_start, done);
                 }
             }
         }
