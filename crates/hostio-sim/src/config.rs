@@ -721,12 +721,19 @@ impl Platform {
             ("upi_latency_ns", self.upi_latency_ns, MAX_LATENCY_NS),
             ("memory_bandwidth_gbyte_s", self.memory_bandwidth_gbyte_s, MAX_BANDWIDTH_GBYTE_S),
             ("core_memory_bandwidth_gbyte_s", self.core_memory_bandwidth_gbyte_s, MAX_BANDWIDTH_GBYTE_S),
-            ("coherent_line_ns", self.coherent_line_ns(), MAX_LATENCY_NS),
-            ("coherent_link_gbyte_s", self.coherent_link_gbyte_s, MAX_BANDWIDTH_GBYTE_S),
         ] {
             if !(v.is_finite() && v > 0.0 && v <= max) {
                 return Err(ConfigError::new(k(name), v, format!("a positive number up to {max}")));
             }
+        }
+        if let Some(v) = self.coherent_line_ns {
+            if !(v.is_finite() && (1.0..=MAX_LATENCY_NS).contains(&v)) {
+                return Err(ConfigError::new(k("coherent_line_ns"), v, format!("1..={MAX_LATENCY_NS} ns")));
+            }
+        }
+        let v = self.coherent_link_gbyte_s;
+        if !(v.is_finite() && (0.1..=MAX_BANDWIDTH_GBYTE_S).contains(&v)) {
+            return Err(ConfigError::new(k("coherent_link_gbyte_s"), v, format!("0.1..={MAX_BANDWIDTH_GBYTE_S} GB/s")));
         }
         Ok(())
     }
@@ -808,6 +815,13 @@ fn enum_variants(leaf: &str) -> Option<String> {
         "replacement" => listed::<Replacement>(),
         "size_mix" => listed::<SizeMix>(),
         "kind" => listed::<AppKind>(),
+        "attachment" => listed::<Attach>(),
+        "link" => listed::<CoherentLink>(),
+        "signaling" => listed::<hostio_hw::coherent::Signaling>(),
+        "layout" => listed::<hostio_hw::coherent::Layout>(),
+        "homing" => listed::<Homing>(),
+        "pool" => listed::<hostio_hw::coherent::Pool>(),
+        "channel" => listed::<Channel>(),
         _ => None,
     }
 }
@@ -877,11 +891,35 @@ fn require_tables(root: &toml::Value) -> Result<(), ConfigError> {
             for (name, child) in table(v, key)? {
                 let child = table(child, &format!("{key}.{name}"))?;
                 if key == "nics" {
-                    if let Some(pcie) = child.get("pcie") {
-                        table(pcie, &format!("nics.{name}.pcie"))?;
-                    }
+                    nic_tables(name, child, &|v, k| table(v, k).map(|_| ()))?;
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// A NIC's attachment-specific keys: each sub-table is a table, and only the attachment it belongs
+/// to may have it (`pcie` and `design` for PCIe NICs, `coherent` for coherent ones, `netdimm` for
+/// memory-channel ones), so nothing given is silently ignored.
+fn nic_tables(
+    name: &str,
+    nic: &toml::Table,
+    table: &dyn Fn(&toml::Value, &str) -> Result<(), ConfigError>,
+) -> Result<(), ConfigError> {
+    let attachment = nic.get("attachment").and_then(|v| v.as_str()).unwrap_or("pcie");
+    for (key, owner) in [("pcie", "pcie"), ("design", "pcie"), ("coherent", "coherent"), ("netdimm", "memory-channel")] {
+        let Some(v) = nic.get(key) else { continue };
+        if key != "design" {
+            table(v, &format!("nics.{name}.{key}"))?;
+        }
+        if attachment != owner && Attach::deserialize(toml::Value::String(attachment.into())).is_ok() {
+            let shown = if key == "design" { one_line(&v.to_string()) } else { "a table".into() };
+            return Err(ConfigError::new(
+                format!("nics.{name}.{key}"),
+                shown,
+                format!("only with attachment = \"{owner}\" (this NIC's is \"{attachment}\")"),
+            ));
         }
     }
     Ok(())
@@ -1055,9 +1093,16 @@ impl Scenario {
             if n.netdimm.prefetch_lines > 64 {
                 return Err(ConfigError::new(k("netdimm.prefetch_lines"), n.netdimm.prefetch_lines, "0..=64 lines"));
             }
+            if n.ddio.is_some() && matches!(n.attachment, Attach::Coherent | Attach::MemoryChannel) {
+                return Err(ConfigError::new(k("ddio"), n.ddio.unwrap_or(false), format!("unset: DDIO does not apply to a \"{}\" NIC", n.attachment.name())));
+            }
             if n.ddio == Some(true) && def == 0 {
                 return Err(ConfigError::new(k("ddio"), "true", format!("{} has no DDIO", plat.name)));
             }
+        }
+        let channels = self.nics.values().filter(|n| n.attachment == Attach::MemoryChannel).count();
+        if channels > 64 {
+            return Err(ConfigError::new("nics", format!("{channels} memory-channel NICs"), "at most 64 memory-channel NICs"));
         }
         for (name, t) in &self.traffic {
             let k = |f: &str| format!("traffic.{name}.{f}");
@@ -1100,6 +1145,9 @@ impl Scenario {
             if let Some(ms) = a.mempool_socket {
                 if ms >= p.sockets {
                     return Err(ConfigError::new(k("mempool_socket"), ms, format!("0..{} (platform.sockets)", p.sockets)));
+                }
+                if a.nic.as_deref().and_then(|n| self.nics.get(n)).is_some_and(|n| n.attachment == Attach::MemoryChannel) {
+                    return Err(ConfigError::new(k("mempool_socket"), ms, "unset: a memory-channel NIC's buffers live in its own DRAM"));
                 }
             }
             if a.cores == 0 {

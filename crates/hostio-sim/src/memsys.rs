@@ -6,7 +6,7 @@
 //! * **Core accesses** ([`MemSys::core_access`]) go through the core's socket hierarchy (L2, LLC,
 //!   other L2s); a miss is served by the other socket's caches over UPI, by a device that holds
 //!   the line Modified in its own cache (a cache-coherent NIC: one line transfer, the platform's
-//!   `coherent_line_ns`), by a device memory zone, or by the home socket's DRAM (with queueing),
+//!   `coherent_line_ns`, or more over CXL), by a device memory zone, or by the home socket's DRAM (with queueing),
 //!   plus a UPI round trip when remote.
 //! * **Device writes and reads** ([`MemSys::dev_write`], [`MemSys::dev_read`]) follow the I/O hub
 //!   rules of [`crate::cache`]: an allocating ItoM (DDIO) or a write to DRAM that invalidates
@@ -39,8 +39,6 @@ pub(crate) struct Timing {
     pub llc_ps: u64,
     pub c2c_ps: u64,
     pub upi_ps: u64,
-    /// A line held Modified in a coherent device's cache, moved to a core.
-    pub coherent_line_ps: u64,
 }
 
 /// Device-side line counts since the warm-up.
@@ -51,8 +49,6 @@ pub(crate) struct DmaCounters {
     pub wr_bypass: u64,
     pub rd_hit: u64,
     pub rd_miss: u64,
-    /// Lines a core took from a coherent device's cache.
-    pub to_host_lines: u64,
 }
 
 /// Where a core access was served from, beyond the hierarchy's own levels.
@@ -117,18 +113,25 @@ pub(crate) struct MemSys {
     pub sockets: Vec<Socket>,
     pub page_home: Vec<u8>,
     pub zones: Vec<Zone>,
-    /// Lines a coherent device holds Modified in its own cache: one bit per line (empty when no
-    /// NIC is coherent).
-    held: Vec<u64>,
+    /// Per coherent device: the lines it holds Modified in its own cache, one bit per line.
+    held: Vec<Vec<u64>>,
+    /// Per coherent device: lines cores took from its cache since the warm-up.
+    pub to_host: Vec<u64>,
+    /// Per coherent device: one line moved from its cache to a core, ps.
+    pub line_ps: Vec<u64>,
+    /// Per coherent device: its rings are homed at their reader, so a core's read of a line it
+    /// holds also triggers a speculative read of the line's home memory.
+    pub reader_homed: Vec<bool>,
     pub t: Timing,
     pub c: DmaCounters,
 }
 
 impl MemSys {
-    pub fn new(sockets: Vec<Socket>, page_home: Vec<u8>, zones: Vec<Zone>, coherent: bool, t: Timing) -> MemSys {
+    /// `coherent` devices (numbered from 0) can hold lines in their own caches.
+    pub fn new(sockets: Vec<Socket>, page_home: Vec<u8>, zones: Vec<Zone>, coherent: usize, t: Timing) -> MemSys {
         let lines = page_home.len() * LINES_PER_PAGE as usize;
-        let held = if coherent { vec![0; lines.div_ceil(64)] } else { Vec::new() };
-        MemSys { sockets, page_home, zones, held, t, c: DmaCounters::default() }
+        let held = vec![vec![0; lines.div_ceil(64)]; coherent];
+        MemSys { sockets, page_home, zones, held, to_host: vec![0; coherent], line_ps: vec![0; coherent], reader_homed: vec![false; coherent], t, c: DmaCounters::default() }
     }
 
     /// The socket whose DRAM holds `line`, or `None` for a device zone.
@@ -143,14 +146,15 @@ impl MemSys {
         (self.page_home[(line >> 15) as usize] - ZONE_BASE) as usize
     }
 
+    /// The coherent device holding `line` in its cache, if any.
     #[inline]
-    pub fn is_held(&self, line: u32) -> bool {
-        !self.held.is_empty() && self.held[line as usize >> 6] & (1 << (line & 63)) != 0
+    pub fn holder(&self, line: u32) -> Option<usize> {
+        self.held.iter().position(|h| h[line as usize >> 6] & (1 << (line & 63)) != 0)
     }
 
     #[inline]
-    fn set_held(&mut self, line: u32, on: bool) {
-        let w = &mut self.held[line as usize >> 6];
+    fn set_held(&mut self, dev: usize, line: u32, on: bool) {
+        let w = &mut self.held[dev][line as usize >> 6];
         if on {
             *w |= 1 << (line & 63);
         } else {
@@ -183,11 +187,16 @@ impl MemSys {
             Src::OtherL2 => (mba + self.t.c2c_ps, Served::Llc),
             Src::Llc => (mba + self.t.llc_ps, Served::Llc),
             Src::Mem => {
-                if self.is_held(line) {
+                if let Some(dev) = self.holder(line) {
                     // The device's Modified copy moves to the core.
-                    self.set_held(line, false);
-                    self.c.to_host_lines += 1;
-                    return (mba + self.t.llc_ps + self.t.coherent_line_ps, Served::Device);
+                    self.set_held(dev, line, false);
+                    self.to_host[dev] += 1;
+                    if self.reader_homed[dev] {
+                        if let Some(h) = self.home(line) {
+                            self.sockets[h].mem.device_read(now);
+                        }
+                    }
+                    return (mba + self.t.llc_ps + self.line_ps[dev], Served::Device);
                 }
                 if self.sockets.len() > 1 && self.sockets[1 - s].used {
                     let o = 1 - s;
@@ -207,9 +216,11 @@ impl MemSys {
                     }
                     None => {
                         let z = self.zone_of(line);
-                        let host_rho = self.sockets[s].mem.load(now);
+                        let zs = self.zones[z].socket;
+                        let host_rho = self.sockets[zs].mem.load(now);
                         let lat = self.zones[z].host_read(line, now + mba, host_rho);
-                        (mba + self.t.llc_ps + lat, Served::Zone)
+                        let remote = if zs != s { 2 * self.t.upi_ps } else { 0 };
+                        (mba + self.t.llc_ps + lat + remote, Served::Zone)
                     }
                 }
             }
@@ -238,17 +249,23 @@ impl MemSys {
         hit
     }
 
-    /// A device's read of one line (PCIeRdCur, or a coherent device's snoop); returns true when a
-    /// host cache (or the device's own) had it. A miss reads the home's DRAM without allocating.
+    /// A device's read of one line through the I/O hub (PCIeRdCur); returns true when a host
+    /// cache had it. A miss reads the home's DRAM without allocating.
     pub fn dev_read(&mut self, line: u32, now: u64) -> bool {
-        if self.is_held(line) {
-            return true;
-        }
-        let hit = self.sockets.iter().any(|s| s.used && s.hier.dev_read(line));
+        let hit = self.snoop_read(line, now);
         if hit {
             self.c.rd_hit += 1;
         } else {
             self.c.rd_miss += 1;
+        }
+        hit
+    }
+
+    /// A coherent device's read of a host line: true when a host cache had it (a line transfer);
+    /// a miss reads the home's memory. Not an I/O hub read, so not counted as one.
+    pub fn snoop_read(&mut self, line: u32, now: u64) -> bool {
+        let hit = self.sockets.iter().any(|s| s.used && s.hier.dev_read(line));
+        if !hit {
             match self.home(line) {
                 Some(h) => self.sockets[h].mem.device_read(now),
                 None => {
@@ -264,13 +281,18 @@ impl MemSys {
     /// moves to the device). Returns true when a host cache held the line (the write had to take
     /// ownership of it: one line transfer), false when the device already held it or it was in
     /// memory.
-    pub fn dev_own(&mut self, line: u32) -> bool {
-        if self.is_held(line) {
-            return false;
+    pub fn dev_own(&mut self, dev: usize, line: u32) -> bool {
+        if let Some(d) = self.holder(line) {
+            if d == dev {
+                return false;
+            }
+            self.set_held(d, line, false);
+            self.set_held(dev, line, true);
+            return true;
         }
         let cached = self.sockets.iter().any(|s| s.used && s.hier.is_cached(line));
         self.invalidate_all(line);
-        self.set_held(line, true);
+        self.set_held(dev, line, true);
         cached
     }
 

@@ -110,7 +110,7 @@ fn mba_slows_llc_hits() {
     let throttled = run(&scenario(1, "rx_descriptors = 128", "rate_gbps = 60", "mba_percent = 10"));
     assert!(misses_per_packet(&throttled, "fwd") < 0.3, "mostly LLC hits: {}", misses_per_packet(&throttled, "fwd"));
     let (a, b) = (p50(&free), p50(&throttled));
-    assert!(b > 1.3 * a, "p50 {a} → {b} ns");
+    assert!(b > a + 500.0, "p50 {a} → {b} ns");
 }
 
 /// Lazy TX release keeps transmitted buffers out of the pool, lengthening the buffer reuse

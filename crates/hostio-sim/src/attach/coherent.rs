@@ -20,9 +20,11 @@
 //!   already knows the next buffer and ring slot, so it takes ownership of their lines ahead of
 //!   the frame: those transfers load the link and the agents but add no latency; a tail index
 //!   (doorbell signaling) is written after the descriptor and is on the path.
-//! * **Throughput.** The link carries `LINE_WIRE_BYTES` per transferred line at the platform's
-//!   `coherent_link_gbyte_s` (UPI links × their rate), and the NIC's agents overlap `MLP`
-//!   transfers per queue: the NIC is saturated when either is.
+//! * **Throughput.** The link carries `LINE_WIRE_BYTES` per line the NIC transfers at the
+//!   platform's `coherent_link_gbyte_s` (UPI links × their rate; one queue for both directions,
+//!   a conservative simplification), and the NIC's agents overlap `MLP` transfers per queue: the
+//!   NIC is saturated when either is. Lines cores take from the NIC are paid in the cores'
+//!   latency and counted in the link's utilisation, not queued on it.
 //! * **Signaling.** `inline`: the completion is the descriptor itself, found by polling its line;
 //!   `doorbell`: the consumer first reads a tail index on its own line (one more serial transfer
 //!   each way, the round trip inline signaling removes, CC-NIC §4.1).
@@ -34,8 +36,10 @@
 //!   host posts no RX descriptors and the NIC writes no TX completions; `queues`: PCIe style, a
 //!   free queue of 8 B buffer pointers (eight per line) and a TX completion line per eight packets.
 //! * **Homing.** `writer`: each ring is homed at its producer (CC-NIC's choice); `reader`: at its
-//!   consumer, so every transfer of a host-read ring line also triggers a useless speculative read
-//!   of the host's memory (CC-NIC §3), charged to the host socket's DRAM bandwidth.
+//!   consumer, so every line a core takes from the NIC also triggers a useless speculative read
+//!   of its home memory (CC-NIC §3), charged to that socket's DRAM bandwidth (not to latency:
+//!   it runs in parallel with the snoop). The NIC-side homes (the NIC's own memory) are not
+//!   modelled, so homing only changes the host's memory traffic.
 use super::{Report, Rings, RxDma, TxDma, Window};
 use crate::config::{CoherentLink, Homing, NicCfg, Platform};
 use crate::memsys::MemSys;
@@ -56,6 +60,8 @@ const CXL_GBYTE_S: f64 = 64.0;
 const LINK_SLACK_PS: u64 = 1_000_000;
 
 pub(crate) struct Coherent {
+    /// This NIC's number among the coherent devices of [`MemSys`].
+    dev: usize,
     signaling: Signaling,
     layout: Layout,
     pool: Pool,
@@ -72,18 +78,21 @@ pub(crate) struct Coherent {
     group: Vec<(u32, u64)>,
     /// Per queue: the TX descriptor line the NIC read last, and when.
     wqe_seen: Vec<(u32, u64)>,
+    /// Per queue: when the NIC last read the TX tail line (doorbell signaling).
+    tail_seen: Vec<u64>,
     /// Line transfers the NIC made (ownership or reads of host lines) since the warm-up.
     nic_lines: u64,
 }
 
 impl Coherent {
-    pub fn new(n: &NicCfg, plat: &Platform, queues: usize) -> Coherent {
+    pub fn new(n: &NicCfg, plat: &Platform, queues: usize, dev: usize) -> Coherent {
         let c = &n.coherent;
         let (extra, gbyte_s) = match c.link {
             CoherentLink::Upi => (0.0, plat.coherent_link_gbyte_s),
             CoherentLink::Cxl => (CXL_EXTRA_NS, CXL_GBYTE_S),
         };
         Coherent {
+            dev,
             signaling: c.signaling,
             layout: c.layout,
             pool: c.pool,
@@ -95,6 +104,7 @@ impl Coherent {
             agent_free: vec![0; queues],
             group: vec![(u32::MAX, 0); queues],
             wqe_seen: vec![(u32::MAX, 0); queues],
+            tail_seen: vec![0; queues],
             nic_lines: 0,
         }
     }
@@ -102,6 +112,14 @@ impl Coherent {
     /// The transfer latency the core pays for a line the NIC holds (the memory facade's part).
     pub fn line_ps(&self) -> u64 {
         self.t_ps
+    }
+
+    pub fn dev(&self) -> usize {
+        self.dev
+    }
+
+    pub fn reader_homed(&self) -> bool {
+        self.homing == Homing::Reader
     }
 
     pub fn rings(&self) -> Rings {
@@ -152,7 +170,7 @@ impl Coherent {
             Layout::Packed => f.cq_line + (slot / 4) as u32,
             Layout::Grouped => {
                 let (line, fill) = self.group[q];
-                if line != u32::MAX && fill < 4 && m.is_held(line) {
+                if line != u32::MAX && fill < 4 && m.holder(line) == Some(self.dev) {
                     self.group[q].1 += 1;
                     line
                 } else {
@@ -174,26 +192,21 @@ impl Coherent {
         let mut serial = 0;
         if self.pool == Pool::Queues && f.pos % 8 == 0 {
             // The free queue's next line of eight buffer pointers (host-written).
-            lines += m.dev_read(f.desc_line + ((f.pos % f.n) / 8) as u32, f.now) as u64;
+            lines += m.snoop_read(f.desc_line + ((f.pos % f.n) / 8) as u32, f.now) as u64;
         }
         // The NIC knows the next buffer and slot before the frame arrives (it allocates from
         // the pool, or has read the free queue), so it takes ownership of their lines ahead:
         // those transfers load the link and its agents but not the frame's latency. A tail index
         // is written after the descriptor (ordering) and the host polls it, so it is on the path.
         for l in 0..f.payload.div_ceil(64) as u32 {
-            lines += m.dev_own(f.data_line + l) as u64;
+            lines += m.dev_own(self.dev, f.data_line + l) as u64;
         }
         let cq = self.rx_line(m, q, f);
-        lines += m.dev_own(cq) as u64;
+        lines += m.dev_own(self.dev, cq) as u64;
         if self.signaling == Signaling::Doorbell {
-            let took = m.dev_own(idx_line);
+            let took = m.dev_own(self.dev, idx_line);
             lines += took as u64;
             serial += took as u64;
-        }
-        if self.homing == Homing::Reader {
-            if let Some(h) = m.home(cq) {
-                m.sockets[h].mem.device_read(f.now);
-            }
         }
         (self.transfer(q, lines, serial, f.now, w), cq)
     }
@@ -206,17 +219,19 @@ impl Coherent {
         let per_line = if self.layout == Layout::Padded { 1 } else { 4 };
         let mut serial = 0;
         let mut lines = 0;
-        if self.signaling == Signaling::Doorbell && f.pos % 32 == 0 {
-            let hit = m.dev_read(idx_line + 1, f.now) as u64;
+        // A doorbell in memory: the NIC reads the tail line once per posting it has not seen.
+        if self.signaling == Signaling::Doorbell && (f.pos == 0 || f.posted_at > self.tail_seen[q]) {
+            let hit = m.snoop_read(idx_line + 1, f.now) as u64;
             lines += hit;
             serial += hit;
+            self.tail_seen[q] = f.now;
         }
         // The descriptor's line: read again unless the NIC's last read of that line already
         // found this descriptor (posted in the same burst).
         let line = f.wqe_line + (slot / per_line) as u32;
         let (seen, at) = self.wqe_seen[q];
         if !(seen == line && f.posted_at <= at) {
-            let hit = m.dev_read(line, f.now) as u64;
+            let hit = m.snoop_read(line, f.now) as u64;
             lines += hit;
             serial += hit;
             self.wqe_seen[q] = (line, f.now);
@@ -225,10 +240,10 @@ impl Coherent {
         let mut from_mem = false;
         for l in 0..f.payload.div_ceil(64) as u32 {
             let line = f.data_line + l;
-            if m.is_held(line) {
+            if m.holder(line) == Some(self.dev) {
                 continue;
             }
-            if m.dev_read(line, f.now) {
+            if m.snoop_read(line, f.now) {
                 payload_host += 1;
             } else {
                 from_mem = true;
@@ -237,7 +252,7 @@ impl Coherent {
         lines += payload_host;
         serial += (payload_host > 0) as u64;
         if self.pool == Pool::Queues && f.pos % 8 == 7 {
-            lines += m.dev_own(f.cq_line + ((f.pos / 8) % 64) as u32) as u64;
+            lines += m.dev_own(self.dev, f.cq_line + ((f.pos / 8) % 64) as u32) as u64;
         }
         let mut done = self.transfer(q, lines, serial, f.now, w);
         if from_mem {
@@ -248,17 +263,24 @@ impl Coherent {
         done
     }
 
-    pub fn reset(&mut self) {
+    pub fn reset(&mut self, m: &mut MemSys) {
         self.nic_lines = 0;
+        m.to_host[self.dev] = 0;
     }
 
     pub fn report(&self, m: &MemSys, dur_s: f64, rx_packets: u64) -> Report {
         let mut r = Report::default();
         let gbps = |b: f64| b * 8.0 / dur_s / 1e9;
-        r.extra.insert("coherent_link_utilization".into(), gbps(self.link_bytes) / (8000.0 / self.ps_per_byte));
-        let pkts = rx_packets.max(1) as f64;
-        r.extra.insert("nic_line_transfers_per_packet".into(), self.nic_lines as f64 / pkts);
-        r.extra.insert("host_line_transfers_per_packet".into(), m.c.to_host_lines as f64 / pkts);
+        // Lines cores take from the NIC cross the link too (their latency is the core's; they
+        // are counted here, not queued on the link).
+        let to_host = m.to_host[self.dev];
+        let bytes = self.link_bytes + to_host as f64 * LINE_WIRE_BYTES;
+        r.extra.insert("coherent_link_utilization".into(), (gbps(bytes) / (8000.0 / self.ps_per_byte)).min(1.0));
+        if rx_packets > 0 {
+            let pkts = rx_packets as f64;
+            r.extra.insert("nic_line_transfers_per_packet".into(), self.nic_lines as f64 / pkts);
+            r.extra.insert("host_line_transfers_per_packet".into(), to_host as f64 / pkts);
+        }
         r
     }
 }

@@ -6,19 +6,25 @@
 //! * **Receive.** The NIC writes a frame straight into its own DRAM — nothing crosses the
 //!   channel — and puts the frame's first line (the header) and the completion line in its
 //!   **nCache** ([`Zone`]). Stale host copies are dropped ([`MemSys::zone_write`]).
-//! * **Host reads** of zone lines that miss the host caches cross the channel: an nCache hit
-//!   saves the DRAM array access (tRCD + tCL of DDR4-2400, `NCACHE_SAVING_NS`) and drops the line
-//!   (read-once); a miss reads the DRAM and the **nPrefetcher** fetches the next
-//!   `prefetch_lines` lines into the nCache (header lines hit the nCache, so header-only packets
-//!   prefetch nothing).
+//! * **Host reads** of zone lines that miss the host caches cross the channel (plus a UPI round
+//!   trip from the other socket): an nCache hit saves the DRAM array access (tRCD + tCL of
+//!   DDR4-2400, `NCACHE_SAVING_NS`) and drops the line (read-once); a miss reads the DRAM and
+//!   the **nPrefetcher** fetches the next `prefetch_lines` lines into the nCache. The paper
+//!   triggers it on payload reads; hostio triggers it on any host read that misses the nCache
+//!   (header and completion lines are in the nCache, so they rarely trigger it).
+//! * **The channel** is a bounded resource: every line crossing it (host reads, flushed
+//!   write-backs) occupies it for 64 B at its peak rate (`channel`), and a read waits its turn.
+//!   The NIC's own DRAM traffic (writing frames, reading them to transmit) stays on the DIMM:
+//!   it loads the banks (`nic_dram_gbyte_s`), not the channel (`channel_gbyte_s`).
 //! * **Handover.** The NIC cannot snoop the host's caches, so the host writes back and drops
 //!   (CLFLUSHOPT) every line it hands over: the descriptors it posts, the TX descriptors and the
 //!   packet lines it wrote (the rewritten header). Each costs an LLC access plus a channel write,
-//!   overlapped across a burst ([`Rings::flush_handover`]).
+//!   overlapped across a burst ([`Rings::flush_handover`]): an LLC access, plus another for
+//!   a dirty line's write-back, which then crosses the channel.
 //! * **Transmit.** The NIC reads the descriptor and the packet from its own DRAM: one DRAM access
 //!   at the zone's load, then the wire; nothing crosses the channel.
 //! * **The channel is shared.** The host interleaves its memory over all channels, so the NetDIMM
-//!   channel carries the host socket's average load ρ as well as its own: a zone access costs the
+//!   channel carries the NIC socket's average load ρ as well as its own: a zone access costs the
 //!   DRAM latency at the sum of the two (the same load curve as [`crate::mem`]), so an MLC-like
 //!   co-runner slows the NIC's host accesses and the NIC's traffic slows nothing else of the host.
 use super::{Report, Rings, RxDma, TxDma, CX5_RINGS};
@@ -39,9 +45,17 @@ const NCACHE_WAYS: usize = 8;
 /// readable this long after its last line.
 const DRAM_WRITE_NS: f64 = 15.0;
 
-/// The NIC's DRAM and nCache: one memory zone.
+/// The NIC's DRAM and nCache: one memory zone, behind one DDR channel of socket `socket`.
 pub(crate) struct Zone {
+    pub socket: usize,
+    /// The DIMM's DRAM banks (the NIC's own writes and reads, and the host's).
     dram: Memory,
+    /// The channel between the host's memory controller and the DIMM: a bounded resource that
+    /// every line crossing it (host reads, host write-backs) occupies for 64 B at its peak rate.
+    chan_free: u64,
+    ps_per_line: f64,
+    /// Lines that crossed the channel since the warm-up.
+    pub channel_lines: u64,
     saving_ps: u64,
     /// nCache tags (`line + 1`, 0 = empty), `NCACHE_WAYS` per set.
     tags: Vec<u32>,
@@ -58,7 +72,11 @@ impl Zone {
         let d = &n.netdimm;
         let lines = (d.ncache_kib as usize * 1024 / 64).max(NCACHE_WAYS);
         Zone {
+            socket: n.socket as usize,
             dram: Memory::new(plat.dram_latency_ns, d.channel.gbyte_s()),
+            chan_free: 0,
+            ps_per_line: 64.0 * 1000.0 / d.channel.gbyte_s(),
+            channel_lines: 0,
             saving_ps: (NCACHE_SAVING_NS * 1000.0) as u64,
             tags: vec![0; lines / NCACHE_WAYS * NCACHE_WAYS],
             sets: lines / NCACHE_WAYS,
@@ -103,9 +121,17 @@ impl Zone {
         self.dram.latency_at((self.dram.load(now) + host_rho).min(0.95))
     }
 
+    /// A line crosses the channel at `now`; returns how long it waited for the channel, ps.
+    fn cross(&mut self, now: u64) -> u64 {
+        let start = self.chan_free.max(now);
+        self.chan_free = start + self.ps_per_line as u64;
+        self.channel_lines += 1;
+        start - now
+    }
+
     /// A host read that missed the host's caches; returns its latency beyond the LLC, ps.
     pub fn host_read(&mut self, line: u32, now: u64, host_rho: f64) -> u64 {
-        let lat = self.latency(now, host_rho);
+        let lat = self.latency(now, host_rho) + self.cross(now);
         self.dram.device_read(now);
         if self.take(line) {
             self.ncache_hits += 1;
@@ -122,6 +148,7 @@ impl Zone {
 
     /// The host writes a line back into the zone (a flush).
     pub fn host_write(&mut self, now: u64) {
+        self.cross(now);
         self.dram.write(now, 1);
     }
 
@@ -142,6 +169,7 @@ impl Zone {
 
     pub fn reset(&mut self) {
         self.dram.reset_counters();
+        self.channel_lines = 0;
         self.ncache_hits = 0;
         self.ncache_misses = 0;
         self.prefetched = 0;
@@ -209,14 +237,32 @@ impl MemChannel {
         }
         r.extra.insert("ncache_prefetched_lines".into(), z.prefetched as f64);
         r.extra.insert("host_flushes".into(), self.flushes as f64);
-        let gb = (z.dram_lines() as f64 * 64.0) / dur_s / 1e9;
-        r.extra.insert("channel_gbyte_s".into(), gb);
+        let gb = |lines: u64| lines as f64 * 64.0 / dur_s / 1e9;
+        r.extra.insert("channel_gbyte_s".into(), gb(z.channel_lines));
+        r.extra.insert("nic_dram_gbyte_s".into(), gb(z.dram.read_lines + z.dram.write_lines));
         r
     }
 }
 
-impl Zone {
-    fn dram_lines(&self) -> u64 {
-        self.dram.read_lines + self.dram.write_lines
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_channel_serialises_crossings_at_its_peak_rate() {
+        let plat = Platform::preset("skylake-gold-6140").expect("preset");
+        let mut n = NicCfg::default();
+        n.netdimm.prefetch_lines = 0;
+        let mut z = Zone::new(&n, &plat, 1);
+        // DDR4-2400: 64 B every 3.33 ns; two reads at once: the second waits for the first (and
+        // sees a slightly higher bank load).
+        let a = z.host_read(1000, 0, 0.0);
+        let b = z.host_read(2000, 0, 0.0);
+        assert!((3333..3500).contains(&(b - a)), "{a} {b}");
+        // The nCache: a header the NIC wrote is read once, faster, then gone.
+        z.device_write(3000, true, 10_000_000);
+        let hit = z.host_read(3000, 20_000_000, 0.0);
+        let again = z.host_read(3000, 30_000_000, 0.0);
+        assert_eq!(again - hit, (NCACHE_SAVING_NS * 1000.0) as u64);
     }
 }

@@ -129,14 +129,14 @@ pub(crate) enum Attachment {
 }
 
 impl Attachment {
-    /// The attachment of NIC `n` with `queues` queues; a memory-channel NIC's DRAM is memory
-    /// zone `zone` of [`MemSys`].
-    pub fn new(n: &NicCfg, plat: &Platform, queues: usize, zone: usize) -> Attachment {
+    /// The attachment of NIC `n` with `queues` queues. `slot` numbers it among the NICs of its
+    /// kind that [`MemSys`] keeps state for: a coherent NIC's cache, a memory-channel NIC's zone.
+    pub fn new(n: &NicCfg, plat: &Platform, queues: usize, slot: usize) -> Attachment {
         match n.attachment {
             Attach::Pcie => Attachment::Pcie(pcie::Pcie::new(n)),
             Attach::Integrated => Attachment::Integrated(integrated::Integrated::new(plat)),
-            Attach::Coherent => Attachment::Coherent(coherent::Coherent::new(n, plat, queues)),
-            Attach::MemoryChannel => Attachment::MemoryChannel(memchan::MemChannel::new(zone)),
+            Attach::Coherent => Attachment::Coherent(coherent::Coherent::new(n, plat, queues, slot)),
+            Attach::MemoryChannel => Attachment::MemoryChannel(memchan::MemChannel::new(slot)),
         }
     }
 
@@ -212,7 +212,7 @@ impl Attachment {
     pub fn reset(&mut self, m: &mut MemSys) {
         match self {
             Attachment::Pcie(_) | Attachment::Integrated(_) => {}
-            Attachment::Coherent(a) => a.reset(),
+            Attachment::Coherent(a) => a.reset(m),
             Attachment::MemoryChannel(a) => a.reset(m),
         }
     }

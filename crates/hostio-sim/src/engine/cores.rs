@@ -234,7 +234,6 @@ impl Engine {
             let cq = rx.cq[slot];
             let m = rx.mbuf[slot];
             self.cores[c].burst.push(m);
-            self.mbufs[m as usize].t_pick = now;
             let mb = self.mbufs[m as usize];
             batch.add(self.core_mem(c, cq, false, now));
             batch.add(self.core_mem(c, mb.meta_line, true, now));

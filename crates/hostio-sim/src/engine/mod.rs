@@ -89,8 +89,6 @@ struct Mbuf {
     /// When the NIC took the frame out of its buffer, and when its completion became visible.
     t_dma: u64,
     t_ready: u64,
-    /// When a core picked it up in a burst.
-    t_pick: u64,
     /// The core's memory accesses and cycles for it.
     mem_ps: u64,
     cyc_ps: u64,
@@ -153,13 +151,20 @@ impl Engine {
         let mut rng = Rng::new(sc.run.seed);
         let mut space = AddressSpace::new();
         let nic_index: BTreeMap<&str, usize> = sc.nics.keys().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
-        // Memory-channel NICs bring their DRAM as memory zones, numbered in NIC order.
+        // Memory-channel NICs bring their DRAM as memory zones and coherent NICs their caches,
+        // each numbered in NIC order.
         let mut zone_of_nic = vec![usize::MAX; sc.nics.len()];
+        let mut slot_of_nic = vec![0; sc.nics.len()];
         let mut zones = Vec::new();
+        let mut coherent = 0;
         for (ni, n) in sc.nics.values().enumerate() {
             if n.attachment == Attach::MemoryChannel {
                 zone_of_nic[ni] = zones.len();
+                slot_of_nic[ni] = zones.len();
                 zones.push(crate::attach::memchan::Zone::new(n, plat, mix64(sc.run.seed ^ 0x6e63 ^ ni as u64)));
+            } else if n.attachment == Attach::Coherent {
+                slot_of_nic[ni] = coherent;
+                coherent += 1;
             }
         }
 
@@ -339,11 +344,12 @@ impl Engine {
         let nic_queues_len: Vec<usize> = nic_queues.iter().map(|q| q.len()).collect();
         for (ni, (name, n)) in sc.nics.iter().enumerate() {
             let cap = n.buffer_kib as u64 * 1024;
-            let attach = Attachment::new(n, plat, nic_queues_len[ni], zone_of_nic[ni]);
+            let attach = Attachment::new(n, plat, nic_queues_len[ni], slot_of_nic[ni]);
             nics.push(Nic {
                 name: name.clone(),
                 socket: n.socket as usize,
-                ddio: n.ddio.unwrap_or(sc.platform.ddio) && r.io_mask != 0,
+                // A coherent or memory-channel NIC's writes do not go through the I/O hub.
+                ddio: n.ddio.unwrap_or(sc.platform.ddio) && r.io_mask != 0 && matches!(n.attachment, Attach::Pcie | Attach::Integrated),
                 line_rate_gbps: n.line_rate_gbps,
                 tx_release: n.tx_release,
                 tx_read_window: n.tx_read_window_kib as u64 * 1024,
@@ -417,16 +423,14 @@ impl Engine {
             llc_ps: (plat.llc_latency_ns * 1000.0) as u64,
             c2c_ps: (plat.c2c_latency_ns * 1000.0) as u64,
             upi_ps: (plat.upi_latency_ns * 1000.0) as u64,
-            coherent_line_ps: 0,
         };
-        let coherent = sc.nics.values().any(|n| n.attachment == Attach::Coherent);
-        let mut t = t;
+        let mut mem = MemSys::new(sockets, space.page_home, zones, coherent, t);
         for n in &nics {
             if let Attachment::Coherent(a) = &n.attach {
-                t.coherent_line_ps = a.line_ps();
+                mem.line_ps[a.dev()] = a.line_ps();
+                mem.reader_homed[a.dev()] = a.reader_homed();
             }
         }
-        let mem = MemSys::new(sockets, space.page_home, zones, coherent, t);
         let warm_ps = (sc.run.warmup_us * PS_PER_US as f64) as u64;
         let end_ps = warm_ps + (sc.run.duration_us * PS_PER_US as f64) as u64;
         let mut e = Engine {
