@@ -40,6 +40,7 @@ pub struct TraceCache {
     slices: u32,
     sets_per_slice: u32,
     cores: usize,
+    llc_ways: u32,
     allocating: bool,
     pages: HashMap<u64, u32, std::hash::BuildHasherDefault<PageHasher>>,
     last: (u64, u32),
@@ -183,6 +184,7 @@ impl TraceCache {
             slices: p.llc_slices,
             sets_per_slice: p.llc_sets_per_slice(),
             cores: p.cores_per_socket as usize,
+            llc_ways: p.llc_ways,
             allocating: r.scenario.platform.ddio && r.io_mask != 0,
             pages: HashMap::default(),
             last: (u64::MAX, 0),
@@ -208,6 +210,10 @@ impl TraceCache {
     fn set_cat(&mut self, core: usize, mask: u32) -> PyResult<()> {
         if core >= self.cores {
             return Err(config_err(ConfigError::new("core", core, format!("0..{} (cores per socket)", self.cores))));
+        }
+        let full = hostio_sim::config::full_mask(self.llc_ways);
+        if mask == 0 || mask & !full != 0 {
+            return Err(config_err(ConfigError::new("mask", format!("{mask:#x}"), format!("a nonzero mask within the {} LLC ways ({full:#x})", self.llc_ways))));
         }
         self.h.set_cat(core, mask);
         Ok(())

@@ -99,8 +99,33 @@ pub struct HierStats {
 /// page faults.
 fn records(n: usize, stride: usize) -> (Vec<u32>, usize) {
     let v = vec![0u32; n * stride + WORDS_PER_LINE];
+    advise_huge_pages(&v);
     let off = v.as_ptr().align_offset(64) % WORDS_PER_LINE;
     (v, off)
+}
+
+/// Ask Linux to back `v`'s allocation with 2 MiB pages where it is not yet touched (a hint:
+/// set records and directory entries are read in random order, and with 4 KiB pages most such
+/// reads also miss the host's TLB).
+fn advise_huge_pages<T>(v: &Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        let start = v.as_ptr() as usize;
+        let end = start + v.capacity() * std::mem::size_of::<T>();
+        let (a, b) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if b > a {
+            // SAFETY: the range lies inside `v`'s live allocation; MADV_HUGEPAGE changes no
+            // contents, and a failure (e.g. transparent huge pages off) is harmless.
+            unsafe { madvise(a as *mut std::ffi::c_void, b - a, MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
 }
 
 /// Layout of one set record of `ways` ways, in u32 words: stamp bytes `0..ways` and the clock
@@ -296,30 +321,53 @@ pub struct HierParams {
     pub seed: u64,
 }
 
+/// Fixed, hand-chosen masks over line-address bits 0..36 (physical bits 6..42), each mixing low
+/// and high bits; not Intel's (unpublished) masks.
+const SLICE_MASKS: [u64; 8] = [
+    0x0b_5ad4_eceda,
+    0x0c_79e7_b9d5f,
+    0x04_1a2b_3c4d5,
+    0x0e_f0f1_e2d3c,
+    0x0a_9b8c_7d6e5,
+    0x07_3c2d_1e0f9,
+    0x0d_4e5f_6a7b8,
+    0x09_8877_66554,
+];
+
+/// `SLICE_PARITY[k][b]`: bit `i` is the parity of `SLICE_MASKS[i]` over byte `k` of a line
+/// address equal to `b`. Parity is linear, so a line's eight parity bits are the XOR of its five
+/// low bytes' entries.
+const SLICE_PARITY: [[u8; 256]; 5] = {
+    let mut t = [[0u8; 256]; 5];
+    let mut k = 0;
+    while k < 5 {
+        let mut b = 0;
+        while b < 256 {
+            let mut i = 0;
+            while i < 8 {
+                let p = ((b as u64) << (8 * k) & SLICE_MASKS[i]).count_ones() & 1;
+                t[k][b] |= (p as u8) << i;
+                i += 1;
+            }
+            b += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
 /// Slice of a physical line address: `bits` XOR-parity bits over pseudo-random masks, reduced
 /// modulo `slices`. Power-of-two slice counts are spread evenly; others unevenly.
 pub fn slice_of(pa_line: u64, slices: u32) -> u32 {
     if slices <= 1 {
         return 0;
     }
-    // Fixed, hand-chosen masks over line-address bits 0..36 (physical bits 6..42), each mixing
-    // low and high bits; not Intel's (unpublished) masks.
-    const MASKS: [u64; 8] = [
-        0x0b_5ad4_eceda,
-        0x0c_79e7_b9d5f,
-        0x04_1a2b_3c4d5,
-        0x0e_f0f1_e2d3c,
-        0x0a_9b8c_7d6e5,
-        0x07_3c2d_1e0f9,
-        0x0d_4e5f_6a7b8,
-        0x09_8877_66554,
-    ];
     let bits = if slices.is_power_of_two() { slices.trailing_zeros() } else { 32 - slices.leading_zeros() + 1 };
-    let mut v = 0u32;
-    for (i, m) in MASKS.iter().enumerate().take(bits as usize) {
-        v |= (((pa_line & m).count_ones() & 1) as u32) << i;
+    let mut v = 0u8;
+    for (k, t) in SLICE_PARITY.iter().enumerate() {
+        v ^= t[(pa_line >> (8 * k)) as u8 as usize];
     }
-    v % slices
+    (v as u32 & (((1u64 << bits.min(8)) - 1) as u32)) % slices
 }
 
 impl Hierarchy {
@@ -360,6 +408,11 @@ impl Hierarchy {
 
     /// Append directory entries for more simulated lines (numbered after the existing ones).
     pub fn add_lines(&mut self, pa_lines: &[u64], slices: u32, sets_per_slice: u32) {
+        let cap = self.dir.capacity();
+        self.dir.reserve(pa_lines.len());
+        if self.dir.capacity() != cap {
+            advise_huge_pages(&self.dir);
+        }
         self.dir.extend(pa_lines.iter().map(|&pa| Dir {
             set: slice_of(pa, slices) * sets_per_slice + (pa as u32 & (sets_per_slice - 1)),
             llc_way: NONE,
@@ -955,6 +1008,62 @@ mod tests {
         h.dev_write(8, true); // evicts the least recent, line 0
         assert_eq!(h.llc_way(0), None);
         assert!(h.llc_way(4).is_some());
+    }
+
+    #[test]
+    fn stamp_searches_match_a_scalar_reference() {
+        let mut rng = Rng::new(11);
+        let mut rec = [0u32; 16];
+        for _ in 0..20_000 {
+            for w in rec.iter_mut() {
+                *w = rng.next_u64() as u32;
+            }
+            // Some zero (empty) stamps, often a few equal ones.
+            for _ in 0..rng.below(6) {
+                set_byte(&mut rec, rng.below(32) as usize, 0);
+            }
+            let dup = byte(&rec, rng.below(32) as usize);
+            set_byte(&mut rec, rng.below(32) as usize, dup);
+            let empty = (0..32).fold(0u32, |m, i| m | ((byte(&rec, i) == 0) as u32) << i);
+            assert_eq!(empty_ways(&rec), empty);
+            let mask = (rng.next_u64() as u32) | 1 << rng.below(32);
+            let min = (0..32).filter(|&i| mask >> i & 1 != 0).map(|i| byte(&rec, i)).min().unwrap();
+            let ties: Vec<usize> = (0..32).filter(|&i| mask >> i & 1 != 0 && byte(&rec, i) == min).collect();
+            assert_eq!(lru_way(&rec, mask, true), *ties.last().unwrap());
+            assert_eq!(lru_way(&rec, mask, false), ties[0]);
+        }
+    }
+
+    #[test]
+    fn renumbering_keeps_order_and_empty_ways() {
+        let mut rec = [0u32; 16];
+        for (w, s) in [(0, 200), (1, 0), (2, 17), (3, 254), (4, 0), (5, 90)] {
+            set_byte(&mut rec, w, s);
+        }
+        set_byte(&mut rec, 6, MAX_STAMP); // the clock of a 6-way set
+        stamp(&mut rec, 6, 1);
+        let got: Vec<u32> = (0..7).map(|i| byte(&rec, i)).collect();
+        // Occupied ways 2, 5, 0, 3 get ranks 1..=4; way 1 is stamped with the new clock 5.
+        assert_eq!(got, [3, 5, 1, 4, 0, 2, 5]);
+    }
+
+    #[test]
+    fn slice_hash_tables_match_the_parity_definition() {
+        let direct = |pa: u64, slices: u32| {
+            let bits = if slices.is_power_of_two() { slices.trailing_zeros() } else { 32 - slices.leading_zeros() + 1 };
+            let mut v = 0u32;
+            for (i, m) in SLICE_MASKS.iter().enumerate().take(bits as usize) {
+                v |= ((pa & m).count_ones() & 1) << i;
+            }
+            v % slices
+        };
+        let mut rng = Rng::new(7);
+        for slices in [1, 2, 3, 4, 8, 18, 22, 28, 64, 100, 256] {
+            for _ in 0..2000 {
+                let pa = rng.next_u64() >> (rng.below(40) as u32);
+                assert_eq!(slice_of(pa, slices), direct(pa, slices), "{pa:#x} {slices}");
+            }
+        }
     }
 
     #[test]
