@@ -73,7 +73,27 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: Hierarchy("nope"), "platform.preset"),
     (lambda h: Hierarchy(ddio_ways=1), "platform.ddio_ways"),
     (lambda h: Hierarchy(colour=1), "platform.colour"),
+    (lambda h: h.set_cat(0, 0), "mask"),
+    (lambda h: h.set_cat(0, 0x800), "mask"),
+    (lambda h: h.set_cat(18, 0x3), "core"),
 ])
 def test_bad_input_names_the_key(call, key):
     with pytest.raises(hostio.ConfigError, match=key):
         call(Hierarchy())
+
+
+def test_results_do_not_depend_on_how_the_trace_is_split():
+    # The binding resolves addresses a block at a time; one call and many calls of odd sizes
+    # over the same trace must agree access by access, for every kind.
+    rng = np.random.default_rng(5)
+    trace = rng.integers(0, 3 << 20, 20_000).astype(np.uint64) * 64  # 192 MiB: many pages
+    kinds = rng.integers(0, 4, 20_000)
+    whole, parts = Hierarchy("skylake-gold-6140"), Hierarchy("skylake-gold-6140")
+    got_whole, got_parts = [], []
+    for lo in range(0, 20_000, 5000):
+        k = ("core_read", "core_write", "dev_write", "dev_read")[kinds[lo]]
+        got_whole += whole.access(trace[lo:lo + 5000], k).tolist()
+        for a in range(lo, lo + 5000, 777):
+            got_parts += parts.access(trace[a:min(a + 777, lo + 5000)], k).tolist()
+    assert got_whole == got_parts
+    assert whole.stats() == parts.stats()

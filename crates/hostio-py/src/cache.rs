@@ -40,6 +40,7 @@ pub struct TraceCache {
     slices: u32,
     sets_per_slice: u32,
     cores: usize,
+    llc_ways: u32,
     allocating: bool,
     pages: HashMap<u64, u32, std::hash::BuildHasherDefault<PageHasher>>,
     last: (u64, u32),
@@ -69,59 +70,89 @@ impl TraceCache {
         base + off
     }
 
+    /// Line numbers of `addrs`, in order (pages get directory entries in order of first use).
+    fn lines_of(&mut self, addrs: &[u8], out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(addrs.chunks_exact(8).map(|a| {
+            let a = u64::from_le_bytes(a.try_into().expect("8 bytes"));
+            self.line(a)
+        }));
+    }
+
     fn run(&mut self, addrs: &[u8], kind: usize, core: usize, out: &mut [u8]) {
-        let addr = |i: usize| u64::from_le_bytes(addrs[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-        let n = out.len();
-        // Software pipeline: directory entries DIR_AHEAD accesses ahead, set records SET_AHEAD
-        // ahead, so the host's cache misses of independent accesses overlap (hints only).
+        match kind {
+            0 => self.run_kind::<0>(addrs, core, out),
+            1 => self.run_kind::<1>(addrs, core, out),
+            2 => self.run_kind::<2>(addrs, core, out),
+            3 => self.run_kind::<3>(addrs, core, out),
+            _ => unreachable!("checked"),
+        }
+        self.h.take_writebacks();
+    }
+
+    /// `run` for one access kind. Addresses become line numbers a block at a time; within a
+    /// block, a software pipeline prefetches directory entries DIR_AHEAD accesses ahead and set
+    /// records SET_AHEAD ahead, so the host's cache misses of independent accesses overlap
+    /// (hints only).
+    fn run_kind<const K: usize>(&mut self, addrs: &[u8], core: usize, out: &mut [u8]) {
+        const BLOCK: usize = 4096;
         const DIR_AHEAD: usize = 16;
         const SET_AHEAD: usize = 8;
         // Device writes: the directory entry of the line each would evict, once its set is in.
         const VICTIM_AHEAD: usize = 3;
-        for i in 0..n.min(DIR_AHEAD) {
-            let l = self.line(addr(i));
-            self.h.prefetch_dir(l);
-        }
-        for (i, o) in out.iter_mut().enumerate() {
-            if i + DIR_AHEAD < n {
-                let l = self.line(addr(i + DIR_AHEAD));
-                self.h.prefetch_dir(l);
-            }
-            if i + SET_AHEAD < n {
-                let l = self.line(addr(i + SET_AHEAD));
-                self.h.prefetch(l);
-            }
-            if kind == 2 && i + VICTIM_AHEAD < n {
-                let l = self.line(addr(i + VICTIM_AHEAD));
-                self.h.prefetch_io_victim(l);
-            }
-            let line = self.line(addr(i));
-            let lvl = match kind {
-                0 | 1 => match self.h.core_access(core, line, kind == 1) {
-                    Src::L2 => L2,
-                    Src::OtherL2 => OTHER_L2,
-                    Src::Llc => LLC,
-                    Src::Mem => MEM,
-                },
-                2 | 3 => {
-                    let lvl = if self.h.llc_way(line).is_some() {
-                        LLC
-                    } else if self.h.l2_owner(line).is_some() {
-                        L2
-                    } else {
-                        MEM
-                    };
-                    if kind == 2 {
-                        self.h.dev_write(line, self.allocating);
-                    }
-                    lvl
+        let n = out.len();
+        let mut lines = Vec::with_capacity(BLOCK + DIR_AHEAD);
+        let mut counts = [0u64; 4];
+        for s in (0..n).step_by(BLOCK) {
+            let e = (s + BLOCK).min(n);
+            // This block's lines and the next DIR_AHEAD (looked up again with the next block).
+            self.lines_of(&addrs[8 * s..8 * (e + DIR_AHEAD).min(n)], &mut lines);
+            if s == 0 {
+                for &l in lines.iter().take(DIR_AHEAD) {
+                    self.h.prefetch_dir(l);
                 }
-                _ => unreachable!("checked"),
-            };
-            self.counts[kind][lvl as usize] += 1;
-            *o = lvl;
+            }
+            for (j, o) in out[s..e].iter_mut().enumerate() {
+                if let Some(&l) = lines.get(j + DIR_AHEAD) {
+                    self.h.prefetch_dir(l);
+                }
+                if let Some(&l) = lines.get(j + SET_AHEAD) {
+                    self.h.prefetch(l);
+                }
+                if K == 2 {
+                    if let Some(&l) = lines.get(j + VICTIM_AHEAD) {
+                        self.h.prefetch_io_victim(l);
+                    }
+                }
+                let line = lines[j];
+                let lvl = match K {
+                    0 | 1 => match self.h.core_access(core, line, K == 1) {
+                        Src::L2 => L2,
+                        Src::OtherL2 => OTHER_L2,
+                        Src::Llc => LLC,
+                        Src::Mem => MEM,
+                    },
+                    _ => {
+                        let lvl = if self.h.llc_way(line).is_some() {
+                            LLC
+                        } else if self.h.l2_owner(line).is_some() {
+                            L2
+                        } else {
+                            MEM
+                        };
+                        if K == 2 {
+                            self.h.dev_write(line, self.allocating);
+                        }
+                        lvl
+                    }
+                };
+                counts[lvl as usize] += 1;
+                *o = lvl;
+            }
         }
-        self.h.take_writebacks();
+        for (c, k) in self.counts[K].iter_mut().zip(counts) {
+            *c += k;
+        }
     }
 }
 
@@ -153,6 +184,7 @@ impl TraceCache {
             slices: p.llc_slices,
             sets_per_slice: p.llc_sets_per_slice(),
             cores: p.cores_per_socket as usize,
+            llc_ways: p.llc_ways,
             allocating: r.scenario.platform.ddio && r.io_mask != 0,
             pages: HashMap::default(),
             last: (u64::MAX, 0),
@@ -178,6 +210,10 @@ impl TraceCache {
     fn set_cat(&mut self, core: usize, mask: u32) -> PyResult<()> {
         if core >= self.cores {
             return Err(config_err(ConfigError::new("core", core, format!("0..{} (cores per socket)", self.cores))));
+        }
+        let full = hostio_sim::config::full_mask(self.llc_ways);
+        if mask == 0 || mask & !full != 0 {
+            return Err(config_err(ConfigError::new("mask", format!("{mask:#x}"), format!("a nonzero mask within the {} LLC ways ({full:#x})", self.llc_ways))));
         }
         self.h.set_cat(core, mask);
         Ok(())

@@ -11,10 +11,12 @@
 //! * **Directory.** Every simulated line has a directory entry (where it is in this socket: LLC
 //!   way, which core's L2 and way, dirty bits, I/O history), in a vector indexed by line number.
 //!   Lookups are O(1); only victim selection scans a set.
-//! * **Set records.** Each LLC set is one record (its replacement clock, PLRU bits, QLRU ages,
-//!   tags and per-way stamps) aligned to 64 B host cache lines, so a simulated access costs one
-//!   or two host cache misses rather than one per array; L2 sets likewise. Stamps order the ways
-//!   of one set only (exact LRU), and are renumbered by rank before a set's clock would wrap.
+//! * **Set records.** Each LLC set is one record aligned to 64 B host cache lines: one stamp
+//!   byte per way, the set's replacement clock byte, the PLRU bits or QLRU ages, and the tags.
+//!   With 11 ways that is exactly 64 B, so a simulated access costs one host cache miss; L2 sets
+//!   likewise. Stamps order the ways of one set only (exact LRU; 0 marks an empty way), and are
+//!   renumbered by rank before the set's clock would pass 254. On x86-64 the empty-way and LRU
+//!   searches compare all stamps of a set at once (SSE2).
 //! * **Device write (ItoM, DDIO on).** Line anywhere in the hierarchy → *write update* (hit): a
 //!   copy in an L2 is invalidated and the line is written in the LLC. Not present → *write
 //!   allocate* (miss) into the I/O ways, LRU, filled from the highest way, without reading DRAM.
@@ -47,13 +49,10 @@ use crate::rng::Rng;
 pub const NONE: u8 = 0xFF;
 /// A set record's tag of an empty way (tags hold `line + 1`).
 const EMPTY: u32 = 0;
-/// Words of an LLC set record before its tags: the set's replacement clock, the PLRU MRU bits and
-/// the QLRU ages (2 bits per way, low and high word).
-const HDR: usize = 4;
-/// Words of an L2 set record before its tags: the set's replacement clock.
-const L2_HDR: usize = 1;
 /// u32 words per 64 B host cache line.
 const WORDS_PER_LINE: usize = 16;
+/// Largest stamp; a set's clock is renumbered before it would exceed this.
+const MAX_STAMP: u32 = 254;
 
 const F_LLC_DIRTY: u8 = 1;
 const F_L2_DIRTY: u8 = 2;
@@ -100,37 +99,171 @@ pub struct HierStats {
 /// page faults.
 fn records(n: usize, stride: usize) -> (Vec<u32>, usize) {
     let v = vec![0u32; n * stride + WORDS_PER_LINE];
+    advise_huge_pages(&v);
     let off = v.as_ptr().align_offset(64) % WORDS_PER_LINE;
     (v, off)
 }
 
-/// Record stride in words: `hdr + 2 * ways` rounded up to whole host cache lines.
-fn stride_of(hdr: usize, ways: usize) -> usize {
-    (hdr + 2 * ways).div_ceil(WORDS_PER_LINE) * WORDS_PER_LINE
+/// Ask Linux to back `v`'s allocation with 2 MiB pages where it is not yet touched (a hint:
+/// set records and directory entries are read in random order, and with 4 KiB pages most such
+/// reads also miss the host's TLB).
+fn advise_huge_pages<T>(v: &Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        let start = v.as_ptr() as usize;
+        let end = start + v.capacity() * std::mem::size_of::<T>();
+        let (a, b) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if b > a {
+            // SAFETY: the range lies inside `v`'s live allocation; MADV_HUGEPAGE changes no
+            // contents, and a failure (e.g. transparent huge pages off) is harmless.
+            unsafe { madvise(a as *mut std::ffi::c_void, b - a, MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
+}
+
+/// Layout of one set record of `ways` ways, in u32 words: stamp bytes `0..ways` and the clock
+/// byte `ways` (little-endian within words), then `extra` words, then the tags; padded to whole
+/// 64 B host cache lines (so the 32 bytes read by the stamp searches are inside the record).
+#[derive(Clone, Copy)]
+struct Layout {
+    ways: usize,
+    /// Word index of the first word after the stamps and clock.
+    after_stamps: usize,
+    /// Word index of the tags.
+    tags: usize,
+    stride: usize,
+}
+
+impl Layout {
+    fn new(ways: usize, extra: usize) -> Layout {
+        let after_stamps = (ways + 1).div_ceil(4);
+        let tags = after_stamps + extra;
+        Layout { ways, after_stamps, tags, stride: (tags + ways).div_ceil(WORDS_PER_LINE) * WORDS_PER_LINE }
+    }
+}
+
+/// Byte `i` of a record's stamp area.
+#[inline(always)]
+fn byte(rec: &[u32], i: usize) -> u32 {
+    rec[i / 4] >> (8 * (i % 4)) & 0xFF
+}
+
+#[inline(always)]
+fn set_byte(rec: &mut [u32], i: usize, v: u32) {
+    let sh = 8 * (i % 4);
+    rec[i / 4] = rec[i / 4] & !(0xFF << sh) | v << sh;
 }
 
 /// Advance a set's replacement clock and stamp way `w` with it. Stamps only order the ways of
-/// one set; when the clock would wrap, the set's stamps are renumbered by rank (same order).
+/// one set; when the clock would pass `MAX_STAMP`, the set's stamps are renumbered by rank
+/// (same order).
 #[inline(always)]
-fn stamp(rec: &mut [u32], hdr: usize, ways: usize, w: usize) {
-    let mut t = rec[0].wrapping_add(1);
-    if t == u32::MAX {
-        t = renumber(&mut rec[hdr + ways..hdr + 2 * ways]);
+fn stamp(rec: &mut [u32], ways: usize, w: usize) {
+    let mut t = byte(rec, ways) + 1;
+    if t > MAX_STAMP {
+        t = renumber(rec, ways);
     }
-    rec[0] = t;
-    rec[hdr + ways + w] = t;
+    set_byte(rec, ways, t);
+    set_byte(rec, w, t);
 }
 
-/// Replace a set's stamps by their ranks 1..=ways; returns the next clock value.
+/// Replace the stamps of a set's occupied ways by their ranks 1..=k (empty ways keep 0);
+/// returns the next clock value.
 #[cold]
 #[inline(never)]
-fn renumber(stamps: &mut [u32]) -> u32 {
-    let mut order: Vec<usize> = (0..stamps.len()).collect();
-    order.sort_by_key(|&i| stamps[i]);
-    for (rank, i) in order.into_iter().enumerate() {
-        stamps[i] = rank as u32 + 1;
+fn renumber(rec: &mut [u32], ways: usize) -> u32 {
+    let mut old = [0u32; 32];
+    for (i, o) in old[..ways].iter_mut().enumerate() {
+        *o = byte(rec, i);
     }
-    stamps.len() as u32 + 1
+    let old = &old[..ways];
+    let mut k = 0;
+    for (i, &si) in old.iter().enumerate() {
+        if si != 0 {
+            k += 1;
+            let below = old.iter().enumerate().filter(|&(j, &sj)| sj != 0 && (sj, j) < (si, i)).count();
+            set_byte(rec, i, below as u32 + 1);
+        }
+    }
+    k + 1
+}
+
+/// Ways whose stamp is 0 (empty), as a bit mask over bits 0..32; bits at or above the set's way
+/// count are meaningless and must be masked by the caller.
+#[inline(always)]
+fn empty_ways(rec: &[u32]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        let (a, b) = load_stamps(rec);
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe {
+            let z = _mm_setzero_si128();
+            _mm_movemask_epi8(_mm_cmpeq_epi8(a, z)) as u32 | (_mm_movemask_epi8(_mm_cmpeq_epi8(b, z)) as u32) << 16
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        (0..32).fold(0, |m, i| m | ((byte(rec, i) == 0) as u32) << i)
+    }
+}
+
+/// The way of `mask` (occupied ways, nonzero) with the smallest stamp: the least recently used.
+/// Ties (never among occupied ways) go to the highest way if `highest`, else the lowest.
+#[inline(always)]
+fn lru_way(rec: &[u32], mask: u32, highest: bool) -> usize {
+    debug_assert!(mask != 0);
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2 is part of the x86-64 baseline; `load_stamps` checks the record's length.
+    let eq = unsafe {
+        use std::arch::x86_64::*;
+        // Bytes of the ways outside `mask` become 0xFF (above any stamp).
+        let bits = _mm_set1_epi64x(0x8040_2010_0804_0201u64 as i64);
+        let spread = |m: u32| {
+            let b = |k: u32| ((m >> (8 * k)) & 0xFF) as u64 * 0x0101_0101_0101_0101;
+            let v = _mm_set_epi64x(b(1) as i64, b(0) as i64);
+            _mm_cmpeq_epi8(_mm_and_si128(v, bits), bits)
+        };
+        let ones = _mm_set1_epi8(-1);
+        let (a, b) = load_stamps(rec);
+        let a = _mm_or_si128(a, _mm_andnot_si128(spread(mask), ones));
+        let b = _mm_or_si128(b, _mm_andnot_si128(spread(mask >> 16), ones));
+        let mut m = _mm_min_epu8(a, b);
+        m = _mm_min_epu8(m, _mm_srli_si128::<8>(m));
+        m = _mm_min_epu8(m, _mm_srli_si128::<4>(m));
+        m = _mm_min_epu8(m, _mm_srli_si128::<2>(m));
+        m = _mm_min_epu8(m, _mm_srli_si128::<1>(m));
+        let min = _mm_set1_epi8(_mm_cvtsi128_si32(m) as i8);
+        (_mm_movemask_epi8(_mm_cmpeq_epi8(a, min)) as u32 | (_mm_movemask_epi8(_mm_cmpeq_epi8(b, min)) as u32) << 16) & mask
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let eq = {
+        let st = |i: usize| if mask >> i & 1 != 0 { byte(rec, i) } else { 0xFF };
+        let min = (0..32).map(st).min().unwrap_or(0xFF);
+        (0..32).fold(0, |m, i| m | ((st(i) == min) as u32) << i) & mask
+    };
+    if highest {
+        31 - eq.leading_zeros() as usize
+    } else {
+        eq.trailing_zeros() as usize
+    }
+}
+
+/// Bytes 0..32 of a record (stamps, clock and what follows) as two vectors.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn load_stamps(rec: &[u32]) -> (std::arch::x86_64::__m128i, std::arch::x86_64::__m128i) {
+    use std::arch::x86_64::*;
+    let r = &rec[..8];
+    // SAFETY: `r` is 32 readable bytes; the loads are unaligned; SSE2 is x86-64 baseline.
+    unsafe { (_mm_loadu_si128(r.as_ptr().cast()), _mm_loadu_si128(r.as_ptr().add(4).cast())) }
 }
 
 /// Ask the host CPU to start loading `r`'s cache line.
@@ -146,7 +279,7 @@ fn host_prefetch<T>(r: &T) {
 }
 
 struct L2 {
-    /// Per set: clock, `l2_ways` tags, `l2_ways` stamps.
+    /// Set records (`Hierarchy::l2_layout`, no extra words).
     rec: Vec<u32>,
     off: usize,
     cat: u32,
@@ -154,11 +287,10 @@ struct L2 {
 
 pub struct Hierarchy {
     ways: usize,
-    /// Words per LLC set record: `HDR`, tags, stamps; padded to whole 64 B lines so a lookup
-    /// touches one record and nothing else.
-    stride: usize,
-    l2_ways: usize,
-    l2_stride: usize,
+    /// LLC set records; the two extra words hold the PLRU MRU bits (first word) or the QLRU ages
+    /// (2 bits per way, low and high word).
+    layout: Layout,
+    l2_layout: Layout,
     l2_sets: u32,
     inclusive: bool,
     io_mask: u32,
@@ -189,30 +321,53 @@ pub struct HierParams {
     pub seed: u64,
 }
 
+/// Fixed, hand-chosen masks over line-address bits 0..36 (physical bits 6..42), each mixing low
+/// and high bits; not Intel's (unpublished) masks.
+const SLICE_MASKS: [u64; 8] = [
+    0x0b_5ad4_eceda,
+    0x0c_79e7_b9d5f,
+    0x04_1a2b_3c4d5,
+    0x0e_f0f1_e2d3c,
+    0x0a_9b8c_7d6e5,
+    0x07_3c2d_1e0f9,
+    0x0d_4e5f_6a7b8,
+    0x09_8877_66554,
+];
+
+/// `SLICE_PARITY[k][b]`: bit `i` is the parity of `SLICE_MASKS[i]` over byte `k` of a line
+/// address equal to `b`. Parity is linear, so a line's eight parity bits are the XOR of its five
+/// low bytes' entries.
+const SLICE_PARITY: [[u8; 256]; 5] = {
+    let mut t = [[0u8; 256]; 5];
+    let mut k = 0;
+    while k < 5 {
+        let mut b = 0;
+        while b < 256 {
+            let mut i = 0;
+            while i < 8 {
+                let p = ((b as u64) << (8 * k) & SLICE_MASKS[i]).count_ones() & 1;
+                t[k][b] |= (p as u8) << i;
+                i += 1;
+            }
+            b += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
 /// Slice of a physical line address: `bits` XOR-parity bits over pseudo-random masks, reduced
 /// modulo `slices`. Power-of-two slice counts are spread evenly; others unevenly.
 pub fn slice_of(pa_line: u64, slices: u32) -> u32 {
     if slices <= 1 {
         return 0;
     }
-    // Fixed, hand-chosen masks over line-address bits 0..36 (physical bits 6..42), each mixing
-    // low and high bits; not Intel's (unpublished) masks.
-    const MASKS: [u64; 8] = [
-        0x0b_5ad4_eceda,
-        0x0c_79e7_b9d5f,
-        0x04_1a2b_3c4d5,
-        0x0e_f0f1_e2d3c,
-        0x0a_9b8c_7d6e5,
-        0x07_3c2d_1e0f9,
-        0x0d_4e5f_6a7b8,
-        0x09_8877_66554,
-    ];
     let bits = if slices.is_power_of_two() { slices.trailing_zeros() } else { 32 - slices.leading_zeros() + 1 };
-    let mut v = 0u32;
-    for (i, m) in MASKS.iter().enumerate().take(bits as usize) {
-        v |= (((pa_line & m).count_ones() & 1) as u32) << i;
+    let mut v = 0u8;
+    for (k, t) in SLICE_PARITY.iter().enumerate() {
+        v ^= t[(pa_line >> (8 * k)) as u8 as usize];
     }
-    v % slices
+    (v as u32 & (((1u64 << bits.min(8)) - 1) as u32)) % slices
 }
 
 impl Hierarchy {
@@ -222,14 +377,13 @@ impl Hierarchy {
     pub fn new(p: &HierParams, pa_lines: &[u64]) -> Hierarchy {
         let nsets = (p.slices * p.sets_per_slice) as usize;
         let ways = p.ways as usize;
-        let stride = stride_of(HDR, ways);
-        let l2_stride = L2_HDR + 2 * p.l2_ways as usize;
-        let (llc, llc_off) = records(nsets, stride);
+        let layout = Layout::new(ways, 2);
+        let l2_layout = Layout::new(p.l2_ways as usize, 0);
+        let (llc, llc_off) = records(nsets, layout.stride);
         let mut h = Hierarchy {
             ways,
-            stride,
-            l2_ways: p.l2_ways as usize,
-            l2_stride,
+            layout,
+            l2_layout,
             l2_sets: p.l2_sets,
             inclusive: p.inclusive,
             io_mask: p.io_mask,
@@ -239,7 +393,7 @@ impl Hierarchy {
             llc_off,
             l2: (0..p.cores)
                 .map(|_| {
-                    let (rec, off) = records(p.l2_sets as usize, l2_stride);
+                    let (rec, off) = records(p.l2_sets as usize, l2_layout.stride);
                     L2 { rec, off, cat: crate::config::full_mask(p.ways) }
                 })
                 .collect(),
@@ -254,6 +408,11 @@ impl Hierarchy {
 
     /// Append directory entries for more simulated lines (numbered after the existing ones).
     pub fn add_lines(&mut self, pa_lines: &[u64], slices: u32, sets_per_slice: u32) {
+        let cap = self.dir.capacity();
+        self.dir.reserve(pa_lines.len());
+        if self.dir.capacity() != cap {
+            advise_huge_pages(&self.dir);
+        }
         self.dir.extend(pa_lines.iter().map(|&pa| Dir {
             set: slice_of(pa, slices) * sets_per_slice + (pa as u32 & (sets_per_slice - 1)),
             llc_way: NONE,
@@ -283,7 +442,7 @@ impl Hierarchy {
     #[inline]
     pub fn prefetch(&self, line: u32) {
         let b = self.rec(self.dir[line as usize].set);
-        for l in (0..self.stride).step_by(WORDS_PER_LINE) {
+        for l in (0..self.layout.stride).step_by(WORDS_PER_LINE) {
             host_prefetch(&self.llc[b + l]);
         }
     }
@@ -292,19 +451,10 @@ impl Hierarchy {
     /// the I/O ways (a hint, as `prefetch`; reads the set record, so issue `prefetch` first).
     #[inline]
     pub fn prefetch_io_victim(&self, line: u32) {
-        let b = self.rec(self.dir[line as usize].set);
-        let (tags, stamps) = self.llc[b + HDR..b + HDR + 2 * self.ways].split_at(self.ways);
-        let (mut best, mut victim) = (u32::MAX, EMPTY);
-        let mut m = self.io_mask;
-        while m != 0 {
-            let w = m.trailing_zeros() as usize;
-            if tags[w] != EMPTY && stamps[w] < best {
-                (best, victim) = (stamps[w], tags[w]);
-            }
-            m &= m - 1;
-        }
-        if victim != EMPTY {
-            self.prefetch_dir(victim - 1);
+        let rec = self.set_rec(self.dir[line as usize].set);
+        let full = self.io_mask & !empty_ways(rec);
+        if full != 0 {
+            self.prefetch_dir(rec[self.layout.tags + lru_way(rec, full, true)] - 1);
         }
     }
 
@@ -341,7 +491,7 @@ impl Hierarchy {
     /// recent).
     pub fn llc_stamp(&self, line: u32) -> Option<u64> {
         let d = self.dir[line as usize];
-        (d.llc_way != NONE).then(|| self.llc[self.rec(d.set) + HDR + self.ways + d.llc_way as usize] as u64)
+        (d.llc_way != NONE).then(|| byte(self.set_rec(d.set), d.llc_way as usize) as u64)
     }
 
     pub fn is_cached(&self, line: u32) -> bool {
@@ -356,18 +506,27 @@ impl Hierarchy {
     /// Index of `set`'s record in `llc`.
     #[inline]
     fn rec(&self, set: u32) -> usize {
-        self.llc_off + set as usize * self.stride
+        self.llc_off + set as usize * self.layout.stride
+    }
+
+    /// `set`'s record.
+    #[inline]
+    fn set_rec(&self, set: u32) -> &[u32] {
+        let b = self.rec(set);
+        &self.llc[b..b + self.layout.stride]
     }
 
     #[inline]
     fn qlru_ages(&self, b: usize) -> u64 {
-        self.llc[b + 2] as u64 | (self.llc[b + 3] as u64) << 32
+        let p = b + self.layout.after_stamps;
+        self.llc[p] as u64 | (self.llc[p + 1] as u64) << 32
     }
 
     #[inline]
     fn set_qlru_ages(&mut self, b: usize, ages: u64) {
-        self.llc[b + 2] = ages as u32;
-        self.llc[b + 3] = (ages >> 32) as u32;
+        let p = b + self.layout.after_stamps;
+        self.llc[p] = ages as u32;
+        self.llc[p + 1] = (ages >> 32) as u32;
     }
 
     #[inline]
@@ -379,12 +538,13 @@ impl Hierarchy {
     #[inline]
     fn touch_llc(&mut self, b: usize, w: usize) {
         let ways = self.ways;
-        stamp(&mut self.llc[b..b + self.stride], HDR, ways, w);
+        stamp(&mut self.llc[b..b + self.layout.stride], ways, w);
         match self.policy {
             Replacement::Plru => {
                 let all = crate::config::full_mask(ways as u32);
-                let bits = self.llc[b + 1] | 1 << w;
-                self.llc[b + 1] = if bits & all == all { 1 << w } else { bits };
+                let p = b + self.layout.after_stamps;
+                let bits = self.llc[p] | 1 << w;
+                self.llc[p] = if bits & all == all { 1 << w } else { bits };
             }
             Replacement::Qlru => self.set_qlru_age(b, w, 0),
             _ => {}
@@ -396,34 +556,16 @@ impl Hierarchy {
     /// core fills from the lowest, so an empty cache does not park code and data in the I/O ways
     /// where the next DMA burst would evict them.
     fn llc_victim(&mut self, b: usize, mask: u32, lru_only: bool) -> usize {
-        let tags = b + HDR;
-        let mut m = mask;
-        while m != 0 {
-            let w = if lru_only { 31 - m.leading_zeros() as usize } else { m.trailing_zeros() as usize };
-            if self.llc[tags + w] == EMPTY {
-                return w;
-            }
-            m &= !(1 << w);
+        let rec = &self.llc[b..b + self.layout.stride];
+        let empty = mask & empty_ways(rec);
+        if empty != 0 {
+            return if lru_only { 31 - empty.leading_zeros() as usize } else { empty.trailing_zeros() as usize };
         }
         let policy = if lru_only { Replacement::Lru } else { self.policy };
         match policy {
-            Replacement::Lru => {
-                let stamps = &self.llc[tags + self.ways..tags + 2 * self.ways];
-                let mut best = usize::MAX;
-                let mut best_stamp = u32::MAX;
-                let mut m = mask;
-                while m != 0 {
-                    let w = 31 - m.leading_zeros() as usize;
-                    if stamps[w] < best_stamp {
-                        best_stamp = stamps[w];
-                        best = w;
-                    }
-                    m &= !(1 << w);
-                }
-                best
-            }
+            Replacement::Lru => lru_way(rec, mask, true),
             Replacement::Plru => {
-                let free = mask & !self.llc[b + 1];
+                let free = mask & !self.llc[b + self.layout.after_stamps];
                 if free != 0 {
                     free.trailing_zeros() as usize
                 } else {
@@ -470,9 +612,11 @@ impl Hierarchy {
     fn llc_unlink(&mut self, line: u32) {
         let d = self.dir[line as usize];
         if d.llc_way != NONE {
-            let idx = self.rec(d.set) + HDR + d.llc_way as usize;
+            let b = self.rec(d.set);
+            let w = d.llc_way as usize;
             self.dir[line as usize].llc_way = NONE;
-            self.llc[idx] = EMPTY;
+            self.llc[b + self.layout.tags + w] = EMPTY;
+            set_byte(&mut self.llc[b..], w, 0);
         }
     }
 
@@ -481,12 +625,13 @@ impl Hierarchy {
     fn llc_insert(&mut self, line: u32, mask: u32, lru_only: bool) -> bool {
         let b = self.rec(self.dir[line as usize].set);
         let w = self.llc_victim(b, mask, lru_only);
-        let victim = self.llc[b + HDR + w];
+        let t = b + self.layout.tags + w;
+        let victim = self.llc[t];
         let evicted = victim != EMPTY;
         if evicted {
             self.evict_llc_line(victim - 1);
         }
-        self.llc[b + HDR + w] = line + 1;
+        self.llc[t] = line + 1;
         self.dir[line as usize].llc_way = w as u8;
         self.touch_llc(b, w);
         if self.policy == Replacement::Qlru && !lru_only {
@@ -522,49 +667,42 @@ impl Hierarchy {
     /// Index of `line`'s set record in `core`'s L2.
     #[inline]
     fn l2_rec(&self, core: usize, line: u32) -> usize {
-        self.l2[core].off + (line & (self.l2_sets - 1)) as usize * self.l2_stride
+        self.l2[core].off + (line & (self.l2_sets - 1)) as usize * self.l2_layout.stride
     }
 
     fn l2_unlink(&mut self, line: u32) {
         let d = self.dir[line as usize];
         if d.l2_core != NONE {
             let c = d.l2_core as usize;
-            let idx = self.l2_rec(c, line) + L2_HDR + d.l2_way as usize;
+            let (b, w) = (self.l2_rec(c, line), d.l2_way as usize);
             let d = &mut self.dir[line as usize];
             d.l2_core = NONE;
             d.l2_way = NONE;
             d.flags &= !F_L2_DIRTY;
-            self.l2[c].rec[idx] = EMPTY;
+            let rec = &mut self.l2[c].rec[b..b + self.l2_layout.stride];
+            rec[self.l2_layout.tags + w] = EMPTY;
+            set_byte(rec, w, 0);
         }
     }
 
     fn l2_touch(&mut self, core: usize, line: u32) {
         let w = self.dir[line as usize].l2_way as usize;
         let b = self.l2_rec(core, line);
-        let (ways, stride) = (self.l2_ways, self.l2_stride);
-        stamp(&mut self.l2[core].rec[b..b + stride], L2_HDR, ways, w);
+        let l = self.l2_layout;
+        stamp(&mut self.l2[core].rec[b..b + l.stride], l.ways, w);
     }
 
     /// Insert `line` into `core`'s L2; the LRU victim goes to the LLC (non-inclusive) or marks the
     /// LLC copy dirty (inclusive).
     fn l2_insert(&mut self, core: usize, line: u32, dirty: bool) {
         let b = self.l2_rec(core, line);
-        let ways = self.l2_ways;
-        let rec = &self.l2[core].rec[b..b + self.l2_stride];
-        let (tags, stamps) = rec[L2_HDR..].split_at(ways);
-        let mut w = usize::MAX;
-        let mut best = u32::MAX;
-        for i in 0..ways {
-            if tags[i] == EMPTY {
-                w = i;
-                break;
-            }
-            if stamps[i] < best {
-                best = stamps[i];
-                w = i;
-            }
-        }
-        let victim = tags[w];
+        let l = self.l2_layout;
+        let rec = &self.l2[core].rec[b..b + l.stride];
+        // The lowest empty way, else the least recently used.
+        let all = crate::config::full_mask(l.ways as u32);
+        let empty = all & empty_ways(rec);
+        let w = if empty != 0 { empty.trailing_zeros() as usize } else { lru_way(rec, all, false) };
+        let victim = rec[l.tags + w];
         if victim != EMPTY {
             let victim = victim - 1;
             let vd = self.dir[victim as usize];
@@ -594,10 +732,9 @@ impl Hierarchy {
                 self.dir[victim as usize].flags |= F_LLC_DIRTY;
             }
         }
-        let stride = self.l2_stride;
-        let rec = &mut self.l2[core].rec[b..b + stride];
-        rec[L2_HDR + w] = line + 1;
-        stamp(rec, L2_HDR, ways, w);
+        let rec = &mut self.l2[core].rec[b..b + l.stride];
+        rec[l.tags + w] = line + 1;
+        stamp(rec, l.ways, w);
         let d = &mut self.dir[line as usize];
         d.l2_core = core as u8;
         d.l2_way = w as u8;
@@ -863,14 +1000,70 @@ mod tests {
         h.dev_write(0, true);
         h.dev_write(4, true);
         let b = h.rec(h.set_of(0));
-        h.llc[b] = u32::MAX - 2; // the set's clock is about to wrap
-        h.dev_write(0, true); // refresh line 0 (clock MAX-1)
+        set_byte(&mut h.llc[b..], h.ways, MAX_STAMP - 1); // the set's clock is about to wrap
+        h.dev_write(0, true); // refresh line 0 (clock MAX_STAMP)
         h.dev_write(4, true); // renumbers, then refreshes line 4
         assert!(h.llc_stamp(4).unwrap() > h.llc_stamp(0).unwrap());
         assert!(h.llc_stamp(4).unwrap() < 100, "renumbered by rank");
         h.dev_write(8, true); // evicts the least recent, line 0
         assert_eq!(h.llc_way(0), None);
         assert!(h.llc_way(4).is_some());
+    }
+
+    #[test]
+    fn stamp_searches_match_a_scalar_reference() {
+        let mut rng = Rng::new(11);
+        let mut rec = [0u32; 16];
+        for _ in 0..20_000 {
+            for w in rec.iter_mut() {
+                *w = rng.next_u64() as u32;
+            }
+            // Some zero (empty) stamps, often a few equal ones.
+            for _ in 0..rng.below(6) {
+                set_byte(&mut rec, rng.below(32) as usize, 0);
+            }
+            let dup = byte(&rec, rng.below(32) as usize);
+            set_byte(&mut rec, rng.below(32) as usize, dup);
+            let empty = (0..32).fold(0u32, |m, i| m | ((byte(&rec, i) == 0) as u32) << i);
+            assert_eq!(empty_ways(&rec), empty);
+            let mask = (rng.next_u64() as u32) | 1 << rng.below(32);
+            let min = (0..32).filter(|&i| mask >> i & 1 != 0).map(|i| byte(&rec, i)).min().unwrap();
+            let ties: Vec<usize> = (0..32).filter(|&i| mask >> i & 1 != 0 && byte(&rec, i) == min).collect();
+            assert_eq!(lru_way(&rec, mask, true), *ties.last().unwrap());
+            assert_eq!(lru_way(&rec, mask, false), ties[0]);
+        }
+    }
+
+    #[test]
+    fn renumbering_keeps_order_and_empty_ways() {
+        let mut rec = [0u32; 16];
+        for (w, s) in [(0, 200), (1, 0), (2, 17), (3, 254), (4, 0), (5, 90)] {
+            set_byte(&mut rec, w, s);
+        }
+        set_byte(&mut rec, 6, MAX_STAMP); // the clock of a 6-way set
+        stamp(&mut rec, 6, 1);
+        let got: Vec<u32> = (0..7).map(|i| byte(&rec, i)).collect();
+        // Occupied ways 2, 5, 0, 3 get ranks 1..=4; way 1 is stamped with the new clock 5.
+        assert_eq!(got, [3, 5, 1, 4, 0, 2, 5]);
+    }
+
+    #[test]
+    fn slice_hash_tables_match_the_parity_definition() {
+        let direct = |pa: u64, slices: u32| {
+            let bits = if slices.is_power_of_two() { slices.trailing_zeros() } else { 32 - slices.leading_zeros() + 1 };
+            let mut v = 0u32;
+            for (i, m) in SLICE_MASKS.iter().enumerate().take(bits as usize) {
+                v |= ((pa & m).count_ones() & 1) << i;
+            }
+            v % slices
+        };
+        let mut rng = Rng::new(7);
+        for slices in [1, 2, 3, 4, 8, 18, 22, 28, 64, 100, 256] {
+            for _ in 0..2000 {
+                let pa = rng.next_u64() >> (rng.below(40) as u32);
+                assert_eq!(slice_of(pa, slices), direct(pa, slices), "{pa:#x} {slices}");
+            }
+        }
     }
 
     #[test]
