@@ -1,12 +1,13 @@
 """Simulator speed: wall-clock seconds per simulated second (slowdown) and simulated packets per
 wall-clock second, for L2 forwarding at 100 Gb/s on the Skylake preset.
 
-    .venv/bin/python bench/sim_speed.py [--sim-ms 200] [--repeat 5] [--case 1500B ...]
+    .venv/bin/python bench/sim_speed.py [--sim-ms 200] [--repeat 5] [--case 1500B ...] [--attachment coherent ...]
 
 Cases: one core at 1500 B and at 64 B, eight cores at 1500 B. Each case runs `--repeat` times in
 this process (the simulator is single-threaded); the table gives the median slowdown and the
 min–max of the runs, and the median CPU-time slowdown (the process's CPU seconds per simulated
 second: what wall time would be on an unshared core). Targets: <= 3x real time for one core, <= 10x for eight.
+`--attachment` (repeatable) runs the cases behind other NIC attachments too (default: pcie only).
 """
 import argparse
 import statistics
@@ -22,6 +23,7 @@ warmup_us = 0
 [platform]
 preset = "skylake-gold-6140"
 [nics.nic0]
+attachment = "{attachment}"
 rx_descriptors = {rxd}
 tx_descriptors = 1024
 [traffic.t0]
@@ -47,16 +49,18 @@ def main() -> None:
     ap.add_argument("--sim-ms", type=float, default=200.0, help="simulated milliseconds per run (default 200)")
     ap.add_argument("--repeat", type=int, default=5, help="runs per case (default 5)")
     ap.add_argument("--case", action="append", choices=sorted(CASES), help="run only these cases (repeatable)")
+    ap.add_argument("--attachment", action="append", choices=["pcie", "integrated", "coherent", "memory-channel"],
+                    help="NIC attachments to run the cases with (repeatable; default pcie)")
     args = ap.parse_args()
     print(f"hostio {hostio.__version__}: l2fwd, 100 Gb/s offered, Skylake Gold 6140, {args.sim_ms:g} ms simulated, "
           f"{args.repeat} runs per case")
     print(f"{'case':>12} {'slowdown':>9} {'(min-max)':>13} {'target':>7} {'cpu':>7} {'sim pkts/wall s':>16} {'arrivals/wall s':>16} {'events/wall s':>14}")
-    for name in args.case or CASES:
+    for attachment, name in [(a, c) for a in args.attachment or ["pcie"] for c in args.case or CASES]:
         size, cores, rxd, target = CASES[name]
         runs, cpu = [], []
         for _ in range(args.repeat):
             c0 = time.process_time()
-            r = hostio.run(SCENARIO.format(dur=args.sim_ms * 1000, size=size, cores=cores, rxd=rxd))
+            r = hostio.run(SCENARIO.format(dur=args.sim_ms * 1000, size=size, cores=cores, rxd=rxd, attachment=attachment))
             cpu.append(time.process_time() - c0)
             runs.append(r)
         sim_s = runs[0]["simulated_us"] * 1e-6
@@ -67,7 +71,8 @@ def main() -> None:
         m = runs[0]["metrics"]
         arrivals = m["offered_mpps"] * 1e6 * sim_s
         ok = "ok" if med <= target else "MISSED"
-        print(f"{name:>12} {med:>8.2f}x {f'({slow[0]:.2f}-{slow[-1]:.2f})':>13} {f'<={target:g}x':>7} {cpu_slow:>6.2f}x "
+        label = name if attachment == "pcie" else f"{attachment}:{name}"
+        print(f"{label:>12} {med:>8.2f}x {f'({slow[0]:.2f}-{slow[-1]:.2f})':>13} {f'<={target:g}x':>7} {cpu_slow:>6.2f}x "
               f"{m['tx_packets'] / wall:>16,.0f} {arrivals / wall:>16,.0f} {runs[0]['events'] / wall:>14,.0f}  {ok}")
 
 

@@ -61,10 +61,15 @@ KEYS = [
     "apps.fwd.cycles_per_packet", "apps.fwd.working_set_mib", "apps.fwd.accesses_per_us",
     "apps.fwd.accesses_per_packet", "apps.fwd.mba_percent", "apps.hog.kind", "apps.hog.working_set_mib",
     "apps.hog.accesses_per_us", "apps.hog.cores", "apps.hog.socket", "junk", "run.junk",
+    "nics.nic0.attachment", "nics.nic0.coherent", "nics.nic0.coherent.link", "nics.nic0.coherent.signaling",
+    "nics.nic0.coherent.layout", "nics.nic0.coherent.homing", "nics.nic0.coherent.pool", "nics.nic0.netdimm",
+    "nics.nic0.netdimm.ncache_kib", "nics.nic0.netdimm.prefetch_lines", "nics.nic0.netdimm.channel",
 ]
 WORDS = ["nic0", "nic1", "l2fwd", "compute", "cache-hungry", "stateful-chain", "imix", "campus",
          "skylake-gold-6140", "haswell-e5-2699v3", "icelake-silver-4314", "file:/nonexistent", "", "lru", "qlru",
-         "plru", "random", "cx5", "simple", "kernel", "dpdk", "0x600", "completion", "threshold", "é"]
+         "plru", "random", "cx5", "simple", "kernel", "dpdk", "0x600", "completion", "threshold", "é",
+         "pcie", "integrated", "coherent", "memory-channel", "upi", "cxl", "inline", "doorbell", "padded", "packed",
+         "grouped", "writer", "reader", "shared", "queues", "ddr4-2400", "ddr5-4800"]
 NUMBERS = [0, 1, 2, 3, 4, 8, 16, 32, 64, 100, 1500, 4096, 65536, -1, 2**31, 2**63 - 1, 2**64, -(2**63), 0.5, 1.375,
            1e300, -0.0, math.nan, math.inf, -math.inf]
 
@@ -89,6 +94,11 @@ PLAUSIBLE = {
     "apps.fwd.working_set_mib": [0.001, 1, 64], "apps.fwd.accesses_per_packet": [0, 1, 16],
     "apps.fwd.mba_percent": [10, 50, 100], "apps.hog.kind": ["cache-hungry"], "apps.hog.working_set_mib": [0.5, 8, 100],
     "apps.hog.accesses_per_us": [0.1, 100, 10000], "apps.hog.cores": [1, 2], "apps.hog.socket": [0, 1],
+    "nics.nic0.attachment": ["pcie", "integrated", "coherent", "memory-channel"],
+    "nics.nic0.coherent.link": ["upi", "cxl"], "nics.nic0.coherent.signaling": ["inline", "doorbell"],
+    "nics.nic0.coherent.layout": ["padded", "packed", "grouped"], "nics.nic0.coherent.homing": ["writer", "reader"],
+    "nics.nic0.coherent.pool": ["shared", "queues"], "nics.nic0.netdimm.ncache_kib": [1, 256, 65536],
+    "nics.nic0.netdimm.prefetch_lines": [0, 4, 64], "nics.nic0.netdimm.channel": ["ddr4-2400", "ddr5-4800"],
 }
 
 scalars = st.one_of(
@@ -169,7 +179,9 @@ def test_api_scenarios(edits, ov, seed):
     for rate in (m["pcie_write_hit_rate"], m["pcie_read_hit_rate"]):
         assert rate is None or 0 <= rate <= 1
     for n in m["nics"].values():
-        assert 0 <= n["pcie_d2h_utilization"] <= 1 + 1e-9 and 0 <= n["pcie_h2d_utilization"] <= 1 + 1e-9
+        for u in (n["pcie_d2h_utilization"], n["pcie_h2d_utilization"], n["attachment_metrics"].get("coherent_link_utilization")):
+            assert u is None or 0 <= u <= 1 + 1e-9, n
+        assert (n["pcie_d2h_utilization"] is None) == (n["attachment"] != "pcie"), n
 
 
 anything = st.one_of(values, st.sampled_from(["64", "4K", "64:128", "1:1500:7", "x", "6²", "dpdk", "LAT_RD", "llc"]))

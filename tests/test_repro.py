@@ -253,8 +253,48 @@ def test_pause_claims():
     assert verdicts(repro.pause_claims(rows(None))) == [False]
 
 
+def test_ccnic_latency_claims():
+    def rows(pcie, cc, bell, padded):
+        return rows_of([({"design": d}, {"p50_ns": v}) for d, v in
+                        (("pcie", pcie), ("cc-nic", cc), ("doorbell", bell), ("padded", padded), ("packed", cc))])
+
+    assert verdicts(repro.ccnic_latency_claims(rows(2000, 400, 640, 410))) == [True, True, True]
+    assert verdicts(repro.ccnic_latency_claims(rows(2000, 800, 900, 1000))) == [False, False, False]
+    assert verdicts(repro.ccnic_latency_claims(rows(2000, 100, 640, 410)))[0] is False  # 95 %: beyond the paper's range
+    assert verdicts(repro.ccnic_latency_claims(rows(None, 400, None, None))) == [False, False, False]
+
+
+def test_ccnic_rate_claims():
+    def rows(pcie, cc, bell, padded, packed, big=(100, 180)):
+        pts = [({"design": d, "packet_size": 64}, {"throughput_mpps": v}) for d, v in
+               (("pcie", pcie), ("cc-nic", cc), ("doorbell", bell), ("padded", padded), ("packed", packed))]
+        pts += [({"design": d, "packet_size": 1500}, {"throughput_mpps": v}) for d, v in zip(("pcie", "cc-nic"), big)]
+        return rows_of(pts)
+
+    assert verdicts(repro.ccnic_rate_claims(rows(10, 30, 23, 10, 29))) == [True] * 5
+    assert verdicts(repro.ccnic_rate_claims(rows(10, 10, 10, 10, 10, (100, 100)))) == [False] * 5
+    assert verdicts(repro.ccnic_rate_claims(rows(10, 50, 23, 10, 29)))[0] is False  # 5x: above 4.3x
+
+
+def test_netdimm_claims():
+    def rows(pcie, die, nd):
+        return rows_of([({"attachment": k, "packet_size": s}, {"p50_ns": v})
+                        for k, vals in (("pcie", pcie), ("integrated", die), ("memory-channel", nd))
+                        for s, v in zip(repro.NETDIMM_SIZES, vals)])
+
+    good = rows((2100, 2540, 3100), (1500, 1800, 2200), (1130, 1210, 1560))
+    assert verdicts(repro.netdimm_latency_claims(good)) == [True] * 5
+    bad = rows((2100, 2540, 3100), (400, 400, 400), (600, 600, 600))
+    assert verdicts(repro.netdimm_latency_claims(bad)) == [False] * 5
+    kept = lambda a, b: rows_of([({"pressure": "none"}, {"fwd.throughput_gbps": a}), ({"pressure": "max"}, {"fwd.throughput_gbps": b})])  # noqa: E731
+    assert verdicts(repro.netdimm_pressure_claims(kept(40, 11))) == [True]
+    assert verdicts(repro.netdimm_pressure_claims(kept(40, 39))) == [False]
+    assert verdicts(repro.netdimm_pressure_claims(kept(0, 0))) == [False]
+
+
 def test_every_experiment_has_tested_claims():
-    tested = {"fig2", "fig6", "fig6-haswell", "fig5", "fig8", "fig9", "fig10", "fig11", "fig12", "fig3", "remote", "fig14", "pause"}
+    tested = {"fig2", "fig6", "fig6-haswell", "fig5", "fig8", "fig9", "fig10", "fig11", "fig12", "fig3", "remote", "fig14", "pause",
+              "ccnic-latency", "ccnic-rate", "netdimm-latency", "netdimm-pressure"}
     assert {e.id for e in repro.EXPERIMENTS} == tested
 
 

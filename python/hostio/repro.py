@@ -1,5 +1,7 @@
 """Reproductions of the DDIO paper's experiments (Farshin et al., "Reexamining Direct Cache Access
-to Optimize I/O Intensive Applications for Multi-hundred-gigabit Networks", USENIX ATC'20).
+to Optimize I/O Intensive Applications for Multi-hundred-gigabit Networks", USENIX ATC'20), and of
+the CC-NIC (Schuh et al., ASPLOS'24) and NetDIMM (Alian and Kim, MICRO'19) findings with the
+simulator's coherent and memory-channel NIC attachments (ids ``ccnic-*`` and ``netdimm-*``).
 
 Each experiment is a set of points over a bundled scenario (``hostio/scenarios/ddio/*.toml``), a
 figure, tables and a list of *claims*: what the paper reports, what hostio measured, the numeric
@@ -1116,7 +1118,7 @@ def reproduce(
         sections.append("\n".join(sec))
     agree = sum(1 for c in claim_rows if c["agrees"])
     head = [
-        "# hostio: reproduction of the DDIO paper (ATC'20)",
+        "# hostio: reproduction of the DDIO (ATC'20), CC-NIC (ASPLOS'24) and NetDIMM (MICRO'19) findings",
         "",
         f"{agree} of {len(claim_rows)} claims agree{' (quick run: shorter simulated time per point)' if quick else ''}. "
         f"Every point ran on {seeds} seed{'s' if seeds > 1 else ''} (run.seed = 1..{seeds}); a hostio value is the median over "

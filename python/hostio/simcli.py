@@ -59,7 +59,7 @@ def register(sub) -> None:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_advise)
 
-    p = sub.add_parser("reproduce", help="reproduce the DDIO paper's experiments: figures, tables, summary")
+    p = sub.add_parser("reproduce", help="reproduce the DDIO, CC-NIC and NetDIMM papers' experiments: figures, tables, summary")
     p.add_argument("--out", default="out/ddio", help="output folder (default out/ddio)")
     p.add_argument("--only", default=None, help="comma-separated experiment ids (default: all); see --list")
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
@@ -115,6 +115,12 @@ def summary(r: dict, name: str) -> str:
         f"max {_ns(lat['max'])}",
         f"memory     read {m['memory_read_gbps']:.1f} Gb/s, write {m['memory_write_gbps']:.1f} Gb/s",
     ]
+    for nname, n in m["nics"].items():
+        if n["attachment"] == "pcie":
+            link = f"PCIe d2h {n['pcie_d2h_utilization'] * 100:.1f} %, h2d {n['pcie_h2d_utilization'] * 100:.1f} %"
+        else:
+            link = ", ".join(f"{k} {v:.3g}" for k, v in n["attachment_metrics"].items()) or "no link"
+        lines.append(f"NIC        {nname}: {n['attachment']}; {link}")
     for w in r.get("warnings", []):
         lines.append(f"warning    {w}")
     lines.append("")
@@ -125,6 +131,9 @@ def summary(r: dict, name: str) -> str:
             f"{name_:<14}{a['kind']:<15}{a['throughput_gbps']:>8.1f}{a['throughput_mpps']:>8.2f}"
             f"{_ns(a['latency_ns']['p99']):>11}{a['llc_accesses']:>11,}{a['llc_misses']:>10,}"
         )
+    parts = [(n, a["latency_breakdown_ns"]) for n, a in m["apps"].items() if any(v is not None for v in a["latency_breakdown_ns"].values())]
+    if parts:
+        lines += ["", "p50 breakdown (ns): " + ", ".join(f"{n}: " + " ".join(f"{k} {_ns(v)}" for k, v in b.items()) for n, b in parts)]
     return "\n".join(lines)
 
 
@@ -199,7 +208,8 @@ def cmd_sweep(args) -> int:
         print("median over seeds [min, max]:")
         for r in summ.to_dict("records"):
             cells = [f"{k}={r[k]}" for k in axes]
-            cells += [f"{m} {r[m]:.4g} [{r[m + '.min']:.4g}, {r[m + '.max']:.4g}]" for m in cols if m not in axes and m != "seeds"]
+            num = lambda v: "n/a" if v is None or v != v else f"{v:.4g}"  # noqa: E731 (NaN: no value)
+            cells += [f"{m} {num(r[m])} [{num(r[m + '.min'])}, {num(r[m + '.max'])}]" for m in cols if m not in axes and m != "seeds"]
             print("  " + "  ".join(cells))
     for r in failed.to_dict("records"):
         where = " ".join(f"{k}={r[k]}" for k in axes)

@@ -28,13 +28,18 @@ const KEYS: &[&str] = &[
     "apps.fwd.accesses_per_us", "apps.fwd.accesses_per_packet", "apps.fwd.mba_percent", "apps.hog.kind",
     "apps.hog.working_set_mib", "apps.hog.accesses_per_us", "apps.hog.cores", "apps.hog.socket", "apps.two.nic",
     "apps.two.kind", "traffic.t0.imbalance", "traffic.t0.train_packets", "nics.nic0.tx_release",
-    "nics.nic0.tx_read_window_kib", "junk", "run.junk", "nics.nic0.pcie.junk",
+    "nics.nic0.tx_read_window_kib", "junk", "run.junk", "nics.nic0.pcie.junk", "nics.nic0.attachment",
+    "nics.nic0.coherent", "nics.nic0.coherent.link", "nics.nic0.coherent.signaling", "nics.nic0.coherent.layout",
+    "nics.nic0.coherent.homing", "nics.nic0.coherent.pool", "nics.nic0.netdimm", "nics.nic0.netdimm.ncache_kib",
+    "nics.nic0.netdimm.prefetch_lines", "nics.nic0.netdimm.channel", "nics.nic0.coherent.junk",
 ];
 
 const WORDS: &[&str] = &[
     "\"nic0\"", "\"nic1\"", "\"l2fwd\"", "\"compute\"", "\"cache-hungry\"", "\"stateful-chain\"", "\"imix\"",
     "\"campus\"", "\"skylake-gold-6140\"", "\"haswell-e5-2699v3\"", "\"icelake-silver-4314\"", "\"file:/nonexistent\"",
     "\"\"", "\"lru\"", "\"plru\"", "\"qlru\"", "\"random\"", "\"cx5\"", "\"simple\"", "\"kernel\"", "\"dpdk\"", "\"é\\u0000\"",
+    "\"pcie\"", "\"integrated\"", "\"coherent\"", "\"memory-channel\"", "\"cxl\"", "\"doorbell\"", "\"packed\"",
+    "\"reader\"", "\"queues\"", "\"ddr5-4800\"",
 ];
 
 /// A TOML literal (or a bare word, which `--set` reads as a string).
