@@ -277,15 +277,15 @@ def test_ccnic_rate_claims():
 
 
 def test_netdimm_claims():
-    def rows(pcie, die, nd):
-        return rows_of([({"attachment": k, "packet_size": s}, {"p50_ns": v})
+    def rows(pcie, die, nd, flush=0.12):
+        return rows_of([({"attachment": k, "packet_size": s}, {"p50_ns": v, "fwd.flush_ns": v * flush})
                         for k, vals in (("pcie", pcie), ("integrated", die), ("memory-channel", nd))
                         for s, v in zip(repro.NETDIMM_SIZES, vals)])
 
     good = rows((2100, 2540, 3100), (1500, 1800, 2200), (1130, 1210, 1560))
-    assert verdicts(repro.netdimm_latency_claims(good)) == [True] * 5
-    bad = rows((2100, 2540, 3100), (400, 400, 400), (600, 600, 600))
-    assert verdicts(repro.netdimm_latency_claims(bad)) == [False] * 5
+    assert verdicts(repro.netdimm_latency_claims(good)) == [True] * 6
+    bad = rows((2100, 2540, 3100), (400, 400, 400), (600, 600, 600), flush=0.3)
+    assert verdicts(repro.netdimm_latency_claims(bad)) == [False] * 6
     kept = lambda a, b: rows_of([({"pressure": "none"}, {"fwd.throughput_gbps": a}), ({"pressure": "max"}, {"fwd.throughput_gbps": b})])  # noqa: E731
     assert verdicts(repro.netdimm_pressure_claims(kept(40, 11))) == [True]
     assert verdicts(repro.netdimm_pressure_claims(kept(40, 39))) == [False]

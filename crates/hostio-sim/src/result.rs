@@ -55,7 +55,8 @@ pub struct AppMetrics {
     /// Where a packet's time goes, p50 per component, ns (null without packets): `nic` (NIC
     /// buffer, TX wire wait and serialisation), `link` (the attachment: link or channel, I/O hub
     /// or coherence, DMA latency, both directions), `memory` (the core's accesses for it), `core`
-    /// (its cycles), `queueing` (RX ring, burst, doorbell and fetch-window waits).
+    /// (its cycles), `flush` (write-backs the host owes a memory-channel NIC before the doorbell),
+    /// `queueing` (RX ring, burst, doorbell and fetch-window waits).
     pub latency_breakdown_ns: BTreeMap<String, Option<f64>>,
 }
 

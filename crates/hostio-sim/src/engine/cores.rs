@@ -99,6 +99,8 @@ pub(super) struct Core {
 ///   link or channel, I/O hub or coherence, DMA latency;
 /// * `memory`: the core's own memory accesses for the packet (header, working set, MAC write);
 /// * `core`: the app's cycles;
+/// * `flush`: the host writing back and dropping the lines it hands to a NIC that cannot snoop
+///   (memory channel; 0 otherwise), which the TX doorbell waits for;
 /// * `queueing`: the rest — waiting in the RX ring, behind other packets of the burst, for the
 ///   TX doorbell and the NIC's fetch window.
 #[derive(Default, Clone)]
@@ -107,6 +109,7 @@ pub(super) struct Parts {
     pub(super) link: Histogram,
     pub(super) memory: Histogram,
     pub(super) core: Histogram,
+    pub(super) flush: Histogram,
     pub(super) queueing: Histogram,
 }
 
@@ -119,7 +122,8 @@ impl Parts {
         self.link.record(link);
         self.memory.record(mb.mem_ps);
         self.core.record(mb.cyc_ps);
-        self.queueing.record(total.saturating_sub(nic + link + mb.mem_ps + mb.cyc_ps));
+        self.flush.record(mb.flush_ps);
+        self.queueing.record(total.saturating_sub(nic + link + mb.mem_ps + mb.cyc_ps + mb.flush_ps));
     }
 }
 
@@ -332,6 +336,11 @@ impl Engine {
             signal.add(self.core_mem(c, idx, true, now));
         }
         let doorbell = doorbell_at + signal.cost();
+        let flush_ps = if rings.flush_handover { signal.cost() } else { 0 };
+        for i in 0..k {
+            let m = self.cores[c].tx_pending[i];
+            self.mbufs[m as usize].flush_ps = flush_ps;
+        }
         let visible = doorbell + self.nics[ni].attach.tx_notice_ps(&self.mem);
         let tx = &mut self.nics[ni].queues[q].tx;
         for i in 0..k as u64 {

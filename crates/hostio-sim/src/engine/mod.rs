@@ -92,6 +92,8 @@ struct Mbuf {
     /// The core's memory accesses and cycles for it.
     mem_ps: u64,
     cyc_ps: u64,
+    /// The host's flushes of handed-over lines its TX doorbell waited for.
+    flush_ps: u64,
 }
 
 /// An upper bound of the 2 MiB pages [`Engine::new`] lays out for one app (working set, mempool
@@ -644,6 +646,7 @@ impl Engine {
                         ("link", &s.parts.link),
                         ("memory", &s.parts.memory),
                         ("core", &s.parts.core),
+                        ("flush", &s.parts.flush),
                         ("queueing", &s.parts.queueing),
                     ]
                     .into_iter()
