@@ -54,7 +54,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"hostio {hostio.__version__}: l2fwd, 100 Gb/s offered, Skylake Gold 6140, {args.sim_ms:g} ms simulated, "
           f"{args.repeat} runs per case")
-    print(f"{'case':>12} {'slowdown':>9} {'(min-max)':>13} {'target':>7} {'cpu':>7} {'sim pkts/wall s':>16} {'arrivals/wall s':>16} {'events/wall s':>14}")
+    print(f"{"case":>28} {"slowdown":>9} {'(min-max)':>13} {'target':>7} {'cpu':>7} {'sim pkts/wall s':>16} {'arrivals/wall s':>16} {'events/wall s':>14}")
     for attachment, name in [(a, c) for a in args.attachment or ["pcie"] for c in args.case or CASES]:
         size, cores, rxd, target = CASES[name]
         runs, cpu = [], []
@@ -72,7 +72,7 @@ def main() -> None:
         arrivals = m["offered_mpps"] * 1e6 * sim_s
         ok = "ok" if med <= target else "MISSED"
         label = name if attachment == "pcie" else f"{attachment}:{name}"
-        print(f"{label:>12} {med:>8.2f}x {f'({slow[0]:.2f}-{slow[-1]:.2f})':>13} {f'<={target:g}x':>7} {cpu_slow:>6.2f}x "
+        print(f"{label:>28} {med:>8.2f}x {f'({slow[0]:.2f}-{slow[-1]:.2f})':>13} {f'<={target:g}x':>7} {cpu_slow:>6.2f}x "
               f"{m['tx_packets'] / wall:>16,.0f} {arrivals / wall:>16,.0f} {runs[0]['events'] / wall:>14,.0f}  {ok}")
 
 
