@@ -54,7 +54,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"hostio {hostio.__version__}: l2fwd, 100 Gb/s offered, Skylake Gold 6140, {args.sim_ms:g} ms simulated, "
           f"{args.repeat} runs per case")
-    print(f"{"case":>28} {"slowdown":>9} {'(min-max)':>13} {'target':>7} {'cpu':>7} {'sim pkts/wall s':>16} {'arrivals/wall s':>16} {'events/wall s':>14}")
+    print(f"{'case':>28} {'slowdown':>9} {'(min-max)':>13} {'target':>7} {'cpu':>7} {'sim pkts/wall s':>16} {'arrivals/wall s':>16} {'events/wall s':>14}")
     for attachment, name in [(a, c) for a in args.attachment or ["pcie"] for c in args.case or CASES]:
         size, cores, rxd, target = CASES[name]
         runs, cpu = [], []
