@@ -101,8 +101,9 @@ pub(super) struct Core {
 /// * `core`: the app's cycles;
 /// * `flush`: the host writing back and dropping the lines it hands to a NIC that cannot snoop
 ///   (memory channel; 0 otherwise), which the TX doorbell waits for;
-/// * `queueing`: the rest — waiting in the RX ring, behind other packets of the burst, for the
-///   TX doorbell and the NIC's fetch window.
+/// * `queueing`: the rest — waiting in the RX ring, behind other packets of the burst (including
+///   the burst's completion reads: for a coherent NIC, the line transfers that pull them), for
+///   the TX doorbell and the NIC's fetch window.
 #[derive(Default, Clone)]
 pub(super) struct Parts {
     pub(super) nic: Histogram,
