@@ -119,6 +119,9 @@ pub(crate) struct MemSys {
     pub to_host: Vec<u64>,
     /// Per coherent device: one line moved from its cache to a core, ps.
     pub line_ps: Vec<u64>,
+    /// Per coherent device: the socket whose link it is on (a core of the other socket adds a UPI
+    /// round trip).
+    pub dev_socket: Vec<usize>,
     /// Per coherent device: its rings are homed at their reader, so a core's read of a line it
     /// holds also triggers a speculative read of the line's home memory.
     pub reader_homed: Vec<bool>,
@@ -131,7 +134,7 @@ impl MemSys {
     pub fn new(sockets: Vec<Socket>, page_home: Vec<u8>, zones: Vec<Zone>, coherent: usize, t: Timing) -> MemSys {
         let lines = page_home.len() * LINES_PER_PAGE as usize;
         let held = vec![vec![0; lines.div_ceil(64)]; coherent];
-        MemSys { sockets, page_home, zones, held, to_host: vec![0; coherent], line_ps: vec![0; coherent], reader_homed: vec![false; coherent], t, c: DmaCounters::default() }
+        MemSys { sockets, page_home, zones, held, to_host: vec![0; coherent], line_ps: vec![0; coherent], dev_socket: vec![0; coherent], reader_homed: vec![false; coherent], t, c: DmaCounters::default() }
     }
 
     /// The socket whose DRAM holds `line`, or `None` for a device zone.
@@ -196,7 +199,8 @@ impl MemSys {
                             self.sockets[h].mem.device_read(now);
                         }
                     }
-                    return (mba + self.t.llc_ps + self.line_ps[dev], Served::Device);
+                    let remote = if self.dev_socket[dev] != s { 2 * self.t.upi_ps } else { 0 };
+                    return (mba + self.t.llc_ps + self.line_ps[dev] + remote, Served::Device);
                 }
                 if self.sockets.len() > 1 && self.sockets[1 - s].used {
                     let o = 1 - s;
@@ -299,10 +303,11 @@ impl MemSys {
     /// A memory-channel device writes `line` of its own zone (the frame lands in its DRAM and,
     /// for a header line, its nCache). Stale host copies are dropped: the host invalidated them
     /// when it handed the buffer over (see [`MemSys::flush`]).
-    pub fn zone_write(&mut self, line: u32, header: bool, now: u64) {
+    /// Returns how long the write waited for the zone's DRAM, ps.
+    pub fn zone_write(&mut self, line: u32, header: bool, now: u64) -> u64 {
         self.invalidate_all(line);
         let z = self.zone_of(line);
-        self.zones[z].device_write(line, header, now);
+        self.zones[z].device_write(line, header, now)
     }
 
     /// A core writes back (if dirty) and drops its copy of `line` (CLFLUSHOPT). Returns true when

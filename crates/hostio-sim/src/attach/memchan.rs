@@ -15,7 +15,10 @@
 //! * **The channel** is a bounded resource: every line crossing it (host reads, flushed
 //!   write-backs) occupies it for 64 B at its peak rate (`channel`), and a read waits its turn.
 //!   The NIC's own DRAM traffic (writing frames, reading them to transmit) stays on the DIMM:
-//!   it loads the banks (`nic_dram_gbyte_s`), not the channel (`channel_gbyte_s`).
+//!   it loads the DRAM (`nic_dram_gbyte_s`), not the channel (`channel_gbyte_s`). The DRAM is
+//!   bounded the same way (its chips run at the channel's data rate): frames become visible, and
+//!   transmit reads return, after their turn; the nPrefetcher drops requests while the DRAM is
+//!   busy.
 //! * **Handover.** The NIC cannot snoop the host's caches, so the host writes back and drops
 //!   (CLFLUSHOPT) every line it hands over: the descriptors it posts, the TX descriptors and the
 //!   packet lines it wrote (the rewritten header). Each costs an LLC access plus a channel write,
@@ -56,6 +59,9 @@ pub(crate) struct Zone {
     ps_per_line: f64,
     /// Lines that crossed the channel since the warm-up.
     pub channel_lines: u64,
+    /// The DIMM's DRAM moves at most one line per `ps_per_line` too (its chips run at the
+    /// channel's data rate): every access, the NIC's included, occupies it.
+    dram_free: u64,
     saving_ps: u64,
     /// nCache tags (`line + 1`, 0 = empty), `NCACHE_WAYS` per set.
     tags: Vec<u32>,
@@ -77,6 +83,7 @@ impl Zone {
             chan_free: 0,
             ps_per_line: 64.0 * 1000.0 / d.channel.gbyte_s(),
             channel_lines: 0,
+            dram_free: 0,
             saving_ps: (NCACHE_SAVING_NS * 1000.0) as u64,
             tags: vec![0; lines / NCACHE_WAYS * NCACHE_WAYS],
             sets: lines / NCACHE_WAYS,
@@ -121,6 +128,13 @@ impl Zone {
         self.dram.latency_at((self.dram.load(now) + host_rho).min(0.95))
     }
 
+    /// One DRAM line access at `now`; returns how long it waited for the DRAM, ps.
+    fn dram_line(&mut self, now: u64) -> u64 {
+        let start = self.dram_free.max(now);
+        self.dram_free = start + self.ps_per_line as u64;
+        start - now
+    }
+
     /// A line crosses the channel at `now`; returns how long it waited for the channel, ps.
     fn cross(&mut self, now: u64) -> u64 {
         let start = self.chan_free.max(now);
@@ -131,40 +145,53 @@ impl Zone {
 
     /// A host read that missed the host's caches; returns its latency beyond the LLC, ps.
     pub fn host_read(&mut self, line: u32, now: u64, host_rho: f64) -> u64 {
-        let lat = self.latency(now, host_rho) + self.cross(now);
+        let lat = self.latency(now, host_rho);
+        let channel_wait = self.cross(now);
         self.dram.device_read(now);
         if self.take(line) {
             self.ncache_hits += 1;
-            return lat - self.saving_ps.min(lat);
+            return lat - self.saving_ps.min(lat) + channel_wait;
         }
         self.ncache_misses += 1;
+        // The DRAM access and the channel transfer pipeline: the later of the two waits counts.
+        let wait = self.dram_line(now).max(channel_wait);
+        // The nPrefetcher fetches the next lines while the DRAM has room; it drops requests
+        // that would queue behind more than one access.
         for k in 1..=self.prefetch {
+            if self.dram_free > now + self.ps_per_line as u64 {
+                break;
+            }
+            self.dram_line(now);
             self.dram.device_read(now);
             self.insert(line + k);
             self.prefetched += 1;
         }
-        lat
+        lat + wait
     }
 
     /// The host writes a line back into the zone (a flush).
     pub fn host_write(&mut self, now: u64) {
         self.cross(now);
+        self.dram_line(now);
         self.dram.write(now, 1);
     }
 
     /// The NIC writes a line of its DRAM; a header or completion line also goes to the nCache.
-    pub fn device_write(&mut self, line: u32, header: bool, now: u64) {
+    pub fn device_write(&mut self, line: u32, header: bool, now: u64) -> u64 {
+        let wait = self.dram_line(now);
         self.dram.write(now, 1);
         if header {
             self.insert(line);
         } else {
             self.take(line);
         }
+        wait
     }
 
-    /// The NIC reads a line of its DRAM.
-    pub fn device_access(&mut self, now: u64) {
+    /// The NIC reads a line of its DRAM; returns how long it waited for the DRAM, ps.
+    pub fn device_access(&mut self, now: u64) -> u64 {
         self.dram.device_read(now);
+        self.dram_line(now)
     }
 
     pub fn reset(&mut self) {
@@ -196,22 +223,25 @@ impl MemChannel {
         if f.pos % RINGS.rx_desc_per_line == 0 {
             m.zones[z].device_access(f.now);
         }
+        let mut wait = 0;
         for l in 0..f.payload.div_ceil(64) as u32 {
-            m.zone_write(f.data_line + l, l == 0, f.now);
+            wait = m.zone_write(f.data_line + l, l == 0, f.now);
         }
         // The completion line is rewritten for every packet, so the nCache holds it when polled.
         let cq = f.cq_line + (slot / RINGS.cq_per_line) as u32;
-        m.zone_write(cq, true, f.now);
-        (f.now + self.write_ps, cq)
+        wait = wait.max(m.zone_write(cq, true, f.now));
+        (f.now + wait + self.write_ps, cq)
     }
 
     /// The NIC reads the descriptor and the packet from its own DRAM.
     pub fn fetch(&mut self, m: &mut MemSys, f: &TxDma) -> u64 {
         let z = self.zone;
-        let lat = m.zones[z].latency(f.now, 0.0);
+        let mut lat = m.zones[z].latency(f.now, 0.0);
+        let mut wait = 0;
         for _ in 0..=f.payload.div_ceil(64) {
-            m.zones[z].device_access(f.now);
+            wait = m.zones[z].device_access(f.now);
         }
+        lat += wait;
         if f.pos % RINGS.tx_completion_every == RINGS.tx_completion_every - 1 {
             m.zone_write(f.cq_line + ((f.pos / RINGS.tx_completion_every) % 64) as u32, false, f.now);
         }

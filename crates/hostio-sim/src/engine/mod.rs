@@ -431,6 +431,7 @@ impl Engine {
             if let Attachment::Coherent(a) = &n.attach {
                 mem.line_ps[a.dev()] = a.line_ps();
                 mem.reader_homed[a.dev()] = a.reader_homed();
+                mem.dev_socket[a.dev()] = n.socket;
             }
         }
         let warm_ps = (sc.run.warmup_us * PS_PER_US as f64) as u64;
