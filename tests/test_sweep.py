@@ -263,9 +263,12 @@ def test_killing_the_parent_stops_its_workers(tmp_path):
 
 
 def test_ctrl_c_keeps_finished_points(tmp_path):
+    # As from a terminal: the sweep starts with SIGINT's default disposition, whatever the test
+    # runner's (a process that starts with SIGINT ignored never gets KeyboardInterrupt).
     p = subprocess.Popen([sys.executable, "-m", "hostio", "sweep", "quickstart", "--axis", "run.duration_us=200,200000,200001",
                           "--set", "run.warmup_us=100", "--jobs", "1", "--out", str(tmp_path), "--quiet"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 30
     log = tmp_path / "points.jsonl"
     while (not log.exists() or not log.read_text()) and time.monotonic() < deadline:
