@@ -891,6 +891,8 @@ def ccnic_rate_claims(rows):
 # ------------------------------------------------------------------------------------------------
 
 NETDIMM_SIZES = [64, 256, 1024]
+#: The NetDIMM evaluation's NICs are 40 Gb/s.
+NETDIMM_NIC = ["nics.nic0.line_rate_gbps=40"]
 NETDIMM_KINDS = ["pcie", "integrated", "memory-channel"]
 #: One-way latency cut vs a PCIe NIC (NetDIMM §7: −46.1 / −52.3 / −49.6 %).
 NETDIMM_CUT = {64: 0.461, 256: 0.523, 1024: 0.496}
@@ -898,7 +900,7 @@ NETDIMM_CUT = {64: 0.461, 256: 0.523, 1024: 0.496}
 
 def netdimm_latency_points():
     return [
-        Point("ddio/single_core", [f'nics.nic0.attachment="{k}"', f"traffic.t0.packet_size={s}", "traffic.t0.rate_gbps=1", "traffic.t0.train_packets=1"],
+        Point("ddio/single_core", NETDIMM_NIC + [f'nics.nic0.attachment="{k}"', f"traffic.t0.packet_size={s}", "traffic.t0.rate_gbps=1", "traffic.t0.train_packets=1"],
               {"attachment": k, "packet_size": s})
         for k in NETDIMM_KINDS
         for s in NETDIMM_SIZES
@@ -956,7 +958,7 @@ NETDIMM_MLC = ['apps.mlc.kind="cache-hungry"', "apps.mlc.cores=16", "apps.mlc.wo
 
 
 def netdimm_pressure_points():
-    base = ['nics.nic0.attachment="memory-channel"', "traffic.t0.packet_size=1500", "run.warmup_us=1000", "run.duration_us=1000"]
+    base = NETDIMM_NIC + ['nics.nic0.attachment="memory-channel"', "traffic.t0.packet_size=1500", "run.warmup_us=1000", "run.duration_us=1000"]
     return [Point("ddio/single_core", base, {"pressure": "none"}), Point("ddio/single_core", base + NETDIMM_MLC, {"pressure": "max"})]
 
 
