@@ -173,7 +173,7 @@ pub enum TxRelease {
 }
 
 /// `[nics.<name>]`: a 100 GbE NIC (ConnectX-5-like by default) on PCIe Gen3 x16.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NicCfg {
     /// Socket whose root port the NIC hangs off.
@@ -329,6 +329,35 @@ impl Default for NetdimmCfg {
 /// request per TX packet).
 fn cx5_link() -> hostio_pcie::PcieLink {
     hostio_pcie::PcieLink { lanes: 16, mrrs: 4096, ..Default::default() }
+}
+
+/// Written out (resolved scenarios, results, the scenario hash) with only the keys of its own
+/// attachment: `design` and `pcie` for PCIe, `coherent` or `netdimm` for those, none for on-die.
+impl Serialize for NicCfg {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("NicCfg", 14)?;
+        st.serialize_field("socket", &self.socket)?;
+        st.serialize_field("line_rate_gbps", &self.line_rate_gbps)?;
+        st.serialize_field("rx_descriptors", &self.rx_descriptors)?;
+        st.serialize_field("tx_descriptors", &self.tx_descriptors)?;
+        st.serialize_field("pause_frames", &self.pause_frames)?;
+        st.serialize_field("ddio", &self.ddio)?;
+        st.serialize_field("buffer_kib", &self.buffer_kib)?;
+        st.serialize_field("tx_release", &self.tx_release)?;
+        st.serialize_field("tx_read_window_kib", &self.tx_read_window_kib)?;
+        st.serialize_field("attachment", &self.attachment)?;
+        match self.attachment {
+            Attach::Pcie => {
+                st.serialize_field("design", &self.design)?;
+                st.serialize_field("pcie", &self.pcie)?;
+            }
+            Attach::Integrated => {}
+            Attach::Coherent => st.serialize_field("coherent", &self.coherent)?,
+            Attach::MemoryChannel => st.serialize_field("netdimm", &self.netdimm)?,
+        }
+        st.end()
+    }
 }
 
 impl Default for NicCfg {

@@ -232,3 +232,22 @@ fn the_dimm_dram_is_bounded_too() {
     let dram = extra(&r, "nic_dram_gbyte_s");
     assert!(dram > 1.0 && dram <= 19.2 * 1.02, "DIMM DRAM {dram} GB/s");
 }
+
+#[test]
+fn a_resolved_nic_lists_only_its_attachments_keys() {
+    for (nic, has, lacks) in [
+        ("", &["design", "pcie"][..], &["coherent", "netdimm"][..]),
+        ("attachment = \"coherent\"", &["coherent"][..], &["design", "pcie", "netdimm"][..]),
+        ("attachment = \"memory-channel\"", &["netdimm"][..], &["design", "pcie", "coherent"][..]),
+        ("attachment = \"integrated\"", &[][..], &["design", "pcie", "coherent", "netdimm"][..]),
+    ] {
+        let sc = hostio_sim::parse_scenario(&scenario(SKX, 64, 1, nic, "", ""), &[]).expect("valid");
+        let v = serde_json::to_value(&sc.nics["nic0"]).expect("serialisable");
+        for k in has {
+            assert!(v.get(k).is_some(), "{nic}: {k} missing in {v}");
+        }
+        for k in lacks {
+            assert!(v.get(k).is_none(), "{nic}: {k} listed in {v}");
+        }
+    }
+}
