@@ -155,3 +155,7 @@ def test_platform_out_end_to_end(tmp_path, capsys):
 
     r = hostio.run("quickstart", set=[f'platform.preset="file:{out}"', "run.duration_us=100", "run.warmup_us=100"])
     assert r["platform"]["dram_latency_ns"] == p["dram_latency_ns"]
+    # The coherent NIC's line transfer is the one the probe measured (ringbench's model uses it too).
+    assert p["coherent_line_ns"] == round(max(p["c2c_latency_ns"], 1.0), 3)
+    r = hostio.run("quickstart", set=[f'platform.preset="file:{out}"', 'nics.nic0.attachment="coherent"', "run.duration_us=100", "run.warmup_us=100"])
+    assert r["platform"]["coherent_line_ns"] == p["coherent_line_ns"]

@@ -540,7 +540,8 @@ pub struct Platform {
     pub core_memory_bandwidth_gbyte_s: f64,
     /// A line held Modified in a cache across the coherent link, moved to the other side, ns.
     /// Unset → an on-socket L2-to-L2 transfer plus one UPI hop (`c2c_latency_ns` +
-    /// `upi_latency_ns`).
+    /// `upi_latency_ns`). `hostio probe --platform-out` writes the line transfer it measured,
+    /// the same one `hostio ringbench`'s coherent-link model uses.
     #[serde(default)]
     pub coherent_line_ns: Option<f64>,
     /// Socket-link bandwidth per direction, GB/s (UPI links × GT/s × 2 B).
