@@ -190,9 +190,10 @@ impl Coherent {
         let (q, idx_line) = (f.queue, f.idx_line);
         let mut lines = 0;
         let mut serial = 0;
-        if self.pool == Pool::Queues && f.pos % 8 == 0 {
-            // The free queue's next line of eight buffer pointers (host-written).
-            lines += m.snoop_read(f.desc_line + ((f.pos % f.n) / 8) as u32, f.now) as u64;
+        let per_line = self.rings().rx_desc_per_line;
+        if per_line > 0 && f.pos % per_line == 0 {
+            // The free queue's next line of 8 B buffer pointers (host-written).
+            lines += m.snoop_read(f.desc_line + ((f.pos % f.n) / per_line) as u32, f.now) as u64;
         }
         // The NIC knows the next buffer and slot before the frame arrives (it allocates from
         // the pool, or has read the free queue), so it takes ownership of their lines ahead:
@@ -251,8 +252,9 @@ impl Coherent {
         }
         lines += payload_host;
         serial += (payload_host > 0) as u64;
-        if self.pool == Pool::Queues && f.pos % 8 == 7 {
-            lines += m.dev_own(self.dev, f.cq_line + ((f.pos / 8) % 64) as u32) as u64;
+        let every = self.rings().tx_completion_every;
+        if every > 0 && f.pos % every == every - 1 {
+            lines += m.dev_own(self.dev, f.cq_line + ((f.pos / every) % 64) as u32) as u64;
         }
         let mut done = self.transfer(q, lines, serial, f.now, w);
         if from_mem {
