@@ -56,7 +56,9 @@ const LINE_WIRE_BYTES: f64 = 80.0;
 const CXL_EXTRA_NS: f64 = 40.0;
 /// Link bandwidth of one CXL 2.0 x16 port (Gen5), GB/s per direction.
 const CXL_GBYTE_S: f64 = 64.0;
-/// Link backlog the NIC may queue before it stops taking frames from its buffer, ps.
+/// Link backlog the NIC may queue before it stops taking frames from its buffer, ps: the same
+/// modelling choice as the PCIe link's (it only moves where a frame waits when the link is the
+/// bottleneck), not a published figure.
 const LINK_SLACK_PS: u64 = 1_000_000;
 
 pub(crate) struct Coherent {

@@ -24,14 +24,13 @@ const TX_FREE_THRESH: u64 = 32;
 const RX_BURST_CYCLES: u64 = 40;
 const TX_BURST_CYCLES: u64 = 60;
 
-
 /// Independent accesses a core issues back to back (a burst's completion entries, buffer headers
 /// and descriptor writes): they overlap in the core's line fill buffers, so a batch costs its
 /// slowest access or its total divided by the number of buffers, whichever is larger.
 #[derive(Default)]
 struct Overlap {
-    pub(super) sum: u64,
-    pub(super) max: u64,
+    sum: u64,
+    max: u64,
 }
 
 /// L1D line fill buffers of a Skylake/Haswell core (Intel optimization manual).
@@ -47,6 +46,7 @@ impl Overlap {
         self.max.max(self.sum / FILL_BUFFERS)
     }
 }
+
 #[derive(Default, Clone)]
 pub(super) struct AppStats {
     pub(super) rx_packets: u64,
@@ -89,7 +89,6 @@ pub(super) struct Core {
     pub(super) busy_until: u64,
 }
 
-
 /// Where a packet's time went (NIC arrival → last bit on the TX wire), one histogram per
 /// component, ps:
 /// * `nic`: waiting in the NIC's buffer for a descriptor or the link, waiting for the TX wire,
@@ -115,9 +114,11 @@ pub(super) struct Parts {
 }
 
 impl Parts {
-    pub(super) fn record(&mut self, mb: &Mbuf, fetch_at: u64, data_at: u64, wire_start: u64, done: u64) {
+    /// One transmitted packet: its NIC fetch began at `fetch_at`, its data was at the NIC at
+    /// `data_at` and its last bit left at `done`.
+    pub(super) fn record(&mut self, mb: &Mbuf, fetch_at: u64, data_at: u64, done: u64) {
         let total = done - mb.arrival_ps;
-        let nic = (mb.t_dma - mb.arrival_ps) + (done - data_at.min(wire_start));
+        let nic = (mb.t_dma - mb.arrival_ps) + (done - data_at);
         let link = mb.t_ready.saturating_sub(mb.t_dma) + data_at.saturating_sub(fetch_at);
         self.nic.record(nic);
         self.link.record(link);
@@ -338,15 +339,12 @@ impl Engine {
         }
         let doorbell = doorbell_at + signal.cost();
         let flush_ps = if rings.flush_handover { signal.cost() } else { 0 };
-        for i in 0..k {
-            let m = self.cores[c].tx_pending[i];
-            self.mbufs[m as usize].flush_ps = flush_ps;
-        }
         let visible = doorbell + self.nics[ni].attach.tx_notice_ps(&self.mem);
         let tx = &mut self.nics[ni].queues[q].tx;
         for i in 0..k as u64 {
             let slot = ((tx.head - k as u64 + i) % tx.n) as usize;
             tx.ready[slot] = visible;
+            self.mbufs[tx.mbuf[slot] as usize].flush_ps = flush_ps;
         }
         self.schedule_tx_fetch(ni, q, visible);
         self.cores[c].tx_pending.drain(..k);

@@ -349,6 +349,7 @@ impl Engine {
             let attach = Attachment::new(n, plat, nic_queues_len[ni], slot_of_nic[ni]);
             nics.push(Nic {
                 name: name.clone(),
+                kind: n.attachment.name(),
                 socket: n.socket as usize,
                 // A coherent or memory-channel NIC's writes do not go through the I/O hub.
                 ddio: n.ddio.unwrap_or(sc.platform.ddio) && r.io_mask != 0 && matches!(n.attachment, Attach::Pcie | Attach::Integrated),
@@ -657,7 +658,7 @@ impl Engine {
             );
         }
         let mut nics = BTreeMap::new();
-        for (ni, n) in self.nics.iter().enumerate() {
+        for n in &self.nics {
             let rep = n.attach.report(&self.mem, dur_s, n.stats.rx_packets);
             nics.insert(
                 n.name.clone(),
@@ -665,7 +666,7 @@ impl Engine {
                     rx_packets: n.stats.rx_packets,
                     dropped_packets: n.stats.dropped,
                     pause_frames: n.stats.pause_frames,
-                    attachment: self.resolved.scenario.nics.values().nth(ni).expect("one config per NIC").attachment.name(),
+                    attachment: n.kind,
                     pcie_d2h_utilization: rep.pcie.map(|p| p.0),
                     pcie_h2d_utilization: rep.pcie.map(|p| p.1),
                     ddio: n.ddio,

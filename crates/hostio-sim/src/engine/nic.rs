@@ -76,6 +76,8 @@ pub(super) struct NicStats {
 
 pub(super) struct Nic {
     pub(super) name: String,
+    /// The attachment's name, for the results.
+    pub(super) kind: &'static str,
     pub(super) socket: usize,
     pub(super) ddio: bool,
     pub(super) line_rate_gbps: f64,
@@ -343,7 +345,7 @@ impl Engine {
                 st.tx_bytes += mb.len as u64;
                 if mb.arrival_ps >= self.warm_ps {
                     st.latency.record(done - mb.arrival_ps);
-                    st.parts.record(&mb, now.saturating_sub(notice), data_at, wire_start, done);
+                    st.parts.record(&mb, now.saturating_sub(notice), data_at, done);
                 }
             }
         }
