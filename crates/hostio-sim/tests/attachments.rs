@@ -108,9 +108,16 @@ fn pcie_tx_pays_the_doorbell_and_descriptor_round_trip() {
 fn latency_breakdown_adds_up() {
     for nic in ["", "attachment = \"coherent\"", "attachment = \"memory-channel\""] {
         let r = idle(SKX, nic);
-        let parts: f64 = r.metrics.apps["fwd"].latency_breakdown_ns.values().map(|v| v.expect("packets")).sum();
+        let b = &r.metrics.apps["fwd"].latency_breakdown_ns;
+        let parts: f64 = b.values().map(|v| v.expect("packets")).sum();
         let total = p50(&r);
         assert!((0.8 * total..=1.25 * total).contains(&parts), "{nic}: parts {parts} vs p50 {total}");
+        // Unloaded, the time is the path's, not waiting: each part is measured, not left over.
+        let part = |k: &str| b[k].expect("packets");
+        for k in ["nic", "link", "memory", "core"] {
+            assert!(part(k) > 0.0, "{nic}: {k} is 0 in {b:?}");
+        }
+        assert!(part("queueing") < 0.5 * total, "{nic}: queueing {} of {total}", part("queueing"));
     }
 }
 
