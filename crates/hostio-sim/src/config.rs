@@ -907,7 +907,9 @@ fn require_tables(root: &toml::Value) -> Result<(), ConfigError> {
         v.as_table().ok_or_else(|| {
             let shown = one_line(&v.to_string());
             let shown = if shown.chars().count() > 60 { format!("{}…", shown.chars().take(60).collect::<String>()) } else { shown };
-            ConfigError::new(key, shown, format!("a table ([{key}] with named keys), not a {}", v.type_str()))
+            let t = v.type_str();
+            let a = if t.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+            ConfigError::new(key, shown, format!("a table ([{key}] with named keys), not {a} {t}"))
         })
     }
     let root = table(root, "scenario")?;
