@@ -64,8 +64,9 @@ KEYS = [
     "nics.nic0.attachment", "nics.nic0.coherent", "nics.nic0.coherent.link", "nics.nic0.coherent.signaling",
     "nics.nic0.coherent.layout", "nics.nic0.coherent.homing", "nics.nic0.coherent.pool", "nics.nic0.netdimm",
     "nics.nic0.netdimm.ncache_kib", "nics.nic0.netdimm.prefetch_lines", "nics.nic0.netdimm.channel",
+    "nics.nic0.netdimm.clone", "nics.nic0.netdimm.allocator",
 ]
-WORDS = ["nic0", "nic1", "l2fwd", "compute", "cache-hungry", "stateful-chain", "imix", "campus",
+WORDS = ["nic0", "nic1", "l2fwd", "compute", "cache-hungry", "stateful-chain", "copy", "rowclone", "subarray", "imix", "campus",
          "skylake-gold-6140", "haswell-e5-2699v3", "icelake-silver-4314", "file:/nonexistent", "", "lru", "qlru",
          "plru", "random", "cx5", "simple", "kernel", "dpdk", "0x600", "completion", "threshold", "é",
          "pcie", "integrated", "coherent", "memory-channel", "upi", "cxl", "inline", "doorbell", "padded", "packed",
@@ -89,7 +90,7 @@ PLAUSIBLE = {
     "traffic.t0.flows": [1, 7, 100000], "traffic.t0.flow_skew": [0, 0.99, 4],
     "traffic.t0.imbalance": [1, 1.69, 2.78, 8, 64], "traffic.t0.train_packets": [1, 32, 4096],
     "nics.nic0.tx_release": ["completion", "threshold"], "nics.nic0.tx_read_window_kib": [2, 11, 65536],
-    "apps.fwd.kind": ["l2fwd", "stateful-chain"], "apps.fwd.cores": [1, 3, 8], "apps.fwd.socket": [0, 1],
+    "apps.fwd.kind": ["l2fwd", "stateful-chain", "copy"], "apps.fwd.cores": [1, 3, 8], "apps.fwd.socket": [0, 1],
     "apps.fwd.mempool_socket": [0, 1], "apps.fwd.cat_mask": [0x7ff, 0x3, 0x600], "apps.fwd.cycles_per_packet": [0, 500],
     "apps.fwd.working_set_mib": [0.001, 1, 64], "apps.fwd.accesses_per_packet": [0, 1, 16],
     "apps.fwd.mba_percent": [10, 50, 100], "apps.hog.kind": ["cache-hungry"], "apps.hog.working_set_mib": [0.5, 8, 100],
@@ -99,6 +100,7 @@ PLAUSIBLE = {
     "nics.nic0.coherent.layout": ["padded", "packed", "grouped"], "nics.nic0.coherent.homing": ["writer", "reader"],
     "nics.nic0.coherent.pool": ["shared", "queues"], "nics.nic0.netdimm.ncache_kib": [1, 256, 65536],
     "nics.nic0.netdimm.prefetch_lines": [0, 4, 64], "nics.nic0.netdimm.channel": ["ddr4-2400", "ddr5-4800"],
+    "nics.nic0.netdimm.clone": ["rowclone", "copy"], "nics.nic0.netdimm.allocator": ["subarray", "any"],
 }
 
 scalars = st.one_of(

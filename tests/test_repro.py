@@ -292,9 +292,28 @@ def test_netdimm_claims():
     assert verdicts(repro.netdimm_pressure_claims(kept(0, 0))) == [False]
 
 
+def test_netdimm_clone_claims():
+    def rows(sub, anyw, copy, fpm_any=5):
+        pts = []
+        for c, vals in (("rowclone-subarray", sub), ("rowclone-any", anyw), ("core-copy", copy)):
+            for s, v in zip(repro.NETDIMM_CLONE_SIZES, vals):
+                m = {"fwd.copy_ns": v}
+                if c != "core-copy":
+                    m.update({"nic0.clones_fpm": 100 if c == "rowclone-subarray" else fpm_any, "nic0.clones_psm": 0 if c == "rowclone-subarray" else 50,
+                              "nic0.clones_gcm": 0 if c == "rowclone-subarray" else 45})
+                pts.append(({"clone": c, "packet_size": s}, m))
+        return rows_of(pts)
+
+    assert verdicts(repro.netdimm_clone_claims(rows((170,) * 4, (140, 160, 200, 230), (7, 127, 234, 391)))) == [True, True]
+    # The copy wins at 1500 B; any placement as fast; too many FPM clones with any placement.
+    assert verdicts(repro.netdimm_clone_claims(rows((170,) * 4, (170,) * 4, (7, 127, 234, 160)))) == [False, False]
+    assert verdicts(repro.netdimm_clone_claims(rows((170,) * 4, (140, 160, 200, 230), (7, 127, 234, 391), fpm_any=50)))[1] is False
+    assert verdicts(repro.netdimm_clone_claims(rows_of([]))) == [False, False]
+
+
 def test_every_experiment_has_tested_claims():
     tested = {"fig2", "fig6", "fig6-haswell", "fig5", "fig8", "fig9", "fig10", "fig11", "fig12", "fig3", "remote", "fig14", "pause",
-              "ccnic-latency", "ccnic-rate", "netdimm-latency", "netdimm-pressure"}
+              "ccnic-latency", "ccnic-rate", "netdimm-latency", "netdimm-clone", "netdimm-pressure"}
     assert {e.id for e in repro.EXPERIMENTS} == tested
 
 

@@ -307,6 +307,30 @@ impl Channel {
     }
 }
 
+/// How a frame received by a memory-channel NIC reaches an app's own buffer (`kind = "copy"`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum CloneMode {
+    /// The host asks the NIC to clone the buffer inside its DRAM (RowClone FPM, PSM or GCM by
+    /// where the two buffers are).
+    #[default]
+    Rowclone,
+    /// The core copies it, reading the frame over the channel.
+    Copy,
+}
+
+/// Where a memory-channel NIC's driver puts an app's buffer relative to the DMA buffer.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Allocator {
+    /// In the DMA buffer's DRAM subarray (the NetDIMM driver's allocation cache), so every clone
+    /// is the fast in-subarray kind.
+    #[default]
+    Subarray,
+    /// Anywhere in the NIC's DRAM: the clone's kind follows from the two addresses.
+    Any,
+}
+
 /// `[nics.<name>.netdimm]`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
@@ -316,11 +340,15 @@ pub struct NetdimmCfg {
     /// Lines the nPrefetcher fetches after a payload line the host reads.
     pub prefetch_lines: u32,
     pub channel: Channel,
+    /// How a `copy` app's copy is made.
+    pub clone: CloneMode,
+    /// Where app buffers are placed for an in-memory clone.
+    pub allocator: Allocator,
 }
 
 impl Default for NetdimmCfg {
     fn default() -> Self {
-        NetdimmCfg { ncache_kib: 256, prefetch_lines: 4, channel: Channel::Ddr4_2400 }
+        NetdimmCfg { ncache_kib: 256, prefetch_lines: 4, channel: Channel::Ddr4_2400, clone: CloneMode::Rowclone, allocator: Allocator::Subarray }
     }
 }
 
@@ -430,6 +458,10 @@ pub enum AppKind {
     L2fwd,
     /// L2 forwarding plus `cycles_per_packet` of computation (the paper's mt19937 calls).
     Compute,
+    /// L2 forwarding of frames the app first copies into its own buffer, as a socket's receive
+    /// copies from the driver's buffer: the core copies them, or a memory-channel NIC clones them
+    /// in its DRAM (`[nics.<n>.netdimm] clone`).
+    Copy,
     /// Router + NAPT + load balancer: per-packet flow-table accesses in a working set.
     StatefulChain,
     /// A cache-hungry co-runner (no NIC): random accesses over a working set at a fixed rate.
@@ -852,6 +884,8 @@ fn enum_variants(leaf: &str) -> Option<String> {
         "homing" => listed::<Homing>(),
         "pool" => listed::<hostio_hw::coherent::Pool>(),
         "channel" => listed::<Channel>(),
+        "clone" => listed::<CloneMode>(),
+        "allocator" => listed::<Allocator>(),
         _ => None,
     }
 }

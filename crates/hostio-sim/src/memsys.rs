@@ -310,6 +310,24 @@ impl MemSys {
         self.zones[z].device_write(line, header, now)
     }
 
+    /// A core of socket `s` has the memory-channel device holding `src` clone `lines` lines into
+    /// `dst` of its zone (`None`: a buffer the device's allocator put in `src`'s subarray).
+    /// Host copies of the destination are dropped. Returns the latency the core sees, ps: the
+    /// command and the completion poll go through the LLC to the memory controller (and over
+    /// UPI from the other socket).
+    pub fn zone_clone(&mut self, s: usize, src: u32, dst: Option<u32>, lines: u32, now: u64) -> u64 {
+        if let Some(d) = dst {
+            for l in 0..lines {
+                self.invalidate_all(d + l);
+            }
+        }
+        let z = self.zone_of(src);
+        let zs = self.zones[z].socket;
+        let host_rho = self.sockets[zs].mem.load(now);
+        let remote = if zs != s { 2 * self.t.upi_ps } else { 0 };
+        self.t.llc_ps + remote + self.zones[z].clone_lines(src, dst, lines, now, host_rho)
+    }
+
     /// A core writes back (if dirty) and drops its copy of `line` (CLFLUSHOPT). Returns true when
     /// a dirty copy was written back to the line's home.
     pub fn flush(&mut self, line: u32, now: u64) -> bool {

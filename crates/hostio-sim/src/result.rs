@@ -56,7 +56,8 @@ pub struct AppMetrics {
     /// buffer, TX wire wait and serialisation), `link` (the attachment: link or channel, I/O hub
     /// or coherence, DMA latency, both directions), `memory` (the core's accesses for it), `core`
     /// (its cycles), `flush` (write-backs the host owes a memory-channel NIC before the doorbell),
-    /// `queueing` (RX ring, burst, doorbell and fetch-window waits).
+    /// `copy` (a `copy` app filling its buffer: the core's copy or the NIC's clone), `queueing`
+    /// (RX ring, burst, doorbell and fetch-window waits).
     pub latency_breakdown_ns: BTreeMap<String, Option<f64>>,
 }
 
@@ -73,7 +74,8 @@ pub struct NicMetrics {
     pub ddio: bool,
     /// The attachment's own figures: coherent — `coherent_link_utilization`,
     /// `nic_line_transfers_per_packet`, `host_line_transfers_per_packet`; memory channel —
-    /// `ncache_hit_rate`, `ncache_prefetched_lines`, `host_flushes`, `channel_gbyte_s`.
+    /// `ncache_hit_rate`, `ncache_prefetched_lines`, `host_flushes`, `channel_gbyte_s`,
+    /// `nic_dram_gbyte_s` and, with `clone = "rowclone"`, `clones_fpm`, `clones_psm`, `clones_gcm`.
     pub attachment_metrics: BTreeMap<String, f64>,
 }
 

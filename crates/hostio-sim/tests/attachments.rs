@@ -258,3 +258,45 @@ fn a_resolved_nic_lists_only_its_attachments_keys() {
         }
     }
 }
+
+/// An unloaded `copy` app on a memory-channel NIC with `netdimm` keys, `size` B frames.
+fn copying(size: u32, netdimm: &str) -> SimResult {
+    let nic = format!("attachment = \"memory-channel\"\n[nics.nic0.netdimm]\n{netdimm}");
+    run(&scenario(SKX, size, 1, &nic, "train_packets = 1", "").replace("kind = \"l2fwd\"", "kind = \"copy\""))
+}
+
+fn copy_part(r: &SimResult) -> f64 {
+    r.metrics.apps["fwd"].latency_breakdown_ns["copy"].expect("packets")
+}
+
+#[test]
+fn a_memory_channel_nic_clones_frames_in_its_dram() {
+    // The subarray allocator: every clone is FPM, the same time at any size.
+    let (small, big) = (copying(256, ""), copying(1500, ""));
+    assert!(extra(&big, "clones_fpm") > 0.0 && extra(&big, "clones_psm") == 0.0 && extra(&big, "clones_gcm") == 0.0);
+    assert!((copy_part(&big) - copy_part(&small)).abs() < 5.0, "{} {}", copy_part(&small), copy_part(&big));
+    // Placed anywhere, most clones move every line: slower for large frames.
+    let any = copying(1500, "allocator = \"any\"");
+    assert!(extra(&any, "clones_psm") > 0.0 && extra(&any, "clones_gcm") > 0.0);
+    assert!(extra(&any, "clones_fpm") < 0.1 * extra(&any, "clones_psm"), "{:?}", any.metrics.nics["nic0"].attachment_metrics);
+    assert!(copy_part(&any) > copy_part(&big) + 20.0, "{} {}", copy_part(&any), copy_part(&big));
+    // The core's copy reads every line over the channel: it grows with the frame and loses to
+    // the clone for large frames.
+    let (cs, cb) = (copying(256, "clone = \"copy\""), copying(1500, "clone = \"copy\""));
+    assert!(!cb.metrics.nics["nic0"].attachment_metrics.contains_key("clones_fpm"));
+    assert!(copy_part(&cb) > 2.0 * copy_part(&cs), "{} {}", copy_part(&cs), copy_part(&cb));
+    assert!(copy_part(&cb) > copy_part(&big), "{} {}", copy_part(&cb), copy_part(&big));
+}
+
+#[test]
+fn a_copy_app_pays_its_copy_on_every_attachment() {
+    for k in ["pcie", "integrated", "coherent", "memory-channel"] {
+        let text = scenario(SKX, 1024, 1, &format!("attachment = \"{k}\""), "train_packets = 1", "");
+        let fwd = run(&text);
+        let copy = run(&text.replace("kind = \"l2fwd\"", "kind = \"copy\""));
+        assert_eq!(fwd.metrics.apps["fwd"].latency_breakdown_ns["copy"], Some(0.0), "{k}");
+        assert!(copy_part(&copy) > 20.0, "{k}: {}", copy_part(&copy));
+        // (p50s come from histogram buckets a few % wide.)
+        assert!(p50(&copy) > p50(&fwd), "{k}: {} vs {}", p50(&copy), p50(&fwd));
+    }
+}

@@ -35,7 +35,7 @@ const KEYS: &[&str] = &[
 ];
 
 const WORDS: &[&str] = &[
-    "\"nic0\"", "\"nic1\"", "\"l2fwd\"", "\"compute\"", "\"cache-hungry\"", "\"stateful-chain\"", "\"imix\"",
+    "\"nic0\"", "\"nic1\"", "\"l2fwd\"", "\"compute\"", "\"cache-hungry\"", "\"stateful-chain\"", "\"copy\"", "\"rowclone\"", "\"any\"", "\"imix\"",
     "\"campus\"", "\"skylake-gold-6140\"", "\"haswell-e5-2699v3\"", "\"icelake-silver-4314\"", "\"file:/nonexistent\"",
     "\"\"", "\"lru\"", "\"plru\"", "\"qlru\"", "\"random\"", "\"cx5\"", "\"simple\"", "\"kernel\"", "\"dpdk\"", "\"é\\u0000\"",
     "\"pcie\"", "\"integrated\"", "\"coherent\"", "\"memory-channel\"", "\"cxl\"", "\"doorbell\"", "\"packed\"",

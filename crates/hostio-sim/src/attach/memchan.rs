@@ -26,12 +26,25 @@
 //!   a dirty line's write-back, which then crosses the channel.
 //! * **Transmit.** The NIC reads the descriptor and the packet from its own DRAM: one DRAM access
 //!   at the zone's load, then the wire; nothing crosses the channel.
+//! * **Clone.** An app of kind `copy` moves each frame into its own buffer. With `clone =
+//!   "rowclone"` the host writes a clone command to the NIC (one line over the channel) and polls
+//!   its completion (a register read: a channel crossing without a DRAM access), and the NIC
+//!   copies inside its DRAM, one 4 KiB page piece at a time, by where source and destination sit
+//!   ([`Zone::clone_lines`], RowClone, Seshadri et al., MICRO'13): **FPM** in the same subarray
+//!   (two back-to-back activations and a precharge, whatever the size), **PSM** between banks of
+//!   the same rank (one line per burst over the chips' internal bus; twice, through another bank,
+//!   between subarrays of one bank), **GCM** otherwise (each line read into the buffer device and
+//!   written back: two bursts on the DIMM's bus). Pages map to banks as in NetDIMM §4.2.1: 4 KiB
+//!   pages 128 KiB apart share a bank (16 banks × 2 ranks); 512 rows make a subarray. `allocator
+//!   = "subarray"` places the app's buffer in the DMA buffer's subarray, so every piece is FPM;
+//!   `"any"` uses the app's own buffers in the NIC's DRAM, wherever they are. With `clone =
+//!   "copy"` the core copies over the channel into a buffer in host memory.
 //! * **The channel is shared.** The host interleaves its memory over all channels, so the NetDIMM
 //!   channel carries the NIC socket's average load ρ as well as its own: a zone access costs the
 //!   DRAM latency at the sum of the two (the same load curve as [`crate::mem`]), so an MLC-like
 //!   co-runner slows the NIC's host accesses and the NIC's traffic slows nothing else of the host.
 use super::{Report, Rings, RxDma, TxDma, CX5_RINGS};
-use crate::config::{NicCfg, Platform};
+use crate::config::{Allocator, CloneMode, NicCfg, Platform};
 use crate::mem::Memory;
 use crate::memsys::MemSys;
 use crate::rng::Rng;
@@ -47,6 +60,52 @@ const NCACHE_WAYS: usize = 8;
 /// Write recovery of the NIC's DRAM, ns (tWR of DDR4, JEDEC): a frame written by the NIC is
 /// readable this long after its last line.
 const DRAM_WRITE_NS: f64 = 15.0;
+
+/// DDR4-2400 timings, ns (JEDEC JESD79-4 speed bin, CL17): row activation to column command
+/// (tRCD), CAS latency (tCL), precharge (tRP) and minimum row active time (tRAS). They change
+/// little across speed bins in ns, so faster channels keep them.
+const T_RCD_NS: f64 = 14.16;
+const T_CL_NS: f64 = 14.16;
+const T_RP_NS: f64 = 14.16;
+const T_RAS_NS: f64 = 32.0;
+/// Pages (4 KiB) in one cycle over the banks: 16 banks (DDR4 x8, 4 bank groups of 4) × 2 ranks (a
+/// 16 GB DIMM of 8 Gb x8 chips), so pages 128 KiB apart share a bank (NetDIMM §4.2.1).
+const BANK_PAGES: u32 = 32;
+/// Banks of one rank (the pages that share a chip, PSM's reach).
+const RANK_BANKS: u32 = 16;
+/// Pages of one bank in one subarray: 512 rows (RowClone §2) of 8 KiB (two pages) per rank.
+const SUBARRAY_PAGES: u32 = 512 * 2;
+
+/// How one piece of a clone was made (RowClone's modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CloneKind {
+    /// Fast parallel mode: source and destination rows in one subarray.
+    Fpm,
+    /// Pipelined serial mode: another bank of the same rank (`twice`: another subarray of the
+    /// same bank, copied through a second bank).
+    Psm { twice: bool },
+    /// General clone mode: through the buffer device.
+    Gcm,
+}
+
+impl CloneKind {
+    /// The mode RowClone uses between 4 KiB pages `src` and `dst` (page numbers).
+    pub fn between(src: u32, dst: u32) -> CloneKind {
+        let (bs, bd) = (src % BANK_PAGES, dst % BANK_PAGES);
+        if bs == bd {
+            let same_subarray = src / BANK_PAGES / SUBARRAY_PAGES == dst / BANK_PAGES / SUBARRAY_PAGES;
+            if same_subarray {
+                CloneKind::Fpm
+            } else {
+                CloneKind::Psm { twice: true }
+            }
+        } else if bs / RANK_BANKS == bd / RANK_BANKS {
+            CloneKind::Psm { twice: false }
+        } else {
+            CloneKind::Gcm
+        }
+    }
+}
 
 /// The NIC's DRAM and nCache: one memory zone, behind one DDR channel of socket `socket`.
 pub(crate) struct Zone {
@@ -71,6 +130,8 @@ pub(crate) struct Zone {
     pub ncache_hits: u64,
     pub ncache_misses: u64,
     pub prefetched: u64,
+    /// Clone pieces made in each mode: FPM, PSM, GCM.
+    pub clones: [u64; 3],
 }
 
 impl Zone {
@@ -92,6 +153,7 @@ impl Zone {
             ncache_hits: 0,
             ncache_misses: 0,
             prefetched: 0,
+            clones: [0; 3],
         }
     }
 
@@ -188,6 +250,45 @@ impl Zone {
         wait
     }
 
+    /// The host's clone command for `lines` lines from `src` to `dst` (`None`: in `src`'s subarray)
+    /// issued at `now`; returns when the host sees it done, ps after `now`.
+    pub fn clone_lines(&mut self, src: u32, dst: Option<u32>, lines: u32, now: u64, host_rho: f64) -> u64 {
+        let ns = |v: f64| (v * 1000.0) as u64;
+        let burst = self.ps_per_line as u64;
+        // The command: one line over the channel into the buffer device.
+        let mut t = now + self.cross(now) + burst;
+        let mut l = 0;
+        while l < lines {
+            let page = (src + l) / 64;
+            let piece = (64 - (src + l) % 64).min(lines - l);
+            let kind = dst.map_or(CloneKind::Fpm, |d| CloneKind::between(page, (d + l) / 64));
+            let (i, busy) = match kind {
+                CloneKind::Fpm => (0, ns(2.0 * T_RAS_NS + T_RP_NS)),
+                CloneKind::Psm { twice } => {
+                    let one = ns(T_RCD_NS + T_RP_NS) + piece as u64 * burst;
+                    (1, if twice { 2 * one } else { one })
+                }
+                CloneKind::Gcm => (2, ns(T_RCD_NS + T_CL_NS + DRAM_WRITE_NS) + 2 * piece as u64 * burst),
+            };
+            self.clones[i] += 1;
+            // PSM and GCM move every line over a bus the NIC's own accesses use.
+            let bus_lines = match kind {
+                CloneKind::Fpm => 0,
+                CloneKind::Psm { twice } => piece * if twice { 2 } else { 1 },
+                CloneKind::Gcm => 2 * piece,
+            };
+            let mut wait = 0;
+            for _ in 0..bus_lines {
+                wait = self.dram_line(t);
+            }
+            t += busy.max(wait);
+            l += piece;
+        }
+        // The completion poll: a register read over the channel, no DRAM access.
+        let poll = self.latency(t, host_rho).saturating_sub(self.saving_ps) + self.cross(t);
+        t + poll - now
+    }
+
     /// The NIC reads a line of its DRAM; returns how long it waited for the DRAM, ps.
     pub fn device_access(&mut self, now: u64) -> u64 {
         self.dram.device_read(now);
@@ -200,6 +301,7 @@ impl Zone {
         self.ncache_hits = 0;
         self.ncache_misses = 0;
         self.prefetched = 0;
+        self.clones = [0; 3];
     }
 }
 
@@ -208,11 +310,25 @@ pub(crate) struct MemChannel {
     pub zone: usize,
     write_ps: u64,
     flushes: u64,
+    clone: CloneMode,
+    allocator: Allocator,
 }
 
 impl MemChannel {
-    pub fn new(zone: usize) -> MemChannel {
-        MemChannel { zone, write_ps: (DRAM_WRITE_NS * 1000.0) as u64, flushes: 0 }
+    pub fn new(n: &NicCfg, zone: usize) -> MemChannel {
+        MemChannel { zone, write_ps: (DRAM_WRITE_NS * 1000.0) as u64, flushes: 0, clone: n.netdimm.clone, allocator: n.netdimm.allocator }
+    }
+
+    /// Does the NIC clone frames for the host (else the core copies them)?
+    pub fn clones(&self) -> bool {
+        self.clone == CloneMode::Rowclone
+    }
+
+    /// A core of socket `s` clones a frame of `lines` lines from `src` into the app's buffer at
+    /// `dst` (or, with the subarray allocator, one in `src`'s subarray); returns its latency, ps.
+    pub fn clone_frame(&mut self, m: &mut MemSys, s: usize, src: u32, dst: u32, lines: u32, now: u64) -> u64 {
+        let dst = (self.allocator == Allocator::Any).then_some(dst);
+        m.zone_clone(s, src, dst, lines, now)
     }
 
     /// The NIC reads the posted descriptor line (once per four), writes the frame and, once per
@@ -270,6 +386,11 @@ impl MemChannel {
         let gb = |lines: u64| lines as f64 * 64.0 / dur_s / 1e9;
         r.extra.insert("channel_gbyte_s".into(), gb(z.channel_lines));
         r.extra.insert("nic_dram_gbyte_s".into(), gb(z.dram.read_lines + z.dram.write_lines));
+        if self.clones() {
+            for (name, n) in ["fpm", "psm", "gcm"].iter().zip(z.clones) {
+                r.extra.insert(format!("clones_{name}"), n as f64);
+            }
+        }
         r
     }
 }
@@ -294,5 +415,46 @@ mod tests {
         let hit = z.host_read(3000, 20_000_000, 0.0);
         let again = z.host_read(3000, 30_000_000, 0.0);
         assert_eq!(again - hit, (NCACHE_SAVING_NS * 1000.0) as u64);
+    }
+
+    #[test]
+    fn rowclone_modes_follow_the_bank_map() {
+        // 32 pages (16 banks × 2 ranks) between bank reuses; 1024 pages of a bank per subarray.
+        assert_eq!(CloneKind::between(5, 5 + 32), CloneKind::Fpm);
+        assert_eq!(CloneKind::between(5, 5 + 32 * 1024), CloneKind::Psm { twice: true });
+        assert_eq!(CloneKind::between(5, 6), CloneKind::Psm { twice: false });
+        assert_eq!(CloneKind::between(5, 5 + 16), CloneKind::Gcm);
+    }
+
+    #[test]
+    fn a_clone_costs_by_its_mode() {
+        let plat = Platform::preset("skylake-gold-6140").expect("preset");
+        let n = NicCfg::default();
+        let cost = |dst: Option<u32>, lines: u32| {
+            let mut z = Zone::new(&n, &plat, 1);
+            let t = z.clone_lines(64 * 5, dst, lines, 0, 0.0);
+            (t, z.clones)
+        };
+        // FPM: two activations and a precharge, whatever the size (within a page).
+        let (fpm1, k) = cost(None, 1);
+        let (fpm24, _) = cost(None, 24);
+        assert_eq!(fpm1, fpm24);
+        assert_eq!(k, [1, 0, 0]);
+        // PSM and GCM move every line: one and two bursts each.
+        let (psm1, k) = cost(Some(64 * 6), 1);
+        let (psm24, _) = cost(Some(64 * 6), 24);
+        assert_eq!(k, [0, 1, 0]);
+        assert_eq!(psm24 - psm1, 23 * 3333);
+        let (gcm1, k) = cost(Some(64 * 21), 1);
+        let (gcm24, _) = cost(Some(64 * 21), 24);
+        assert_eq!(k, [0, 0, 1]);
+        assert_eq!(gcm24 - gcm1, 2 * 23 * 3333);
+        // A frame across a page boundary is two pieces.
+        let mut z = Zone::new(&n, &plat, 1);
+        z.clone_lines(64 * 5 + 60, None, 8, 0, 0.0);
+        assert_eq!(z.clones, [2, 0, 0]);
+        // Large frames clone faster in the subarray; a single line is faster over the bus.
+        assert!(fpm24 < psm24 && psm24 < gcm24, "{fpm24} {psm24} {gcm24}");
+        assert!(psm1 < fpm1, "{psm1} {fpm1}");
     }
 }

@@ -11,7 +11,9 @@
 //!   whether the host must flush lines it hands over;
 //! * **link accounting**: its own resource (a PCIe direction, a coherent link, a DDR channel) and
 //!   its own metrics ([`Attachment::report`]);
-//! * **where device data is allocated** ([`Attachment::buffer_home`]).
+//! * **where device data is allocated** (the engine puts buffers and rings in a memory-channel
+//!   NIC's zone) and whether the NIC copies frames into apps' buffers
+//!   ([`Attachment::clone_frame`]).
 //!
 //! The attachments: [`pcie`] (a discrete NIC behind a root port, the default), [`integrated`] (the
 //! NIC on the die, on the mesh), [`coherent`] (CC-NIC: the NIC as a caching agent over UPI or
@@ -136,7 +138,7 @@ impl Attachment {
             Attach::Pcie => Attachment::Pcie(pcie::Pcie::new(n)),
             Attach::Integrated => Attachment::Integrated(integrated::Integrated::new(plat)),
             Attach::Coherent => Attachment::Coherent(coherent::Coherent::new(n, plat, queues, slot)),
-            Attach::MemoryChannel => Attachment::MemoryChannel(memchan::MemChannel::new(slot)),
+            Attach::MemoryChannel => Attachment::MemoryChannel(memchan::MemChannel::new(n, slot)),
         }
     }
 
@@ -198,6 +200,15 @@ impl Attachment {
             Attachment::Pcie(a) => a.tx_notice_ps(),
             Attachment::Integrated(_) => 2 * m.t.llc_ps,
             Attachment::Coherent(_) | Attachment::MemoryChannel(_) => 0,
+        }
+    }
+
+    /// A core of socket `s` has a frame of `lines` lines at `src` cloned into `dst`; returns the
+    /// latency, or `None` when the attachment does not clone (the core copies).
+    pub fn clone_frame(&mut self, m: &mut MemSys, s: usize, src: u32, dst: u32, lines: u32, now: u64) -> Option<u64> {
+        match self {
+            Attachment::MemoryChannel(a) if a.clones() => Some(a.clone_frame(m, s, src, dst, lines, now)),
+            _ => None,
         }
     }
 

@@ -43,6 +43,10 @@ const MBUF_STRIDE: u64 = 2368;
 const MBUF_META_OFF: u64 = 64;
 const MBUF_DATA_OFF: u64 = 320;
 const MEMPOOL_CACHE: usize = 256;
+/// A `copy` app's own buffers per core: one per packet of a burst, reused burst after burst (a
+/// socket reader's receive buffers), each an mbuf's 2 KiB data room.
+const COPY_SLOTS: u32 = BURST as u32;
+const COPY_SLOT_BYTES: u64 = 2048;
 /// PAUSE quanta 0xFFFF × 512 bit times.
 const PAUSE_QUANTA_BITS: f64 = 65535.0 * 512.0;
 
@@ -62,7 +66,7 @@ const FORWARDER_WS_MIB: f64 = 2.0;
 /// 240 cycles plus its flow-table accesses, an estimate (its per-packet cost is not published).
 fn base_cycles(kind: AppKind) -> u64 {
     match kind {
-        AppKind::L2fwd | AppKind::Compute => 40,
+        AppKind::L2fwd | AppKind::Compute | AppKind::Copy => 40,
         AppKind::StatefulChain => 240,
         AppKind::CacheHungry => 0,
     }
@@ -94,6 +98,8 @@ struct Mbuf {
     cyc_ps: u64,
     /// The host's flushes of handed-over lines its TX doorbell waited for.
     flush_ps: u64,
+    /// Copying it into the app's buffer (`copy` apps).
+    copy_ps: u64,
 }
 
 /// An upper bound of the 2 MiB pages [`Engine::new`] lays out for one app (working set, mempool
@@ -112,6 +118,9 @@ pub(crate) fn app_pages_bound(a: &crate::config::AppCfg, nic: Option<&crate::con
         let count = (q * (rx + tx + 2 * BURST as u64) + q * (MEMPOOL_CACHE as u64 * 3 / 2)).max(8192);
         n += pages(count * MBUF_STRIDE);
         n += q * (pages(rx * RX_DESC_BYTES) + pages(rx * CQE_BYTES) + pages(tx * TX_WQE_BYTES) + 2 * pages(4096));
+        if a.kind == AppKind::Copy {
+            n += q * pages(COPY_SLOTS as u64 * COPY_SLOT_BYTES);
+        }
     }
     n
 }
@@ -190,7 +199,7 @@ impl Engine {
             let mut ws_lines = 0;
             let ws_mib = a.working_set_mib.unwrap_or(match a.kind {
                 AppKind::StatefulChain => 16.0,
-                AppKind::L2fwd | AppKind::Compute => FORWARDER_WS_MIB,
+                AppKind::L2fwd | AppKind::Compute | AppKind::Copy => FORWARDER_WS_MIB,
                 AppKind::CacheHungry => 0.0,
             });
             let per_packet_default = if a.kind == AppKind::StatefulChain { 4 } else { 2 };
@@ -224,6 +233,7 @@ impl Engine {
                 app_cores.push(ci);
                 cat_of_core.push((s, local, a.cat_mask.unwrap_or(full_mask(plat.llc_ways))));
                 let mut queue = 0;
+                let mut copy_line = 0;
                 if let Some(ni) = nic {
                     let nc = &sc.nics[a.nic.as_deref().unwrap()];
                     let rxn = nc.rx_descriptors as u64;
@@ -233,6 +243,12 @@ impl Engine {
                     let wqe_line = space.alloc(txn * TX_WQE_BYTES, home);
                     let txcq_line = space.alloc(4096, home);
                     let idx_line = if nc.attachment == Attach::Coherent { space.alloc(128, home) } else { 0 };
+                    // A `copy` app's buffers: in the NIC's DRAM when the NIC clones into them,
+                    // else in the app's socket memory.
+                    if a.kind == AppKind::Copy {
+                        let clones = nc.attachment == Attach::MemoryChannel && nc.netdimm.clone == crate::config::CloneMode::Rowclone;
+                        copy_line = space.alloc(COPY_SLOTS as u64 * COPY_SLOT_BYTES, if clones { home } else { a.socket as u8 });
+                    }
                     queue = nic_queues[ni].len();
                     nic_queues[ni].push(Queue {
                         core: ci,
@@ -280,6 +296,8 @@ impl Engine {
                     tx_pending: Vec::with_capacity(BURST * 2),
                     rate_acc: 0.0,
                     busy_until: 0,
+                    copy_line,
+                    copy_slot: 0,
                 });
             }
             let cycles = base_cycles(a.kind) + a.cycles_per_packet.unwrap_or(0) as u64;
@@ -649,6 +667,7 @@ impl Engine {
                         ("memory", &s.parts.memory),
                         ("core", &s.parts.core),
                         ("flush", &s.parts.flush),
+                        ("copy", &s.parts.copy),
                         ("queueing", &s.parts.queueing),
                     ]
                     .into_iter()
