@@ -178,8 +178,15 @@ fn every_attachment_runs_every_scenario_kind() {
             ("pause_frames = true\nrx_descriptors = 64", ""),
             ("socket = 1", ""),
             ("", "cores = 2\n[apps.hog]\nkind = \"cache-hungry\"\nworking_set_mib = 8\naccesses_per_us = 50"),
+            ("line_rate_gbps = 200", "cores = 2"),
+            ("", "KIND stateful-chain"),
+            ("", "KIND copy"),
         ] {
-            let text = scenario(SKX, 1500, 100, &format!("attachment = \"{k}\"\n{extra_nic}"), "", more);
+            let mut text = scenario(SKX, 1500, 100, &format!("attachment = \"{k}\"\n{extra_nic}"), "", "");
+            match more.strip_prefix("KIND ") {
+                Some(kind) => text = text.replace("kind = \"l2fwd\"", &format!("kind = \"{kind}\"")),
+                None => text.push_str(more),
+            }
             let mut r = hostio_sim::Run::new(&text, &[], None).expect("valid");
             while !r.step(1e9).0 {}
             let bad = r.check_invariants();
