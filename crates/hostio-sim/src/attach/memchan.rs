@@ -41,8 +41,12 @@
 //!   "copy"` the core copies over the channel into a buffer in host memory.
 //! * **The channel is shared.** The host interleaves its memory over all channels, so the NetDIMM
 //!   channel carries the NIC socket's average load ρ as well as its own: a zone access costs the
-//!   DRAM latency at the sum of the two (the same load curve as [`crate::mem`]), so an MLC-like
-//!   co-runner slows the NIC's host accesses and the NIC's traffic slows nothing else of the host.
+//!   DRAM latency at ρ (the same load curve as [`crate::mem`]) plus its wait behind the DIMM's
+//!   own traffic (the bounded DRAM and channel above, counted once), so an MLC-like co-runner
+//!   slows the NIC's host accesses and the NIC's traffic slows nothing else of the host.
+//! * **Backpressure.** The NIC takes a frame out of its buffer only while its DRAM's backlog is
+//!   within a slack; beyond that frames wait in the NIC buffer, then drop or PAUSE, as behind a
+//!   full PCIe link.
 use super::{Report, Rings, RxDma, TxDma, CX5_RINGS};
 use crate::config::{Allocator, CloneMode, NicCfg, Platform};
 use crate::mem::Memory;
@@ -60,6 +64,11 @@ const NCACHE_WAYS: usize = 8;
 /// Write recovery of the NIC's DRAM, ns (tWR of DDR4, JEDEC): a frame written by the NIC is
 /// readable this long after its last line.
 const DRAM_WRITE_NS: f64 = 15.0;
+/// DRAM backlog the NIC may queue ahead of its DRAM before it stops taking frames out of its
+/// buffer, ps (1 µs ≈ 300 line accesses at DDR4-2400). A modelling choice, as the PCIe link's
+/// slack: when the DRAM is the bottleneck it only moves where a frame waits (NIC buffer or DRAM
+/// queue), and frames beyond it are dropped (or PAUSEd) instead of queueing without bound.
+const DRAM_SLACK_PS: u64 = 1_000_000;
 
 /// DDR4-2400 timings, ns (JEDEC JESD79-4 speed bin, CL17): row activation to column command
 /// (tRCD), CAS latency (tCL), precharge (tRP) and minimum row active time (tRAS). They change
@@ -107,6 +116,35 @@ impl CloneKind {
     }
 }
 
+/// A resource that serves one line per fixed time, kept as a fluid backlog: a request at `t` waits
+/// for the work queued before it, which drains at the resource's rate since the latest request.
+/// Cores run ahead of the event clock by up to a burst, so requests come out of time order; one
+/// dated before the latest sees the backlog as it stands, and none leaves an idle gap behind it
+/// (a "free at" time would make every earlier-dated request wait for a later one).
+#[derive(Default)]
+struct Backlog {
+    work: u64,
+    at: u64,
+}
+
+impl Backlog {
+    /// Queue `ps` of work at `t`; returns how long it waits, ps.
+    fn take(&mut self, t: u64, ps: u64) -> u64 {
+        if t > self.at {
+            self.work = self.work.saturating_sub(t - self.at);
+            self.at = t;
+        }
+        let wait = self.work;
+        self.work += ps;
+        wait
+    }
+
+    /// When everything queued so far is served.
+    fn until(&self) -> u64 {
+        self.at + self.work
+    }
+}
+
 /// The NIC's DRAM and nCache: one memory zone, behind one DDR channel of socket `socket`.
 pub(crate) struct Zone {
     pub socket: usize,
@@ -114,13 +152,13 @@ pub(crate) struct Zone {
     dram: Memory,
     /// The channel between the host's memory controller and the DIMM: a bounded resource that
     /// every line crossing it (host reads, host write-backs) occupies for 64 B at its peak rate.
-    chan_free: u64,
+    chan: Backlog,
     ps_per_line: f64,
     /// Lines that crossed the channel since the warm-up.
     pub channel_lines: u64,
     /// The DIMM's DRAM moves at most one line per `ps_per_line` too (its chips run at the
     /// channel's data rate): every access, the NIC's included, occupies it.
-    dram_free: u64,
+    bus: Backlog,
     saving_ps: u64,
     /// nCache tags (`line + 1`, 0 = empty), `NCACHE_WAYS` per set.
     tags: Vec<u32>,
@@ -141,10 +179,10 @@ impl Zone {
         Zone {
             socket: n.socket as usize,
             dram: Memory::new(plat.dram_latency_ns, d.channel.gbyte_s()),
-            chan_free: 0,
+            chan: Backlog::default(),
             ps_per_line: 64.0 * 1000.0 / d.channel.gbyte_s(),
             channel_lines: 0,
-            dram_free: 0,
+            bus: Backlog::default(),
             saving_ps: (NCACHE_SAVING_NS * 1000.0) as u64,
             tags: vec![0; lines / NCACHE_WAYS * NCACHE_WAYS],
             sets: lines / NCACHE_WAYS,
@@ -186,28 +224,31 @@ impl Zone {
         }
     }
 
-    fn latency(&self, now: u64, host_rho: f64) -> u64 {
-        self.dram.latency_at((self.dram.load(now) + host_rho).min(0.95))
+    /// A DRAM access's latency with the host's load `host_rho` on the channel; the DIMM's own
+    /// traffic is in the waits for the bounded DRAM and channel, not here.
+    fn latency(&self, host_rho: f64) -> u64 {
+        self.dram.latency_at(host_rho.min(0.95))
+    }
+
+    /// When the DRAM has served every access queued so far, ps.
+    pub fn busy_until(&self) -> u64 {
+        self.bus.until()
     }
 
     /// One DRAM line access at `now`; returns how long it waited for the DRAM, ps.
     fn dram_line(&mut self, now: u64) -> u64 {
-        let start = self.dram_free.max(now);
-        self.dram_free = start + self.ps_per_line as u64;
-        start - now
+        self.bus.take(now, self.ps_per_line as u64)
     }
 
     /// A line crosses the channel at `now`; returns how long it waited for the channel, ps.
     fn cross(&mut self, now: u64) -> u64 {
-        let start = self.chan_free.max(now);
-        self.chan_free = start + self.ps_per_line as u64;
         self.channel_lines += 1;
-        start - now
+        self.chan.take(now, self.ps_per_line as u64)
     }
 
     /// A host read that missed the host's caches; returns its latency beyond the LLC, ps.
     pub fn host_read(&mut self, line: u32, now: u64, host_rho: f64) -> u64 {
-        let lat = self.latency(now, host_rho);
+        let lat = self.latency(host_rho);
         let channel_wait = self.cross(now);
         self.dram.device_read(now);
         if self.take(line) {
@@ -220,7 +261,7 @@ impl Zone {
         // The nPrefetcher fetches the next lines while the DRAM has room; it drops requests
         // that would queue behind more than one access.
         for k in 1..=self.prefetch {
-            if self.dram_free > now + self.ps_per_line as u64 {
+            if self.bus.until() > now + self.ps_per_line as u64 {
                 break;
             }
             self.dram_line(now);
@@ -255,38 +296,35 @@ impl Zone {
     pub fn clone_lines(&mut self, src: u32, dst: Option<u32>, lines: u32, now: u64, host_rho: f64) -> u64 {
         let ns = |v: f64| (v * 1000.0) as u64;
         let burst = self.ps_per_line as u64;
-        // The command: one line over the channel into the buffer device.
-        let mut t = now + self.cross(now) + burst;
+        // The command: one line over the channel into the buffer device; the clone's bus and
+        // channel use is booked when it lands.
+        let start = now + self.cross(now) + burst;
+        let (mut busy, mut bus_wait) = (0, 0);
         let mut l = 0;
         while l < lines {
             let page = (src + l) / 64;
             let piece = (64 - (src + l) % 64).min(lines - l);
             let kind = dst.map_or(CloneKind::Fpm, |d| CloneKind::between(page, (d + l) / 64));
-            let (i, busy) = match kind {
-                CloneKind::Fpm => (0, ns(2.0 * T_RAS_NS + T_RP_NS)),
+            let (i, time, bus_lines) = match kind {
+                CloneKind::Fpm => (0, ns(2.0 * T_RAS_NS + T_RP_NS), 0),
                 CloneKind::Psm { twice } => {
-                    let one = ns(T_RCD_NS + T_RP_NS) + piece as u64 * burst;
-                    (1, if twice { 2 * one } else { one })
+                    let k = if twice { 2 } else { 1 };
+                    (1, k * (ns(T_RCD_NS + T_RP_NS) + piece as u64 * burst), k as u32 * piece)
                 }
-                CloneKind::Gcm => (2, ns(T_RCD_NS + T_CL_NS + DRAM_WRITE_NS) + 2 * piece as u64 * burst),
+                CloneKind::Gcm => (2, ns(T_RCD_NS + T_CL_NS + DRAM_WRITE_NS) + 2 * piece as u64 * burst, 2 * piece),
             };
             self.clones[i] += 1;
+            busy += time;
             // PSM and GCM move every line over a bus the NIC's own accesses use.
-            let bus_lines = match kind {
-                CloneKind::Fpm => 0,
-                CloneKind::Psm { twice } => piece * if twice { 2 } else { 1 },
-                CloneKind::Gcm => 2 * piece,
-            };
-            let mut wait = 0;
             for _ in 0..bus_lines {
-                wait = self.dram_line(t);
+                bus_wait = self.dram_line(start);
             }
-            t += busy.max(wait);
             l += piece;
         }
+        let done = start + busy.max(bus_wait + burst);
         // The completion poll: a register read over the channel, no DRAM access.
-        let poll = self.latency(t, host_rho).saturating_sub(self.saving_ps) + self.cross(t);
-        t + poll - now
+        let poll = self.latency(host_rho).saturating_sub(self.saving_ps) + self.cross(start);
+        done + poll - now
     }
 
     /// The NIC reads a line of its DRAM; returns how long it waited for the DRAM, ps.
@@ -312,11 +350,23 @@ pub(crate) struct MemChannel {
     flushes: u64,
     clone: CloneMode,
     allocator: Allocator,
+    /// The DRAM's backlog as of the last frame written: when it will have served it all.
+    dram_busy: u64,
 }
 
 impl MemChannel {
     pub fn new(n: &NicCfg, zone: usize) -> MemChannel {
-        MemChannel { zone, write_ps: (DRAM_WRITE_NS * 1000.0) as u64, flushes: 0, clone: n.netdimm.clone, allocator: n.netdimm.allocator }
+        MemChannel { zone, write_ps: (DRAM_WRITE_NS * 1000.0) as u64, flushes: 0, clone: n.netdimm.clone, allocator: n.netdimm.allocator, dram_busy: 0 }
+    }
+
+    /// Can the NIC write another frame into its DRAM at `now` (its backlog within the slack)?
+    pub fn accepts(&self, now: u64) -> bool {
+        self.dram_busy <= now + DRAM_SLACK_PS
+    }
+
+    /// When [`MemChannel::accepts`] turns true again.
+    pub fn room_at(&self) -> u64 {
+        self.dram_busy - DRAM_SLACK_PS.min(self.dram_busy)
     }
 
     /// Does the NIC clone frames for the host (else the core copies them)?
@@ -346,13 +396,14 @@ impl MemChannel {
         // The completion line is rewritten for every packet, so the nCache holds it when polled.
         let cq = f.cq_line + (slot / RINGS.cq_per_line) as u32;
         wait = wait.max(m.zone_write(cq, true, f.now));
+        self.dram_busy = m.zones[z].busy_until();
         (f.now + wait + self.write_ps, cq)
     }
 
     /// The NIC reads the descriptor and the packet from its own DRAM.
     pub fn fetch(&mut self, m: &mut MemSys, f: &TxDma) -> u64 {
         let z = self.zone;
-        let mut lat = m.zones[z].latency(f.now, 0.0);
+        let mut lat = m.zones[z].latency(0.0);
         let mut wait = 0;
         for _ in 0..=f.payload.div_ceil(64) {
             wait = m.zones[z].device_access(f.now);

@@ -156,7 +156,8 @@ impl Attachment {
         match self {
             Attachment::Pcie(a) => a.accepts(now),
             Attachment::Coherent(a) => a.accepts(now),
-            Attachment::Integrated(_) | Attachment::MemoryChannel(_) => true,
+            Attachment::MemoryChannel(a) => a.accepts(now),
+            Attachment::Integrated(_) => true,
         }
     }
 
@@ -165,7 +166,8 @@ impl Attachment {
         match self {
             Attachment::Pcie(a) => a.room_at(),
             Attachment::Coherent(a) => a.room_at(),
-            Attachment::Integrated(_) | Attachment::MemoryChannel(_) => 0,
+            Attachment::MemoryChannel(a) => a.room_at(),
+            Attachment::Integrated(_) => 0,
         }
     }
 
