@@ -293,22 +293,16 @@ def test_netdimm_claims():
 
 
 def test_netdimm_clone_claims():
-    def rows(sub, anyw, copy, fpm_any=5):
-        pts = []
-        for c, vals in (("rowclone-subarray", sub), ("rowclone-any", anyw), ("core-copy", copy)):
-            for s, v in zip(repro.NETDIMM_CLONE_SIZES, vals):
-                m = {"fwd.copy_ns": v}
-                if c != "core-copy":
-                    m.update({"nic0.clones_fpm": 100 if c == "rowclone-subarray" else fpm_any, "nic0.clones_psm": 0 if c == "rowclone-subarray" else 50,
-                              "nic0.clones_gcm": 0 if c == "rowclone-subarray" else 45})
-                pts.append(({"clone": c, "packet_size": s}, m))
-        return rows_of(pts)
+    def rows(sub, copy):
+        return rows_of([({"clone": c, "packet_size": s}, {"fwd.copy_ns": v})
+                        for c, vals in (("rowclone-subarray", sub), ("core-copy", copy))
+                        for s, v in zip(repro.NETDIMM_CLONE_SIZES, vals)])
 
-    assert verdicts(repro.netdimm_clone_claims(rows((170,) * 4, (140, 160, 200, 230), (7, 127, 234, 391)))) == [True, True]
-    # The copy wins at 1500 B; any placement as fast; too many FPM clones with any placement.
-    assert verdicts(repro.netdimm_clone_claims(rows((170,) * 4, (170,) * 4, (7, 127, 234, 160)))) == [False, False]
-    assert verdicts(repro.netdimm_clone_claims(rows((170,) * 4, (140, 160, 200, 230), (7, 127, 234, 391), fpm_any=50)))[1] is False
-    assert verdicts(repro.netdimm_clone_claims(rows_of([]))) == [False, False]
+    assert verdicts(repro.netdimm_clone_claims(rows((270,) * 4, (7, 127, 334, 491)))) == [True]
+    # The copy wins at 1500 B, or at 1024 B.
+    assert verdicts(repro.netdimm_clone_claims(rows((270,) * 4, (7, 127, 334, 160)))) == [False]
+    assert verdicts(repro.netdimm_clone_claims(rows((270,) * 4, (7, 127, 234, 491)))) == [False]
+    assert verdicts(repro.netdimm_clone_claims(rows_of([]))) == [False]
 
 
 def test_every_experiment_has_tested_claims():

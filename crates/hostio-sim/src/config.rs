@@ -1281,6 +1281,19 @@ impl Scenario {
                 }
             }
         }
+        // The clone keys decide how a `copy` app's frames are copied: given otherwise, they would
+        // be silently ignored.
+        for (name, n) in &self.nics {
+            let d = &n.netdimm;
+            let copied = nic_users.get(name.as_str()).is_some_and(|a| self.apps[*a].kind == AppKind::Copy);
+            let k = |key: &str| format!("nics.{name}.netdimm.{key}");
+            if d.clone != CloneMode::default() && !copied {
+                return Err(ConfigError::new(k("clone"), "\"copy\"", "only for a NIC whose app is of kind = \"copy\"; remove the key"));
+            }
+            if d.allocator != Allocator::default() && !(copied && d.clone == CloneMode::Rowclone) {
+                return Err(ConfigError::new(k("allocator"), "\"any\"", "only with clone = \"rowclone\" for a NIC whose app is of kind = \"copy\"; remove the key"));
+            }
+        }
         let mut pages = 0u64;
         for (name, a) in &self.apps {
             pages += self.app_pages(a);

@@ -311,21 +311,19 @@ impl MemSys {
     }
 
     /// A core of socket `s` has the memory-channel device holding `src` clone `lines` lines into
-    /// `dst` of its zone (`None`: a buffer the device's allocator put in `src`'s subarray).
-    /// Host copies of the destination are dropped. Returns the latency the core sees, ps: the
-    /// command and the completion poll go through the LLC to the memory controller (and over
-    /// UPI from the other socket).
-    pub fn zone_clone(&mut self, s: usize, src: u32, dst: Option<u32>, lines: u32, now: u64) -> u64 {
-        if let Some(d) = dst {
-            for l in 0..lines {
-                self.invalidate_all(d + l);
-            }
+    /// `dst` of its zone; `in_subarray`: the device's allocator placed `dst` in `src`'s subarray
+    /// (else the clone's mode follows from the two addresses). Host copies of the destination
+    /// are dropped. Returns the latency the core sees, ps: the command and the completion poll
+    /// each go through the LLC to the memory controller (and over UPI from the other socket).
+    pub fn zone_clone(&mut self, s: usize, src: u32, dst: u32, in_subarray: bool, lines: u32, now: u64) -> u64 {
+        for l in 0..lines {
+            self.invalidate_all(dst + l);
         }
         let z = self.zone_of(src);
         let zs = self.zones[z].socket;
         let host_rho = self.sockets[zs].mem.load(now);
         let remote = if zs != s { 2 * self.t.upi_ps } else { 0 };
-        self.t.llc_ps + remote + self.zones[z].clone_lines(src, dst, lines, now, host_rho)
+        2 * (self.t.llc_ps + remote) + self.zones[z].clone_lines(src, (!in_subarray).then_some(dst), lines, now, host_rho)
     }
 
     /// A core writes back (if dirty) and drops its copy of `line` (CLFLUSHOPT). Returns true when

@@ -21,9 +21,9 @@
 //!   busy.
 //! * **Handover.** The NIC cannot snoop the host's caches, so the host writes back and drops
 //!   (CLFLUSHOPT) every line it hands over: the descriptors it posts, the TX descriptors and the
-//!   packet lines it wrote (the rewritten header). Each costs an LLC access plus a channel write,
-//!   overlapped across a burst ([`Rings::flush_handover`]): an LLC access, plus another for
-//!   a dirty line's write-back, which then crosses the channel.
+//!   packet lines it wrote (the rewritten header). Each costs an LLC access, plus another for a
+//!   dirty line's write-back, which then crosses the channel; a burst's flushes overlap
+//!   ([`Rings::flush_handover`]).
 //! * **Transmit.** The NIC reads the descriptor and the packet from its own DRAM: one DRAM access
 //!   at the zone's load, then the wire; nothing crosses the channel.
 //! * **Clone.** An app of kind `copy` moves each frame into its own buffer. With `clone =
@@ -31,10 +31,12 @@
 //!   its completion (a register read: a channel crossing without a DRAM access), and the NIC
 //!   copies inside its DRAM, one 4 KiB page piece at a time, by where source and destination sit
 //!   ([`Zone::clone_lines`], RowClone, Seshadri et al., MICRO'13): **FPM** in the same subarray
-//!   (two back-to-back activations and a precharge, whatever the size), **PSM** between banks of
-//!   the same rank (one line per burst over the chips' internal bus; twice, through another bank,
-//!   between subarrays of one bank), **GCM** otherwise (each line read into the buffer device and
-//!   written back: two bursts on the DIMM's bus). Pages map to banks as in NetDIMM §4.2.1: 4 KiB
+//!   (two back-to-back activations and a precharge, whatever the size; RowClone copies whole
+//!   rows, so the allocator gives each buffer a row of its own), **PSM** between banks of the
+//!   same rank (activation, CAS, one line per burst over the chips' internal bus, write
+//!   recovery; twice, through another bank, between subarrays of one bank), **GCM** otherwise
+//!   (the same, with each line read into the buffer device and written back: two bursts on the
+//!   DIMM's bus). Pages map to banks as in NetDIMM §4.2.1: 4 KiB
 //!   pages 128 KiB apart share a bank (16 banks × 2 ranks); 512 rows make a subarray. `allocator
 //!   = "subarray"` places the app's buffer in the DMA buffer's subarray, so every piece is FPM;
 //!   `"any"` uses the app's own buffers in the NIC's DRAM, wherever they are. With `clone =
@@ -250,12 +252,12 @@ impl Zone {
     pub fn host_read(&mut self, line: u32, now: u64, host_rho: f64) -> u64 {
         let lat = self.latency(host_rho);
         let channel_wait = self.cross(now);
-        self.dram.device_read(now);
         if self.take(line) {
             self.ncache_hits += 1;
             return lat - self.saving_ps.min(lat) + channel_wait;
         }
         self.ncache_misses += 1;
+        self.dram.device_read(now);
         // The DRAM access and the channel transfer pipeline: the later of the two waits counts.
         let wait = self.dram_line(now).max(channel_wait);
         // The nPrefetcher fetches the next lines while the DRAM has room; it drops requests
@@ -299,7 +301,7 @@ impl Zone {
         // The command: one line over the channel into the buffer device; the clone's bus and
         // channel use is booked when it lands.
         let start = now + self.cross(now) + burst;
-        let (mut busy, mut bus_wait) = (0, 0);
+        let (mut busy, mut bus_wait) = (0, None);
         let mut l = 0;
         while l < lines {
             let page = (src + l) / 64;
@@ -309,7 +311,7 @@ impl Zone {
                 CloneKind::Fpm => (0, ns(2.0 * T_RAS_NS + T_RP_NS), 0),
                 CloneKind::Psm { twice } => {
                     let k = if twice { 2 } else { 1 };
-                    (1, k * (ns(T_RCD_NS + T_RP_NS) + piece as u64 * burst), k as u32 * piece)
+                    (1, k * (ns(T_RCD_NS + T_CL_NS + DRAM_WRITE_NS) + piece as u64 * burst), k as u32 * piece)
                 }
                 CloneKind::Gcm => (2, ns(T_RCD_NS + T_CL_NS + DRAM_WRITE_NS) + 2 * piece as u64 * burst, 2 * piece),
             };
@@ -317,11 +319,19 @@ impl Zone {
             busy += time;
             // PSM and GCM move every line over a bus the NIC's own accesses use.
             for _ in 0..bus_lines {
-                bus_wait = self.dram_line(start);
+                let w = self.dram_line(start);
+                bus_wait.get_or_insert(w);
             }
+            // Lines moved over a bus are read and written, as any copy's (FPM moves none).
+            let moved = if bus_lines > 0 { piece * if kind == (CloneKind::Psm { twice: true }) { 2 } else { 1 } } else { 0 };
+            for _ in 0..moved {
+                self.dram.device_read(start);
+            }
+            self.dram.write(start, moved);
             l += piece;
         }
-        let done = start + busy.max(bus_wait + burst);
+        // The clone starts once the bus has served what was queued before it.
+        let done = start + bus_wait.unwrap_or(0) + busy;
         // The completion poll: a register read over the channel, no DRAM access.
         let poll = self.latency(host_rho).saturating_sub(self.saving_ps) + self.cross(start);
         done + poll - now
@@ -377,8 +387,7 @@ impl MemChannel {
     /// A core of socket `s` clones a frame of `lines` lines from `src` into the app's buffer at
     /// `dst` (or, with the subarray allocator, one in `src`'s subarray); returns its latency, ps.
     pub fn clone_frame(&mut self, m: &mut MemSys, s: usize, src: u32, dst: u32, lines: u32, now: u64) -> u64 {
-        let dst = (self.allocator == Allocator::Any).then_some(dst);
-        m.zone_clone(s, src, dst, lines, now)
+        m.zone_clone(s, src, dst, self.allocator == Allocator::Subarray, lines, now)
     }
 
     /// The NIC reads the posted descriptor line (once per four), writes the frame and, once per

@@ -19,7 +19,8 @@ use crate::rng::mix64;
 
 const TX_FREE_THRESH: u64 = 32;
 /// A core's copy loop, cycles per 64 B line: two 32 B AVX2 stores at one store per cycle
-/// (Skylake and Haswell have one store-data port; Intel optimization manual), the loads beside.
+/// (Skylake and Haswell have one store-data port; Intel optimization manual; glibc's memcpy
+/// uses AVX2 on Skylake-SP too), the loads beside.
 const COPY_CYCLES_PER_LINE: u64 = 2;
 /// Fixed cost of one `rte_eth_rx_burst` / `rte_eth_tx_burst` call (loop, ring indices, doorbell
 /// write), cycles: estimates; over a burst of 32 they add < 2 cycles per packet, so results do not
@@ -164,25 +165,32 @@ impl Engine {
         self.mem.t.llc_ps + if dirty { self.mem.t.llc_ps } else { 0 }
     }
 
-    /// A `copy` app moves the frame into its next buffer at `t`; returns how long that took. The
-    /// NIC clones it in its memory when it can ([`crate::attach::Attachment::clone_frame`]);
-    /// otherwise the core copies line by line, the loads and stores overlapping in its fill
-    /// buffers.
+    /// A `copy` app moves the frame into its next buffer at `t`, then reads the copy's first line
+    /// (the data it received); returns how long that took. The NIC clones it in its memory when
+    /// it can ([`crate::attach::Attachment::clone_frame`]), and the read then crosses the
+    /// channel; otherwise the core copies line by line, the loads and stores overlapping in its
+    /// fill buffers, and the read hits its own cache.
     fn copy_frame(&mut self, c: usize, mb: &Mbuf, t: u64) -> u64 {
+        let (dst, moved) = self.copy_into(c, mb, t);
+        moved + self.core_mem(c, dst, false, t + moved)
+    }
+
+    /// Fill the core's next buffer with the frame; returns (its first line, the time taken).
+    fn copy_into(&mut self, c: usize, mb: &Mbuf, t: u64) -> (u32, u64) {
         let lines = (mb.len - 4).div_ceil(64);
         let core = &mut self.cores[c];
         let dst = core.copy_line + core.copy_slot * (super::COPY_SLOT_BYTES / 64) as u32;
         core.copy_slot = (core.copy_slot + 1) % super::COPY_SLOTS;
         let (ni, s) = (core.nic, core.socket);
         if let Some(lat) = self.nics[ni].attach.clone_frame(&mut self.mem, s, mb.data_line, dst, lines, t) {
-            return lat;
+            return (dst, lat);
         }
         let mut o = Overlap::default();
         for l in 0..lines {
             o.add(self.core_mem(c, mb.data_line + l, false, t));
             o.add(self.core_mem(c, dst + l, true, t));
         }
-        o.cost() + ((lines as u64 * COPY_CYCLES_PER_LINE) as f64 * self.mem.t.cycle_ps) as u64
+        (dst, o.cost() + ((lines as u64 * COPY_CYCLES_PER_LINE) as f64 * self.mem.t.cycle_ps) as u64)
     }
 
     pub(super) fn on_core(&mut self, c: usize) {

@@ -44,9 +44,9 @@ const MBUF_META_OFF: u64 = 64;
 const MBUF_DATA_OFF: u64 = 320;
 const MEMPOOL_CACHE: usize = 256;
 /// A `copy` app's own buffers per core: one per packet of a burst, reused burst after burst (a
-/// socket reader's receive buffers), each an mbuf's 2 KiB data room.
+/// socket reader's receive buffers), each as large as the largest frame (9018 B) allows.
 const COPY_SLOTS: u32 = BURST as u32;
-const COPY_SLOT_BYTES: u64 = 2048;
+const COPY_SLOT_BYTES: u64 = 9216;
 /// PAUSE quanta 0xFFFF × 512 bit times.
 const PAUSE_QUANTA_BITS: f64 = 65535.0 * 512.0;
 
@@ -172,7 +172,7 @@ impl Engine {
             if n.attachment == Attach::MemoryChannel {
                 zone_of_nic[ni] = zones.len();
                 slot_of_nic[ni] = zones.len();
-                zones.push(crate::attach::memchan::Zone::new(n, plat, mix64(sc.run.seed ^ 0x6e63 ^ ni as u64)));
+                zones.push(crate::attach::memchan::Zone::new(n, plat, mix64(mix64(sc.run.seed ^ 0x6e63) ^ ni as u64)));
             } else if n.attachment == Attach::Coherent {
                 slot_of_nic[ni] = coherent;
                 coherent += 1;
