@@ -973,7 +973,13 @@ fn nic_tables(
     nic: &toml::Table,
     table: &dyn Fn(&toml::Value, &str) -> Result<(), ConfigError>,
 ) -> Result<(), ConfigError> {
-    let attachment = nic.get("attachment").and_then(|v| v.as_str()).unwrap_or("pcie");
+    let attachment = match nic.get("attachment") {
+        None => "pcie",
+        Some(v) => match v.as_str() {
+            Some(a) => a,
+            None => return Ok(()), // not a string: the attachment's own error names it
+        },
+    };
     for (key, owner) in [("pcie", "pcie"), ("design", "pcie"), ("coherent", "coherent"), ("netdimm", "memory-channel")] {
         let Some(v) = nic.get(key) else { continue };
         if key != "design" {
