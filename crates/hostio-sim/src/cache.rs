@@ -95,12 +95,15 @@ pub struct HierStats {
 }
 
 /// Zeroed `u32` words whose record `i` of `stride` words starts at `off + i * stride`, 64 B
-/// aligned. Zeroed memory comes from the allocator untouched, so a cache nobody uses costs no
+/// aligned (2 MiB aligned from 1 MiB up, so huge pages can cover all of it). Zeroed memory comes from the allocator untouched, so a cache nobody uses costs no
 /// page faults.
 fn records(n: usize, stride: usize) -> (Vec<u32>, usize) {
-    let v = vec![0u32; n * stride + WORDS_PER_LINE];
+    const HUGE_WORDS: usize = (2 << 20) / 4;
+    let words = n * stride;
+    let align = if words >= HUGE_WORDS / 2 { HUGE_WORDS } else { WORDS_PER_LINE };
+    let v = vec![0u32; words + align];
     advise_huge_pages(&v);
-    let off = v.as_ptr().align_offset(64) % WORDS_PER_LINE;
+    let off = v.as_ptr().align_offset(4 * align) % align;
     (v, off)
 }
 
@@ -129,7 +132,7 @@ fn advise_huge_pages<T>(v: &Vec<T>) {
 }
 
 /// Layout of one set record of `ways` ways, in u32 words: stamp bytes `0..ways` and the clock
-/// byte `ways` (little-endian within words), then `extra` words, then the tags; padded to whole
+/// byte `ways` (bytes in memory order), then `extra` words, then the tags; padded to whole
 /// 64 B host cache lines (so the 32 bytes read by the stamp searches are inside the record).
 #[derive(Clone, Copy)]
 struct Layout {
@@ -149,16 +152,28 @@ impl Layout {
     }
 }
 
+/// A record's words as bytes, in memory order (the stamp bytes come first).
+#[inline(always)]
+fn bytes(rec: &[u32]) -> &[u8] {
+    // SAFETY: u32 words are plain bytes; the view covers exactly the same memory.
+    unsafe { std::slice::from_raw_parts(rec.as_ptr().cast(), 4 * rec.len()) }
+}
+
+#[inline(always)]
+fn bytes_mut(rec: &mut [u32]) -> &mut [u8] {
+    // SAFETY: as `bytes`; any byte pattern is a valid u32.
+    unsafe { std::slice::from_raw_parts_mut(rec.as_mut_ptr().cast(), 4 * rec.len()) }
+}
+
 /// Byte `i` of a record's stamp area.
 #[inline(always)]
 fn byte(rec: &[u32], i: usize) -> u32 {
-    rec[i / 4] >> (8 * (i % 4)) & 0xFF
+    bytes(rec)[i] as u32
 }
 
 #[inline(always)]
 fn set_byte(rec: &mut [u32], i: usize, v: u32) {
-    let sh = 8 * (i % 4);
-    rec[i / 4] = rec[i / 4] & !(0xFF << sh) | v << sh;
+    bytes_mut(rec)[i] = v as u8;
 }
 
 /// Advance a set's replacement clock and stamp way `w` with it. Stamps only order the ways of
@@ -170,8 +185,9 @@ fn stamp(rec: &mut [u32], ways: usize, w: usize) {
     if t > MAX_STAMP {
         t = renumber(rec, ways);
     }
-    set_byte(rec, ways, t);
-    set_byte(rec, w, t);
+    let b = bytes_mut(rec);
+    b[ways] = t as u8;
+    b[w] = t as u8;
 }
 
 /// Replace the stamps of a set's occupied ways by their ranks 1..=k (empty ways keep 0);
@@ -232,16 +248,23 @@ fn lru_way(rec: &[u32], mask: u32, highest: bool) -> usize {
             _mm_cmpeq_epi8(_mm_and_si128(v, bits), bits)
         };
         let ones = _mm_set1_epi8(-1);
+        // The minimum of all 16 bytes, in every byte.
+        let min_all = |mut m: __m128i| {
+            m = _mm_min_epu8(m, _mm_shuffle_epi32::<0x4E>(m));
+            m = _mm_min_epu8(m, _mm_shuffle_epi32::<0xB1>(m));
+            m = _mm_min_epu8(m, _mm_shufflehi_epi16::<0xB1>(_mm_shufflelo_epi16::<0xB1>(m)));
+            _mm_min_epu8(m, _mm_or_si128(_mm_slli_epi16::<8>(m), _mm_srli_epi16::<8>(m)))
+        };
         let (a, b) = load_stamps(rec);
         let a = _mm_or_si128(a, _mm_andnot_si128(spread(mask), ones));
-        let b = _mm_or_si128(b, _mm_andnot_si128(spread(mask >> 16), ones));
-        let mut m = _mm_min_epu8(a, b);
-        m = _mm_min_epu8(m, _mm_srli_si128::<8>(m));
-        m = _mm_min_epu8(m, _mm_srli_si128::<4>(m));
-        m = _mm_min_epu8(m, _mm_srli_si128::<2>(m));
-        m = _mm_min_epu8(m, _mm_srli_si128::<1>(m));
-        let min = _mm_set1_epi8(_mm_cvtsi128_si32(m) as i8);
-        (_mm_movemask_epi8(_mm_cmpeq_epi8(a, min)) as u32 | (_mm_movemask_epi8(_mm_cmpeq_epi8(b, min)) as u32) << 16) & mask
+        if mask >> 16 == 0 {
+            // Ways 0..16 only (the common case): one vector.
+            (_mm_movemask_epi8(_mm_cmpeq_epi8(a, min_all(a))) as u32) & mask
+        } else {
+            let b = _mm_or_si128(b, _mm_andnot_si128(spread(mask >> 16), ones));
+            let min = min_all(_mm_min_epu8(a, b));
+            (_mm_movemask_epi8(_mm_cmpeq_epi8(a, min)) as u32 | (_mm_movemask_epi8(_mm_cmpeq_epi8(b, min)) as u32) << 16) & mask
+        }
     };
     #[cfg(not(target_arch = "x86_64"))]
     let eq = {
@@ -535,7 +558,7 @@ impl Hierarchy {
         self.set_qlru_ages(b, a);
     }
 
-    #[inline]
+    #[inline(always)]
     fn touch_llc(&mut self, b: usize, w: usize) {
         let ways = self.ways;
         stamp(&mut self.llc[b..b + self.layout.stride], ways, w);
@@ -555,6 +578,7 @@ impl Hierarchy {
     /// allocations (`lru_only`) take empty ways from the highest (as measured for the I/O ways);
     /// core fills from the lowest, so an empty cache does not park code and data in the I/O ways
     /// where the next DMA burst would evict them.
+    #[inline(always)]
     fn llc_victim(&mut self, b: usize, mask: u32, lru_only: bool) -> usize {
         let rec = &self.llc[b..b + self.layout.stride];
         let empty = mask & empty_ways(rec);
@@ -622,6 +646,7 @@ impl Hierarchy {
 
     /// Insert `line` into the LLC within `mask`; evicts (and writes back) the victim.
     /// Returns true when a valid line was evicted.
+    #[inline(always)]
     fn llc_insert(&mut self, line: u32, mask: u32, lru_only: bool) -> bool {
         let b = self.rec(self.dir[line as usize].set);
         let w = self.llc_victim(b, mask, lru_only);
@@ -640,6 +665,7 @@ impl Hierarchy {
         evicted
     }
 
+    #[inline(always)]
     fn evict_llc_line(&mut self, victim: u32) {
         let vd = self.dir[victim as usize];
         let mut dirty = vd.flags & F_LLC_DIRTY != 0;
@@ -1027,10 +1053,13 @@ mod tests {
             let empty = (0..32).fold(0u32, |m, i| m | ((byte(&rec, i) == 0) as u32) << i);
             assert_eq!(empty_ways(&rec), empty);
             let mask = (rng.next_u64() as u32) | 1 << rng.below(32);
-            let min = (0..32).filter(|&i| mask >> i & 1 != 0).map(|i| byte(&rec, i)).min().unwrap();
-            let ties: Vec<usize> = (0..32).filter(|&i| mask >> i & 1 != 0 && byte(&rec, i) == min).collect();
-            assert_eq!(lru_way(&rec, mask, true), *ties.last().unwrap());
-            assert_eq!(lru_way(&rec, mask, false), ties[0]);
+            // Masks within ways 0..16 take the one-vector path.
+            for mask in [mask, mask & 0xFFFF | 1 << rng.below(16)] {
+                let min = (0..32).filter(|&i| mask >> i & 1 != 0).map(|i| byte(&rec, i)).min().unwrap();
+                let ties: Vec<usize> = (0..32).filter(|&i| mask >> i & 1 != 0 && byte(&rec, i) == min).collect();
+                assert_eq!(lru_way(&rec, mask, true), *ties.last().unwrap());
+                assert_eq!(lru_way(&rec, mask, false), ties[0]);
+            }
         }
     }
 
