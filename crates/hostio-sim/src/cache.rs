@@ -382,14 +382,19 @@ const SLICE_PARITY: [[u8; 256]; 5] = {
 /// Slice of a physical line address: `bits` XOR-parity bits over pseudo-random masks, reduced
 /// modulo `slices`. Power-of-two slice counts are spread evenly; others unevenly.
 pub fn slice_of(pa_line: u64, slices: u32) -> u32 {
-    if slices <= 1 {
-        return 0;
-    }
-    let bits = if slices.is_power_of_two() { slices.trailing_zeros() } else { 32 - slices.leading_zeros() + 1 };
     let mut v = 0u8;
     for (k, t) in SLICE_PARITY.iter().enumerate() {
         v ^= t[(pa_line >> (8 * k)) as u8 as usize];
     }
+    slice_of_parity(v, slices)
+}
+
+/// The slice of a line whose eight parity bits are `v`.
+fn slice_of_parity(v: u8, slices: u32) -> u32 {
+    if slices <= 1 {
+        return 0;
+    }
+    let bits = if slices.is_power_of_two() { slices.trailing_zeros() } else { 32 - slices.leading_zeros() + 1 };
     (v as u32 & (((1u64 << bits.min(8)) - 1) as u32)) % slices
 }
 
@@ -436,12 +441,23 @@ impl Hierarchy {
         if self.dir.capacity() != cap {
             advise_huge_pages(&self.dir);
         }
-        self.dir.extend(pa_lines.iter().map(|&pa| Dir {
-            set: slice_of(pa, slices) * sets_per_slice + (pa as u32 & (sets_per_slice - 1)),
-            llc_way: NONE,
-            l2_core: NONE,
-            l2_way: NONE,
-            flags: 0,
+        // `slice_of`, with the parity of bytes 2.. taken once per run of lines that share them
+        // and the reduction modulo `slices` looked up.
+        let reduce: [u32; 256] = std::array::from_fn(|v| slice_of_parity(v as u8, slices));
+        let (mut high, mut high_parity) = (u64::MAX, 0u8);
+        self.dir.extend(pa_lines.iter().map(|&pa| {
+            if pa >> 16 != high {
+                high = pa >> 16;
+                high_parity = (2..5).fold(0, |v, k| v ^ SLICE_PARITY[k][(pa >> (8 * k)) as u8 as usize]);
+            }
+            let v = SLICE_PARITY[0][pa as u8 as usize] ^ SLICE_PARITY[1][(pa >> 8) as u8 as usize] ^ high_parity;
+            Dir {
+                set: reduce[v as usize] * sets_per_slice + (pa as u32 & (sets_per_slice - 1)),
+                llc_way: NONE,
+                l2_core: NONE,
+                l2_way: NONE,
+                flags: 0,
+            }
         }));
     }
 
@@ -1091,6 +1107,33 @@ mod tests {
             for _ in 0..2000 {
                 let pa = rng.next_u64() >> (rng.below(40) as u32);
                 assert_eq!(slice_of(pa, slices), direct(pa, slices), "{pa:#x} {slices}");
+            }
+        }
+    }
+
+    #[test]
+    fn directory_sets_follow_the_slice_hash() {
+        let mut rng = Rng::new(3);
+        // Runs of consecutive lines across 64 Ki-line boundaries, and scattered lines.
+        let mut pa: Vec<u64> = (0..3000).map(|i| 0x3_fff0_0000 + 65536 - 1500 + i).collect();
+        pa.extend((0..3000).map(|_| rng.next_u64() >> (rng.below(30) as u32)));
+        for (slices, sets) in [(1, 64), (4, 256), (18, 2048), (22, 2048)] {
+            let p = HierParams {
+                slices,
+                sets_per_slice: sets,
+                ways: 11,
+                l2_sets: 2,
+                l2_ways: 2,
+                cores: 1,
+                inclusive: false,
+                io_mask: 0x600,
+                recycled_mask: 0,
+                policy: Replacement::Lru,
+                seed: 1,
+            };
+            let h = Hierarchy::new(&p, &pa);
+            for (l, &a) in pa.iter().enumerate() {
+                assert_eq!(h.set_of(l as u32), slice_of(a, slices) * sets + (a as u32 & (sets - 1)), "{a:#x}");
             }
         }
     }
