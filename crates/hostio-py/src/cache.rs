@@ -107,11 +107,10 @@ impl TraceCache {
     /// One block of `run` for one access kind: `lines` holds the block's lines and up to
     /// DIR_AHEAD more. A software pipeline prefetches directory entries DIR_AHEAD accesses ahead
     /// and set records SET_AHEAD ahead, so the host's cache misses of independent accesses
-    /// overlap (hints only).
+    /// overlap (hints only). (Prefetching the directory entry of each device write's victim
+    /// as well costs more in computing the victim early than it saves.)
     fn run_kind<const K: usize>(&mut self, lines: &[u32], core: usize, out: &mut [u8], first: bool) {
         const SET_AHEAD: usize = 8;
-        // Device writes: the directory entry of the line each would evict, once its set is in.
-        const VICTIM_AHEAD: usize = 3;
         if first {
             for &l in lines.iter().take(DIR_AHEAD) {
                 self.h.prefetch_dir(l);
@@ -124,11 +123,6 @@ impl TraceCache {
             }
             if let Some(&l) = lines.get(j + SET_AHEAD) {
                 self.h.prefetch(l);
-            }
-            if K == 2 {
-                if let Some(&l) = lines.get(j + VICTIM_AHEAD) {
-                    self.h.prefetch_io_victim(l);
-                }
             }
             let line = lines[j];
             let lvl = match K {

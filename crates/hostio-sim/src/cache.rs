@@ -190,6 +190,27 @@ fn stamp(rec: &mut [u32], ways: usize, w: usize) {
     b[w] = t as u8;
 }
 
+/// Make way `w` of LLC set record `rec` the most recently used: its stamp, and the PLRU MRU bits
+/// or the QLRU age (0) of `policy`.
+#[inline(always)]
+fn touch_rec(rec: &mut [u32], l: Layout, policy: Replacement, w: usize) {
+    stamp(rec, l.ways, w);
+    let p = l.after_stamps;
+    match policy {
+        Replacement::Plru => {
+            let all = crate::config::full_mask(l.ways as u32);
+            let bits = rec[p] | 1 << w;
+            rec[p] = if bits & all == all { 1 << w } else { bits };
+        }
+        Replacement::Qlru => {
+            let ages = (rec[p] as u64 | (rec[p + 1] as u64) << 32) & !(3 << (2 * w));
+            rec[p] = ages as u32;
+            rec[p + 1] = (ages >> 32) as u32;
+        }
+        _ => {}
+    }
+}
+
 /// Replace the stamps of a set's occupied ways by their ranks 1..=k (empty ways keep 0);
 /// returns the next clock value.
 #[cold]
@@ -481,19 +502,10 @@ impl Hierarchy {
     #[inline]
     pub fn prefetch(&self, line: u32) {
         let b = self.rec(self.dir[line as usize].set);
-        for l in (0..self.layout.stride).step_by(WORDS_PER_LINE) {
+        let mut l = 0;
+        while l < self.layout.stride {
             host_prefetch(&self.llc[b + l]);
-        }
-    }
-
-    /// Start loading the directory entry of the line a device write of `line` would evict from
-    /// the I/O ways (a hint, as `prefetch`; reads the set record, so issue `prefetch` first).
-    #[inline]
-    pub fn prefetch_io_victim(&self, line: u32) {
-        let rec = self.set_rec(self.dir[line as usize].set);
-        let full = self.io_mask & !empty_ways(rec);
-        if full != 0 {
-            self.prefetch_dir(rec[self.layout.tags + lru_way(rec, full, true)] - 1);
+            l += WORDS_PER_LINE;
         }
     }
 
@@ -576,18 +588,7 @@ impl Hierarchy {
 
     #[inline(always)]
     fn touch_llc(&mut self, b: usize, w: usize) {
-        let ways = self.ways;
-        stamp(&mut self.llc[b..b + self.layout.stride], ways, w);
-        match self.policy {
-            Replacement::Plru => {
-                let all = crate::config::full_mask(ways as u32);
-                let p = b + self.layout.after_stamps;
-                let bits = self.llc[p] | 1 << w;
-                self.llc[p] = if bits & all == all { 1 << w } else { bits };
-            }
-            Replacement::Qlru => self.set_qlru_age(b, w, 0),
-            _ => {}
-        }
+        touch_rec(&mut self.llc[b..b + self.layout.stride], self.layout, self.policy, w);
     }
 
     /// Victim way in the set at `b` among `mask`: an empty way first, then by policy. Device
@@ -664,7 +665,11 @@ impl Hierarchy {
     /// Returns true when a valid line was evicted.
     #[inline(always)]
     fn llc_insert(&mut self, line: u32, mask: u32, lru_only: bool) -> bool {
-        let b = self.rec(self.dir[line as usize].set);
+        let set = self.dir[line as usize].set;
+        if lru_only {
+            return self.llc_insert_lru(line, set, mask);
+        }
+        let b = self.rec(set);
         let w = self.llc_victim(b, mask, lru_only);
         let t = b + self.layout.tags + w;
         let victim = self.llc[t];
@@ -677,6 +682,26 @@ impl Hierarchy {
         self.touch_llc(b, w);
         if self.policy == Replacement::Qlru && !lru_only {
             self.set_qlru_age(b, w, 2);
+        }
+        evicted
+    }
+
+    /// `llc_insert` of `line` (in LLC set `set`) for allocations that are always LRU: the
+    /// highest empty way of `mask`, else its least recently used way.
+    #[inline(always)]
+    fn llc_insert_lru(&mut self, line: u32, set: u32, mask: u32) -> bool {
+        let l = self.layout;
+        let b = self.llc_off + set as usize * l.stride;
+        let rec = &mut self.llc[b..b + l.stride];
+        let empty = mask & empty_ways(rec);
+        let w = if empty != 0 { 31 - empty.leading_zeros() as usize } else { lru_way(rec, mask, true) };
+        let victim = std::mem::replace(&mut rec[l.tags + w], line + 1);
+        touch_rec(rec, l, self.policy, w);
+        self.dir[line as usize].llc_way = w as u8;
+        // The victim's eviction reads and writes only its directory entry and L2 copy.
+        let evicted = victim != EMPTY;
+        if evicted {
+            self.evict_llc_line(victim - 1);
         }
         evicted
     }
@@ -864,7 +889,7 @@ impl Hierarchy {
             }
         } else {
             let mask = if recycled { self.recycled_mask } else { self.io_mask };
-            let evicted = self.llc_insert(line, mask, true);
+            let evicted = self.llc_insert_lru(line, d.set, mask);
             if !hit {
                 self.stats.io_allocations += 1;
             }
