@@ -12,6 +12,8 @@ use std::collections::HashMap;
 
 const PAGE_SHIFT: u32 = 21;
 const LINES_PER_PAGE: u64 = 1 << (PAGE_SHIFT - 6);
+/// Slots of `TraceCache::recent`.
+const RECENT: usize = 64;
 
 /// Hit levels returned per access.
 const MEM: u8 = 0;
@@ -48,7 +50,9 @@ pub struct TraceCache {
     llc_ways: u32,
     allocating: bool,
     pages: HashMap<u64, u32, std::hash::BuildHasherDefault<PageHasher>>,
-    last: (u64, u32),
+    /// Recently used pages and their first line, by page number modulo RECENT (the map is the
+    /// fallback: most traces touch few pages, often in turn).
+    recent: [(u64, u32); RECENT],
     /// Accesses by kind and hit level.
     counts: [[u64; 4]; 4],
 }
@@ -58,8 +62,9 @@ impl TraceCache {
     fn line(&mut self, addr: u64) -> u32 {
         let page = addr >> PAGE_SHIFT;
         let off = ((addr >> 6) & (LINES_PER_PAGE - 1)) as u32;
-        if page == self.last.0 {
-            return self.last.1 + off;
+        let slot = &self.recent[(page % RECENT as u64) as usize];
+        if slot.0 == page {
+            return slot.1 + off;
         }
         let base = match self.pages.get(&page) {
             Some(&b) => b,
@@ -71,7 +76,7 @@ impl TraceCache {
                 b
             }
         };
-        self.last = (page, base);
+        self.recent[(page % RECENT as u64) as usize] = (page, base);
         base + off
     }
 
@@ -186,7 +191,7 @@ impl TraceCache {
             llc_ways: p.llc_ways,
             allocating: r.scenario.platform.ddio && r.io_mask != 0,
             pages: HashMap::default(),
-            last: (u64::MAX, 0),
+            recent: [(u64::MAX, 0); RECENT],
             counts: [[0; 4]; 4],
         })
     }
