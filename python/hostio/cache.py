@@ -60,7 +60,7 @@ class Hierarchy:
             raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", "a one-dimensional array of non-negative integer byte addresses")
         if not isinstance(core, (int, np.integer)) or isinstance(core, bool) or core < 0:
             raise config_error("core", core, "a core index from 0")
-        out = self._h.access(a.astype("<u8", copy=False).tobytes(), kind, int(core))
+        out = self._h.access(np.ascontiguousarray(a, dtype=np.uint64), kind, int(core))
         return np.frombuffer(out, dtype=np.uint8)
 
     def set_cat(self, core: int, mask: int) -> None:

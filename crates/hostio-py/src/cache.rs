@@ -5,12 +5,15 @@
 use crate::config_err;
 use hostio_sim::cache::{HierParams, Hierarchy, Src};
 use hostio_sim::ConfigError;
+use pyo3::buffer::{PyBuffer, ReadOnlyCell};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::collections::HashMap;
 
 const PAGE_SHIFT: u32 = 21;
 const LINES_PER_PAGE: u64 = 1 << (PAGE_SHIFT - 6);
+/// Slots of `TraceCache::recent`.
+const RECENT: usize = 64;
 
 /// Hit levels returned per access.
 const MEM: u8 = 0;
@@ -18,6 +21,10 @@ const L2: u8 = 1;
 const OTHER_L2: u8 = 2;
 const LLC: u8 = 3;
 const KINDS: [&str; 4] = ["core_read", "core_write", "dev_write", "dev_read"];
+/// Accesses per block of `TraceCache::run`.
+const BLOCK: usize = 16384;
+/// How far ahead `run_kind` prefetches directory entries.
+const DIR_AHEAD: usize = 16;
 
 /// Page numbers are small integers: a multiplicative hash is enough (no SipHash per access).
 #[derive(Default)]
@@ -43,7 +50,9 @@ pub struct TraceCache {
     llc_ways: u32,
     allocating: bool,
     pages: HashMap<u64, u32, std::hash::BuildHasherDefault<PageHasher>>,
-    last: (u64, u32),
+    /// Recently used pages and their first line, by page number modulo RECENT (the map is the
+    /// fallback: most traces touch few pages, often in turn).
+    recent: [(u64, u32); RECENT],
     /// Accesses by kind and hit level.
     counts: [[u64; 4]; 4],
 }
@@ -53,8 +62,9 @@ impl TraceCache {
     fn line(&mut self, addr: u64) -> u32 {
         let page = addr >> PAGE_SHIFT;
         let off = ((addr >> 6) & (LINES_PER_PAGE - 1)) as u32;
-        if page == self.last.0 {
-            return self.last.1 + off;
+        let slot = &self.recent[(page % RECENT as u64) as usize];
+        if slot.0 == page {
+            return slot.1 + off;
         }
         let base = match self.pages.get(&page) {
             Some(&b) => b,
@@ -66,89 +76,83 @@ impl TraceCache {
                 b
             }
         };
-        self.last = (page, base);
+        self.recent[(page % RECENT as u64) as usize] = (page, base);
         base + off
     }
 
     /// Line numbers of `addrs`, in order (pages get directory entries in order of first use).
-    fn lines_of(&mut self, addrs: &[u8], out: &mut Vec<u32>) {
+    fn lines_of(&mut self, addrs: &[ReadOnlyCell<u64>], out: &mut Vec<u32>) {
         out.clear();
-        out.extend(addrs.chunks_exact(8).map(|a| {
-            let a = u64::from_le_bytes(a.try_into().expect("8 bytes"));
-            self.line(a)
-        }));
+        out.extend(addrs.iter().map(|a| self.line(a.get())));
     }
 
-    fn run(&mut self, addrs: &[u8], kind: usize, core: usize, out: &mut [u8]) {
-        match kind {
-            0 => self.run_kind::<0>(addrs, core, out),
-            1 => self.run_kind::<1>(addrs, core, out),
-            2 => self.run_kind::<2>(addrs, core, out),
-            3 => self.run_kind::<3>(addrs, core, out),
-            _ => unreachable!("checked"),
+    /// Access `addrs` with access kind `kind` from `core`, one hit level into `out` each. Addresses
+    /// become line numbers a block at a time with the GIL held; each block is then simulated
+    /// without it.
+    fn run(&mut self, py: Python<'_>, addrs: &[ReadOnlyCell<u64>], kind: usize, core: usize, out: &mut [u8]) {
+        let n = out.len();
+        let mut lines = Vec::with_capacity(BLOCK + DIR_AHEAD);
+        for s in (0..n).step_by(BLOCK) {
+            let e = (s + BLOCK).min(n);
+            // This block's lines and the next DIR_AHEAD (looked up again with the next block).
+            self.lines_of(&addrs[s..(e + DIR_AHEAD).min(n)], &mut lines);
+            let first = s == 0;
+            let block = &mut out[s..e];
+            py.allow_threads(|| match kind {
+                0 => self.run_kind::<0>(&lines, core, block, first),
+                1 => self.run_kind::<1>(&lines, core, block, first),
+                2 => self.run_kind::<2>(&lines, core, block, first),
+                3 => self.run_kind::<3>(&lines, core, block, first),
+                _ => unreachable!("checked"),
+            });
         }
         self.h.take_writebacks();
     }
 
-    /// `run` for one access kind. Addresses become line numbers a block at a time; within a
-    /// block, a software pipeline prefetches directory entries DIR_AHEAD accesses ahead and set
-    /// records SET_AHEAD ahead, so the host's cache misses of independent accesses overlap
-    /// (hints only).
-    fn run_kind<const K: usize>(&mut self, addrs: &[u8], core: usize, out: &mut [u8]) {
-        const BLOCK: usize = 4096;
-        const DIR_AHEAD: usize = 16;
+    /// One block of `run` for one access kind: `lines` holds the block's lines and up to
+    /// DIR_AHEAD more. A software pipeline prefetches directory entries DIR_AHEAD accesses ahead
+    /// and set records SET_AHEAD ahead, so the host's cache misses of independent accesses
+    /// overlap (hints only). (Prefetching the directory entry of each device write's victim
+    /// as well costs more in computing the victim early than it saves.)
+    fn run_kind<const K: usize>(&mut self, lines: &[u32], core: usize, out: &mut [u8], first: bool) {
         const SET_AHEAD: usize = 8;
-        // Device writes: the directory entry of the line each would evict, once its set is in.
-        const VICTIM_AHEAD: usize = 3;
-        let n = out.len();
-        let mut lines = Vec::with_capacity(BLOCK + DIR_AHEAD);
+        if first {
+            for &l in lines.iter().take(DIR_AHEAD) {
+                self.h.prefetch_dir(l);
+            }
+        }
         let mut counts = [0u64; 4];
-        for s in (0..n).step_by(BLOCK) {
-            let e = (s + BLOCK).min(n);
-            // This block's lines and the next DIR_AHEAD (looked up again with the next block).
-            self.lines_of(&addrs[8 * s..8 * (e + DIR_AHEAD).min(n)], &mut lines);
-            if s == 0 {
-                for &l in lines.iter().take(DIR_AHEAD) {
-                    self.h.prefetch_dir(l);
-                }
+        for (j, o) in out.iter_mut().enumerate() {
+            if let Some(&l) = lines.get(j + DIR_AHEAD) {
+                self.h.prefetch_dir(l);
             }
-            for (j, o) in out[s..e].iter_mut().enumerate() {
-                if let Some(&l) = lines.get(j + DIR_AHEAD) {
-                    self.h.prefetch_dir(l);
-                }
-                if let Some(&l) = lines.get(j + SET_AHEAD) {
-                    self.h.prefetch(l);
-                }
-                if K == 2 {
-                    if let Some(&l) = lines.get(j + VICTIM_AHEAD) {
-                        self.h.prefetch_io_victim(l);
-                    }
-                }
-                let line = lines[j];
-                let lvl = match K {
-                    0 | 1 => match self.h.core_access(core, line, K == 1) {
-                        Src::L2 => L2,
-                        Src::OtherL2 => OTHER_L2,
-                        Src::Llc => LLC,
-                        Src::Mem => MEM,
-                    },
-                    _ => {
-                        let lvl = if self.h.llc_way(line).is_some() {
-                            LLC
-                        } else if self.h.l2_owner(line).is_some() {
-                            L2
-                        } else {
-                            MEM
-                        };
-                        if K == 2 {
-                            self.h.dev_write(line, self.allocating);
-                        }
-                        lvl
-                    }
-                };
-                counts[lvl as usize] += 1;
-                *o = lvl;
+            if let Some(&l) = lines.get(j + SET_AHEAD) {
+                self.h.prefetch(l);
             }
+            let line = lines[j];
+            let lvl = match K {
+                0 | 1 => match self.h.core_access(core, line, K == 1) {
+                    Src::L2 => L2,
+                    Src::OtherL2 => OTHER_L2,
+                    Src::Llc => LLC,
+                    Src::Mem => MEM,
+                },
+                _ => {
+                    let lvl = if self.h.llc_way(line).is_some() {
+                        LLC
+                    } else if self.h.l2_owner(line).is_some() {
+                        L2
+                    } else {
+                        MEM
+                    };
+                    if K == 2 {
+                        self.h.dev_write(line, self.allocating);
+                    }
+                    lvl
+                }
+            };
+            counts[lvl as usize] += 1;
+            *o = lvl;
         }
         for (c, k) in self.counts[K].iter_mut().zip(counts) {
             *c += k;
@@ -187,23 +191,28 @@ impl TraceCache {
             llc_ways: p.llc_ways,
             allocating: r.scenario.platform.ddio && r.io_mask != 0,
             pages: HashMap::default(),
-            last: (u64::MAX, 0),
+            recent: [(u64::MAX, 0); RECENT],
             counts: [[0; 4]; 4],
         })
     }
 
-    /// Access each little-endian u64 byte address in `addrs` with `kind` from `core`; returns
-    /// one hit level byte per address.
-    fn access<'py>(&mut self, py: Python<'py>, addrs: &[u8], kind: &str, core: usize) -> PyResult<Bound<'py, PyBytes>> {
+    /// Access each byte address in `addrs` (a C-contiguous buffer of u64) with `kind` from
+    /// `core`; returns one hit level byte per address.
+    fn access<'py>(&mut self, py: Python<'py>, addrs: PyBuffer<u64>, kind: &str, core: usize) -> PyResult<Bound<'py, PyBytes>> {
         let k = KINDS.iter().position(|&n| n == kind).ok_or_else(|| {
             config_err(ConfigError::new("kind", format!("{kind:?}"), format!("one of {}", KINDS.join(", "))))
         })?;
         if core >= self.cores {
             return Err(config_err(ConfigError::new("core", core, format!("0..{} (cores per socket)", self.cores))));
         }
-        let mut out = vec![0u8; addrs.len() / 8];
-        py.allow_threads(|| self.run(addrs, k, core, &mut out));
-        Ok(PyBytes::new(py, &out))
+        let addrs = addrs.as_slice(py).ok_or_else(|| {
+            config_err(ConfigError::new("addresses", "a strided buffer", "a C-contiguous array"))
+        })?;
+        // The bytes object is filled in place: nothing else can see it before it is returned.
+        PyBytes::new_with(py, addrs.len(), |out| {
+            self.run(py, addrs, k, core, out);
+            Ok(())
+        })
     }
 
     /// Set a core's CAT fill mask.

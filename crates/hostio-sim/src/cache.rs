@@ -95,12 +95,15 @@ pub struct HierStats {
 }
 
 /// Zeroed `u32` words whose record `i` of `stride` words starts at `off + i * stride`, 64 B
-/// aligned. Zeroed memory comes from the allocator untouched, so a cache nobody uses costs no
+/// aligned (2 MiB aligned from 1 MiB up, so huge pages can cover all of it). Zeroed memory comes from the allocator untouched, so a cache nobody uses costs no
 /// page faults.
 fn records(n: usize, stride: usize) -> (Vec<u32>, usize) {
-    let v = vec![0u32; n * stride + WORDS_PER_LINE];
+    const HUGE_WORDS: usize = (2 << 20) / 4;
+    let words = n * stride;
+    let align = if words >= HUGE_WORDS / 2 { HUGE_WORDS } else { WORDS_PER_LINE };
+    let v = vec![0u32; words + align];
     advise_huge_pages(&v);
-    let off = v.as_ptr().align_offset(64) % WORDS_PER_LINE;
+    let off = v.as_ptr().align_offset(4 * align) % align;
     (v, off)
 }
 
@@ -129,7 +132,7 @@ fn advise_huge_pages<T>(v: &Vec<T>) {
 }
 
 /// Layout of one set record of `ways` ways, in u32 words: stamp bytes `0..ways` and the clock
-/// byte `ways` (little-endian within words), then `extra` words, then the tags; padded to whole
+/// byte `ways` (bytes in memory order), then `extra` words, then the tags; padded to whole
 /// 64 B host cache lines (so the 32 bytes read by the stamp searches are inside the record).
 #[derive(Clone, Copy)]
 struct Layout {
@@ -149,16 +152,28 @@ impl Layout {
     }
 }
 
+/// A record's words as bytes, in memory order (the stamp bytes come first).
+#[inline(always)]
+fn bytes(rec: &[u32]) -> &[u8] {
+    // SAFETY: u32 words are plain bytes; the view covers exactly the same memory.
+    unsafe { std::slice::from_raw_parts(rec.as_ptr().cast(), 4 * rec.len()) }
+}
+
+#[inline(always)]
+fn bytes_mut(rec: &mut [u32]) -> &mut [u8] {
+    // SAFETY: as `bytes`; any byte pattern is a valid u32.
+    unsafe { std::slice::from_raw_parts_mut(rec.as_mut_ptr().cast(), 4 * rec.len()) }
+}
+
 /// Byte `i` of a record's stamp area.
 #[inline(always)]
 fn byte(rec: &[u32], i: usize) -> u32 {
-    rec[i / 4] >> (8 * (i % 4)) & 0xFF
+    bytes(rec)[i] as u32
 }
 
 #[inline(always)]
 fn set_byte(rec: &mut [u32], i: usize, v: u32) {
-    let sh = 8 * (i % 4);
-    rec[i / 4] = rec[i / 4] & !(0xFF << sh) | v << sh;
+    bytes_mut(rec)[i] = v as u8;
 }
 
 /// Advance a set's replacement clock and stamp way `w` with it. Stamps only order the ways of
@@ -170,8 +185,30 @@ fn stamp(rec: &mut [u32], ways: usize, w: usize) {
     if t > MAX_STAMP {
         t = renumber(rec, ways);
     }
-    set_byte(rec, ways, t);
-    set_byte(rec, w, t);
+    let b = bytes_mut(rec);
+    b[ways] = t as u8;
+    b[w] = t as u8;
+}
+
+/// Make way `w` of LLC set record `rec` the most recently used: its stamp, and the PLRU MRU bits
+/// or the QLRU age (0) of `policy`.
+#[inline(always)]
+fn touch_rec(rec: &mut [u32], l: Layout, policy: Replacement, w: usize) {
+    stamp(rec, l.ways, w);
+    let p = l.after_stamps;
+    match policy {
+        Replacement::Plru => {
+            let all = crate::config::full_mask(l.ways as u32);
+            let bits = rec[p] | 1 << w;
+            rec[p] = if bits & all == all { 1 << w } else { bits };
+        }
+        Replacement::Qlru => {
+            let ages = (rec[p] as u64 | (rec[p + 1] as u64) << 32) & !(3 << (2 * w));
+            rec[p] = ages as u32;
+            rec[p + 1] = (ages >> 32) as u32;
+        }
+        _ => {}
+    }
 }
 
 /// Replace the stamps of a set's occupied ways by their ranks 1..=k (empty ways keep 0);
@@ -232,16 +269,23 @@ fn lru_way(rec: &[u32], mask: u32, highest: bool) -> usize {
             _mm_cmpeq_epi8(_mm_and_si128(v, bits), bits)
         };
         let ones = _mm_set1_epi8(-1);
+        // The minimum of all 16 bytes, in every byte.
+        let min_all = |mut m: __m128i| {
+            m = _mm_min_epu8(m, _mm_shuffle_epi32::<0x4E>(m));
+            m = _mm_min_epu8(m, _mm_shuffle_epi32::<0xB1>(m));
+            m = _mm_min_epu8(m, _mm_shufflehi_epi16::<0xB1>(_mm_shufflelo_epi16::<0xB1>(m)));
+            _mm_min_epu8(m, _mm_or_si128(_mm_slli_epi16::<8>(m), _mm_srli_epi16::<8>(m)))
+        };
         let (a, b) = load_stamps(rec);
         let a = _mm_or_si128(a, _mm_andnot_si128(spread(mask), ones));
-        let b = _mm_or_si128(b, _mm_andnot_si128(spread(mask >> 16), ones));
-        let mut m = _mm_min_epu8(a, b);
-        m = _mm_min_epu8(m, _mm_srli_si128::<8>(m));
-        m = _mm_min_epu8(m, _mm_srli_si128::<4>(m));
-        m = _mm_min_epu8(m, _mm_srli_si128::<2>(m));
-        m = _mm_min_epu8(m, _mm_srli_si128::<1>(m));
-        let min = _mm_set1_epi8(_mm_cvtsi128_si32(m) as i8);
-        (_mm_movemask_epi8(_mm_cmpeq_epi8(a, min)) as u32 | (_mm_movemask_epi8(_mm_cmpeq_epi8(b, min)) as u32) << 16) & mask
+        if mask >> 16 == 0 {
+            // Ways 0..16 only (the common case): one vector.
+            (_mm_movemask_epi8(_mm_cmpeq_epi8(a, min_all(a))) as u32) & mask
+        } else {
+            let b = _mm_or_si128(b, _mm_andnot_si128(spread(mask >> 16), ones));
+            let min = min_all(_mm_min_epu8(a, b));
+            (_mm_movemask_epi8(_mm_cmpeq_epi8(a, min)) as u32 | (_mm_movemask_epi8(_mm_cmpeq_epi8(b, min)) as u32) << 16) & mask
+        }
     };
     #[cfg(not(target_arch = "x86_64"))]
     let eq = {
@@ -359,14 +403,19 @@ const SLICE_PARITY: [[u8; 256]; 5] = {
 /// Slice of a physical line address: `bits` XOR-parity bits over pseudo-random masks, reduced
 /// modulo `slices`. Power-of-two slice counts are spread evenly; others unevenly.
 pub fn slice_of(pa_line: u64, slices: u32) -> u32 {
-    if slices <= 1 {
-        return 0;
-    }
-    let bits = if slices.is_power_of_two() { slices.trailing_zeros() } else { 32 - slices.leading_zeros() + 1 };
     let mut v = 0u8;
     for (k, t) in SLICE_PARITY.iter().enumerate() {
         v ^= t[(pa_line >> (8 * k)) as u8 as usize];
     }
+    slice_of_parity(v, slices)
+}
+
+/// The slice of a line whose eight parity bits are `v`.
+fn slice_of_parity(v: u8, slices: u32) -> u32 {
+    if slices <= 1 {
+        return 0;
+    }
+    let bits = if slices.is_power_of_two() { slices.trailing_zeros() } else { 32 - slices.leading_zeros() + 1 };
     (v as u32 & (((1u64 << bits.min(8)) - 1) as u32)) % slices
 }
 
@@ -413,12 +462,23 @@ impl Hierarchy {
         if self.dir.capacity() != cap {
             advise_huge_pages(&self.dir);
         }
-        self.dir.extend(pa_lines.iter().map(|&pa| Dir {
-            set: slice_of(pa, slices) * sets_per_slice + (pa as u32 & (sets_per_slice - 1)),
-            llc_way: NONE,
-            l2_core: NONE,
-            l2_way: NONE,
-            flags: 0,
+        // `slice_of`, with the parity of bytes 2.. taken once per run of lines that share them
+        // and the reduction modulo `slices` looked up.
+        let reduce: [u32; 256] = std::array::from_fn(|v| slice_of_parity(v as u8, slices));
+        let (mut high, mut high_parity) = (u64::MAX, 0u8);
+        self.dir.extend(pa_lines.iter().map(|&pa| {
+            if pa >> 16 != high {
+                high = pa >> 16;
+                high_parity = (2..5).fold(0, |v, k| v ^ SLICE_PARITY[k][(pa >> (8 * k)) as u8 as usize]);
+            }
+            let v = SLICE_PARITY[0][pa as u8 as usize] ^ SLICE_PARITY[1][(pa >> 8) as u8 as usize] ^ high_parity;
+            Dir {
+                set: reduce[v as usize] * sets_per_slice + (pa as u32 & (sets_per_slice - 1)),
+                llc_way: NONE,
+                l2_core: NONE,
+                l2_way: NONE,
+                flags: 0,
+            }
         }));
     }
 
@@ -442,19 +502,10 @@ impl Hierarchy {
     #[inline]
     pub fn prefetch(&self, line: u32) {
         let b = self.rec(self.dir[line as usize].set);
-        for l in (0..self.layout.stride).step_by(WORDS_PER_LINE) {
+        let mut l = 0;
+        while l < self.layout.stride {
             host_prefetch(&self.llc[b + l]);
-        }
-    }
-
-    /// Start loading the directory entry of the line a device write of `line` would evict from
-    /// the I/O ways (a hint, as `prefetch`; reads the set record, so issue `prefetch` first).
-    #[inline]
-    pub fn prefetch_io_victim(&self, line: u32) {
-        let rec = self.set_rec(self.dir[line as usize].set);
-        let full = self.io_mask & !empty_ways(rec);
-        if full != 0 {
-            self.prefetch_dir(rec[self.layout.tags + lru_way(rec, full, true)] - 1);
+            l += WORDS_PER_LINE;
         }
     }
 
@@ -535,26 +586,16 @@ impl Hierarchy {
         self.set_qlru_ages(b, a);
     }
 
-    #[inline]
+    #[inline(always)]
     fn touch_llc(&mut self, b: usize, w: usize) {
-        let ways = self.ways;
-        stamp(&mut self.llc[b..b + self.layout.stride], ways, w);
-        match self.policy {
-            Replacement::Plru => {
-                let all = crate::config::full_mask(ways as u32);
-                let p = b + self.layout.after_stamps;
-                let bits = self.llc[p] | 1 << w;
-                self.llc[p] = if bits & all == all { 1 << w } else { bits };
-            }
-            Replacement::Qlru => self.set_qlru_age(b, w, 0),
-            _ => {}
-        }
+        touch_rec(&mut self.llc[b..b + self.layout.stride], self.layout, self.policy, w);
     }
 
     /// Victim way in the set at `b` among `mask`: an empty way first, then by policy. Device
     /// allocations (`lru_only`) take empty ways from the highest (as measured for the I/O ways);
     /// core fills from the lowest, so an empty cache does not park code and data in the I/O ways
     /// where the next DMA burst would evict them.
+    #[inline(always)]
     fn llc_victim(&mut self, b: usize, mask: u32, lru_only: bool) -> usize {
         let rec = &self.llc[b..b + self.layout.stride];
         let empty = mask & empty_ways(rec);
@@ -622,8 +663,13 @@ impl Hierarchy {
 
     /// Insert `line` into the LLC within `mask`; evicts (and writes back) the victim.
     /// Returns true when a valid line was evicted.
+    #[inline(always)]
     fn llc_insert(&mut self, line: u32, mask: u32, lru_only: bool) -> bool {
-        let b = self.rec(self.dir[line as usize].set);
+        let set = self.dir[line as usize].set;
+        if lru_only {
+            return self.llc_insert_lru(line, set, mask);
+        }
+        let b = self.rec(set);
         let w = self.llc_victim(b, mask, lru_only);
         let t = b + self.layout.tags + w;
         let victim = self.llc[t];
@@ -640,6 +686,27 @@ impl Hierarchy {
         evicted
     }
 
+    /// `llc_insert` of `line` (in LLC set `set`) for allocations that are always LRU: the
+    /// highest empty way of `mask`, else its least recently used way.
+    #[inline(always)]
+    fn llc_insert_lru(&mut self, line: u32, set: u32, mask: u32) -> bool {
+        let l = self.layout;
+        let b = self.llc_off + set as usize * l.stride;
+        let rec = &mut self.llc[b..b + l.stride];
+        let empty = mask & empty_ways(rec);
+        let w = if empty != 0 { 31 - empty.leading_zeros() as usize } else { lru_way(rec, mask, true) };
+        let victim = std::mem::replace(&mut rec[l.tags + w], line + 1);
+        touch_rec(rec, l, self.policy, w);
+        self.dir[line as usize].llc_way = w as u8;
+        // The victim's eviction reads and writes only its directory entry and L2 copy.
+        let evicted = victim != EMPTY;
+        if evicted {
+            self.evict_llc_line(victim - 1);
+        }
+        evicted
+    }
+
+    #[inline(always)]
     fn evict_llc_line(&mut self, victim: u32) {
         let vd = self.dir[victim as usize];
         let mut dirty = vd.flags & F_LLC_DIRTY != 0;
@@ -822,7 +889,7 @@ impl Hierarchy {
             }
         } else {
             let mask = if recycled { self.recycled_mask } else { self.io_mask };
-            let evicted = self.llc_insert(line, mask, true);
+            let evicted = self.llc_insert_lru(line, d.set, mask);
             if !hit {
                 self.stats.io_allocations += 1;
             }
@@ -1027,10 +1094,13 @@ mod tests {
             let empty = (0..32).fold(0u32, |m, i| m | ((byte(&rec, i) == 0) as u32) << i);
             assert_eq!(empty_ways(&rec), empty);
             let mask = (rng.next_u64() as u32) | 1 << rng.below(32);
-            let min = (0..32).filter(|&i| mask >> i & 1 != 0).map(|i| byte(&rec, i)).min().unwrap();
-            let ties: Vec<usize> = (0..32).filter(|&i| mask >> i & 1 != 0 && byte(&rec, i) == min).collect();
-            assert_eq!(lru_way(&rec, mask, true), *ties.last().unwrap());
-            assert_eq!(lru_way(&rec, mask, false), ties[0]);
+            // Masks within ways 0..16 take the one-vector path.
+            for mask in [mask, mask & 0xFFFF | 1 << rng.below(16)] {
+                let min = (0..32).filter(|&i| mask >> i & 1 != 0).map(|i| byte(&rec, i)).min().unwrap();
+                let ties: Vec<usize> = (0..32).filter(|&i| mask >> i & 1 != 0 && byte(&rec, i) == min).collect();
+                assert_eq!(lru_way(&rec, mask, true), *ties.last().unwrap());
+                assert_eq!(lru_way(&rec, mask, false), ties[0]);
+            }
         }
     }
 
@@ -1062,6 +1132,33 @@ mod tests {
             for _ in 0..2000 {
                 let pa = rng.next_u64() >> (rng.below(40) as u32);
                 assert_eq!(slice_of(pa, slices), direct(pa, slices), "{pa:#x} {slices}");
+            }
+        }
+    }
+
+    #[test]
+    fn directory_sets_follow_the_slice_hash() {
+        let mut rng = Rng::new(3);
+        // Runs of consecutive lines across 64 Ki-line boundaries, and scattered lines.
+        let mut pa: Vec<u64> = (0..3000).map(|i| 0x3_fff0_0000 + 65536 - 1500 + i).collect();
+        pa.extend((0..3000).map(|_| rng.next_u64() >> (rng.below(30) as u32)));
+        for (slices, sets) in [(1, 64), (4, 256), (18, 2048), (22, 2048)] {
+            let p = HierParams {
+                slices,
+                sets_per_slice: sets,
+                ways: 11,
+                l2_sets: 2,
+                l2_ways: 2,
+                cores: 1,
+                inclusive: false,
+                io_mask: 0x600,
+                recycled_mask: 0,
+                policy: Replacement::Lru,
+                seed: 1,
+            };
+            let h = Hierarchy::new(&p, &pa);
+            for (l, &a) in pa.iter().enumerate() {
+                assert_eq!(h.set_of(l as u32), slice_of(a, slices) * sets + (a as u32 & (sets - 1)), "{a:#x}");
             }
         }
     }
