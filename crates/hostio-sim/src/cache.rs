@@ -330,7 +330,6 @@ struct L2 {
 }
 
 pub struct Hierarchy {
-    ways: usize,
     /// LLC set records; the two extra words hold the PLRU MRU bits (first word) or the QLRU ages
     /// (2 bits per way, low and high word).
     layout: Layout,
@@ -425,12 +424,10 @@ impl Hierarchy {
     /// touched.
     pub fn new(p: &HierParams, pa_lines: &[u64]) -> Hierarchy {
         let nsets = (p.slices * p.sets_per_slice) as usize;
-        let ways = p.ways as usize;
-        let layout = Layout::new(ways, 2);
+        let layout = Layout::new(p.ways as usize, 2);
         let l2_layout = Layout::new(p.l2_ways as usize, 0);
         let (llc, llc_off) = records(nsets, layout.stride);
         let mut h = Hierarchy {
-            ways,
             layout,
             l2_layout,
             l2_sets: p.l2_sets,
