@@ -371,6 +371,11 @@ def test_reproduce_rejects_bad_seeds(tmp_path):
     p = subprocess.run([sys.executable, "-m", "hostio", "reproduce", "--seeds", "many", "--out", str(tmp_path)],
                        capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.strip() == "hostio: error: --seeds = 'many': an integer >= 1"
+    f = tmp_path / "a_file"
+    f.write_text("x")
+    with pytest.raises(ConfigError, match="a folder"):
+        repro.reproduce(f, only=["netdimm-clone"], progress=False)
+    assert f.read_text() == "x"
 
 
 def test_reproduce_reports_unknown_scenario(tmp_path, monkeypatch):

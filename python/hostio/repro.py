@@ -1123,6 +1123,8 @@ def reproduce(
     sweep.check_runs("--seeds", seeds, n_points * seeds)
     sweep.check_reachable(scheduler)
     outp = Path(out)
+    if outp.exists() and not outp.is_dir():
+        raise config_error("--out", str(out), "a folder (this path is a file)")
     outp.mkdir(parents=True, exist_ok=True)
     extra = (QUICK if quick else []) + list(overrides)
     texts: dict = {}
