@@ -51,6 +51,16 @@ def test_sweep_report_with_heat_maps(tmp_path):
     assert "16 of 16 points (complete); 16 ran, 0 failed" in page
 
 
+def test_a_metric_the_points_lack_is_drawn_empty_without_warnings(tmp_path):
+    # PCIe hit rates are null for a memory-channel NIC: their heat maps have no value to show.
+    out = tmp_path / "sw"
+    hostio.sweep("quickstart", {"traffic.t0.packet_size": [512, 1500], "nics.nic0.rx_descriptors": [128, 512]},
+                 set=SHORT + ['nics.nic0.attachment="memory-channel"'], seeds=1, out=out, jobs=1, progress=False)
+    p = cli("report", str(out), "--out", str(tmp_path / "r.html"))
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert check_self_contained((tmp_path / "r.html").read_text()).imgs == len(report.FIGURE_METRICS)
+
+
 def test_one_axis_report_draws_the_spread(tmp_path):
     out = tmp_path / "sw"
     hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 512, 4096]}, set=SHORT, seeds=2, out=out, jobs=1, progress=False)

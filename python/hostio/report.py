@@ -203,6 +203,11 @@ def _sweep_figures(ok, axes: dict, varying: list[str], metrics) -> list[str]:
                     part = part[part[k] == v]
                 grid = part.pivot_table(index=ya, columns=xa, values=c, aggfunc="median", sort=False)
                 grid = grid.reindex(index=[v for v in axes[ya] if v in grid.index], columns=[v for v in axes[xa] if v in grid.columns])
+                if grid.size == 0 or grid.isna().all().all():
+                    # A metric these points do not have (e.g. PCIe hit rates off PCIe).
+                    ax.set_axis_off()
+                    ax.text(0.5, 0.5, "no value", ha="center", va="center", transform=ax.transAxes, fontsize=8)
+                    continue
                 im = ax.imshow(grid.to_numpy(dtype=float), aspect="auto", cmap="viridis", origin="lower")
                 ax.set_xticks(range(len(grid.columns)), [str(v) for v in grid.columns], rotation=30, fontsize=8)
                 ax.set_yticks(range(len(grid.index)), [str(v) for v in grid.index], fontsize=8)
