@@ -1064,7 +1064,7 @@ mod tests {
         h.dev_write(0, true);
         h.dev_write(4, true);
         let b = h.rec(h.set_of(0));
-        set_byte(&mut h.llc[b..], h.ways, MAX_STAMP - 1); // the set's clock is about to wrap
+        set_byte(&mut h.llc[b..], h.layout.ways, MAX_STAMP - 1); // the set's clock is about to wrap
         h.dev_write(0, true); // refresh line 0 (clock MAX_STAMP)
         h.dev_write(4, true); // renumbers, then refreshes line 4
         assert!(h.llc_stamp(4).unwrap() > h.llc_stamp(0).unwrap());
