@@ -388,6 +388,13 @@ impl Serialize for NicCfg {
     }
 }
 
+impl NicCfg {
+    /// Does the NIC clone a `copy` app's frames in its own memory (else the core copies them)?
+    pub fn clones(&self) -> bool {
+        self.attachment == Attach::MemoryChannel && self.netdimm.clone == CloneMode::Rowclone
+    }
+}
+
 impl Default for NicCfg {
     fn default() -> Self {
         NicCfg {

@@ -141,8 +141,9 @@ fn a_clone_from_the_other_socket_costs_upi() {
         run(&scenario(SKX, 1024, 1, &nic, "train_packets = 1", "").replace("kind = \"l2fwd\"", "kind = \"copy\""))
     };
     let (local, remote) = (copy_part(&text(0)), copy_part(&text(1)));
-    // The command and the completion poll each cross UPI both ways, and so does the read of the copy.
-    assert!(remote > local + 100.0, "{local} {remote}");
+    // The command, the completion poll and the read of the copy each cross UPI both ways: three
+    // round trips of the Skylake preset's 50 ns hop, 300 ns.
+    assert!(remote > local + 250.0, "{local} {remote}");
 }
 
 #[test]
@@ -306,6 +307,10 @@ fn a_memory_channel_nic_clones_frames_in_its_dram() {
     let (small, big) = (copying(256, ""), copying(1500, ""));
     assert!(extra(&big, "clones_fpm") > 0.0 && extra(&big, "clones_psm") == 0.0 && extra(&big, "clones_gcm") == 0.0);
     assert!((copy_part(&big) - copy_part(&small)).abs() < 5.0, "{} {}", copy_part(&small), copy_part(&big));
+    // The app then reads its copy, which is in the DIMM and not in the nCache: a miss per packet
+    // that forwarding alone does not have.
+    let fwd = run(&scenario(SKX, 1500, 1, "attachment = \"memory-channel\"", "train_packets = 1", ""));
+    assert!(extra(&big, "ncache_hit_rate") < extra(&fwd, "ncache_hit_rate") - 0.2, "{} {}", extra(&big, "ncache_hit_rate"), extra(&fwd, "ncache_hit_rate"));
     // Placed anywhere, most clones move every line: slower for large frames.
     let any = copying(1500, "allocator = \"any\"");
     assert!(extra(&any, "clones_psm") > 0.0 && extra(&any, "clones_gcm") > 0.0);

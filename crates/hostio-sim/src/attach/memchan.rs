@@ -25,7 +25,7 @@
 //!   dirty line's write-back, which then crosses the channel; a burst's flushes overlap
 //!   ([`Rings::flush_handover`]).
 //! * **Transmit.** The NIC reads the descriptor and the packet from its own DRAM: one DRAM access
-//!   at the zone's load, then the wire; nothing crosses the channel.
+//!   after its wait for the DIMM's DRAM, then the wire; nothing crosses the channel.
 //! * **Clone.** An app of kind `copy` moves each frame into its own buffer. With `clone =
 //!   "rowclone"` the host writes a clone command to the NIC (one line over the channel) and polls
 //!   its completion (a register read: a channel crossing without a DRAM access), and the NIC
@@ -50,7 +50,7 @@
 //!   within a slack; beyond that frames wait in the NIC buffer, then drop or PAUSE, as behind a
 //!   full PCIe link.
 use super::{Report, Rings, RxDma, TxDma, CX5_RINGS};
-use crate::config::{Allocator, CloneMode, NicCfg, Platform};
+use crate::config::{Allocator, NicCfg, Platform};
 use crate::mem::Memory;
 use crate::memsys::MemSys;
 use crate::rng::Rng;
@@ -307,13 +307,14 @@ impl Zone {
             let page = (src + l) / 64;
             let piece = (64 - (src + l) % 64).min(lines - l);
             let kind = dst.map_or(CloneKind::Fpm, |d| CloneKind::between(page, (d + l) / 64));
-            let (i, time, bus_lines) = match kind {
-                CloneKind::Fpm => (0, ns(2.0 * T_RAS_NS + T_RP_NS), 0),
+            // (mode, time, bus slots taken, lines read and written: FPM moves none over a bus).
+            let (i, time, bus_lines, moved) = match kind {
+                CloneKind::Fpm => (0, ns(2.0 * T_RAS_NS + T_RP_NS), 0, 0),
                 CloneKind::Psm { twice } => {
                     let k = if twice { 2 } else { 1 };
-                    (1, k * (ns(T_RCD_NS + T_CL_NS + DRAM_WRITE_NS) + piece as u64 * burst), k as u32 * piece)
+                    (1, k as u64 * (ns(T_RCD_NS + T_CL_NS + DRAM_WRITE_NS) + piece as u64 * burst), k * piece, k * piece)
                 }
-                CloneKind::Gcm => (2, ns(T_RCD_NS + T_CL_NS + DRAM_WRITE_NS) + 2 * piece as u64 * burst, 2 * piece),
+                CloneKind::Gcm => (2, ns(T_RCD_NS + T_CL_NS + DRAM_WRITE_NS) + 2 * piece as u64 * burst, 2 * piece, piece),
             };
             self.clones[i] += 1;
             busy += time;
@@ -322,8 +323,6 @@ impl Zone {
                 let w = self.dram_line(start);
                 bus_wait.get_or_insert(w);
             }
-            // Lines moved over a bus are read and written, as any copy's (FPM moves none).
-            let moved = if bus_lines > 0 { piece * if kind == (CloneKind::Psm { twice: true }) { 2 } else { 1 } } else { 0 };
             for _ in 0..moved {
                 self.dram.device_read(start);
             }
@@ -358,7 +357,8 @@ pub(crate) struct MemChannel {
     pub zone: usize,
     write_ps: u64,
     flushes: u64,
-    clone: CloneMode,
+    /// The NIC clones a `copy` app's frames ([`NicCfg::clones`]).
+    clones: bool,
     allocator: Allocator,
     /// The DRAM's backlog as of the last frame written: when it will have served it all.
     dram_busy: u64,
@@ -366,7 +366,7 @@ pub(crate) struct MemChannel {
 
 impl MemChannel {
     pub fn new(n: &NicCfg, zone: usize) -> MemChannel {
-        MemChannel { zone, write_ps: (DRAM_WRITE_NS * 1000.0) as u64, flushes: 0, clone: n.netdimm.clone, allocator: n.netdimm.allocator, dram_busy: 0 }
+        MemChannel { zone, write_ps: (DRAM_WRITE_NS * 1000.0) as u64, flushes: 0, clones: n.clones(), allocator: n.netdimm.allocator, dram_busy: 0 }
     }
 
     /// Can the NIC write another frame into its DRAM at `now` (its backlog within the slack)?
@@ -381,7 +381,7 @@ impl MemChannel {
 
     /// Does the NIC clone frames for the host (else the core copies them)?
     pub fn clones(&self) -> bool {
-        self.clone == CloneMode::Rowclone
+        self.clones
     }
 
     /// A core of socket `s` clones a frame of `lines` lines from `src` into the app's buffer at

@@ -3,8 +3,9 @@
 //! A forwarder core takes bursts of up to 32 ready completions: it reads each completion line
 //! (where the attachment put it; after an index line when signaling is a doorbell in memory),
 //! replaces the buffer with one from its mempool cache (LIFO) and posts it, then processes the
-//! packets one per event: mbuf metadata, the header line, the app's own work and cycles, the
-//! header write (MAC swap). At the end of the burst it transmits: it frees completed TX buffers
+//! packets one per event: mbuf metadata, the header line, the app's own work, a `copy` app's copy
+//! of the frame into its own buffer (or the NIC's clone of it), its cycles, the header write
+//! (MAC swap). At the end of the burst it transmits: it frees completed TX buffers
 //! (at every burst, as the mlx5 PMD does, or — `tx_release = "threshold"` — only once fewer
 //! than 32 TX slots are free), writes a TX descriptor per packet and rings the doorbell; a host
 //! whose NIC cannot snoop its caches (memory channel) also flushes the lines it hands over.

@@ -246,8 +246,7 @@ impl Engine {
                     // A `copy` app's buffers: in the NIC's DRAM when the NIC clones into them,
                     // else in the app's socket memory.
                     if a.kind == AppKind::Copy {
-                        let clones = nc.attachment == Attach::MemoryChannel && nc.netdimm.clone == crate::config::CloneMode::Rowclone;
-                        copy_line = space.alloc(COPY_SLOTS as u64 * COPY_SLOT_BYTES, if clones { home } else { a.socket as u8 });
+                        copy_line = space.alloc(COPY_SLOTS as u64 * COPY_SLOT_BYTES, if nc.clones() { home } else { a.socket as u8 });
                     }
                     queue = nic_queues[ni].len();
                     nic_queues[ni].push(Queue {
