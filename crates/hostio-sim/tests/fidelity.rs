@@ -89,7 +89,7 @@ fn trains_build_queues_below_line_rate() {
     let smooth = run(&scenario(1, "rx_descriptors = 1024", "rate_gbps = 60\ntrain_packets = 1", ""));
     let trains = run(&scenario(1, "rx_descriptors = 1024", "rate_gbps = 60\ntrain_packets = 256", ""));
     let (s, t) = (p99(&smooth), p99(&trains));
-    assert!(t > 1.5 * s, "smooth p99 {s} ns, trains p99 {t} ns");
+    assert!(t > 1.3 * s, "smooth p99 {s} ns, trains p99 {t} ns");
 }
 
 /// Flow-director rules that load one queue `imbalance` × the mean overload that core while the
@@ -129,4 +129,44 @@ fn lazy_tx_release_lengthens_reuse_distance() {
 fn program_state_starts_warm() {
     let r = run(&scenario(1, "rx_descriptors = 256", "rate_gbps = 10", "working_set_mib = 2"));
     assert!(misses_per_packet(&r, "fwd") < 0.05, "{}", misses_per_packet(&r, "fwd"));
+}
+
+/// ConnectX-5's enhanced multi-packet send: a pointed-at packet costs a 16 B data segment of a
+/// shared WQE, not a 64 B descriptor; and with at least 8 TX queues the driver inlines frames of
+/// up to 268 B into the WQE, so the NIC reads no buffer line for them and the host-to-device
+/// direction carries less per packet. At 128 B frames the NIC reads one TX descriptor line per
+/// packet with 8 queues, that line and the frame's two lines with 7 (plus an RX descriptor line
+/// per four packets in both).
+#[test]
+fn small_frames_are_inlined_with_eight_tx_queues() {
+    let per_packet = |cores: u32| {
+        let text = scenario(cores, "rx_descriptors = 256", "rate_gbps = 40", "").replace("packet_size = 1500", "packet_size = 128");
+        let r = run(&text);
+        let m = &r.metrics;
+        let nic = &m.nics["nic0"];
+        (m.pcie_read_lines as f64 / m.tx_packets as f64, nic.pcie_h2d_utilization.unwrap() / m.throughput_mpps)
+    };
+    let (lines7, h2d7) = per_packet(7);
+    let (lines8, h2d8) = per_packet(8);
+    assert!((1.2..1.3).contains(&lines8), "inlined: {lines8} lines read per packet");
+    assert!((3.2..3.3).contains(&lines7), "pointed at: {lines7} lines read per packet");
+    // The data still crosses (in the WQE); what goes is the frame's own completion header and
+    // data segment: ~185 → ~162 B per packet.
+    assert!(h2d8 < 0.9 * h2d7, "h2d per Mpps: {h2d7} (7 queues) vs {h2d8} (8 queues)");
+}
+
+/// The eMPW WQE is 16 B per packet plus a 32 B title per 32 packets: at 64 B frames on one core
+/// (no inlining) the host-to-device direction carries, per packet, the frame's completion (80 B),
+/// ~19 B of WQE completions, the doorbell's share and a quarter of an RX descriptor line's
+/// completion (21 B): ~121 B, where 64 B descriptors would make it ~171 B.
+#[test]
+fn empw_descriptors_are_sixteen_bytes() {
+    let text = scenario(1, "rx_descriptors = 256", "rate_gbps = 5", "").replace("packet_size = 1500", "packet_size = 64");
+    let r = run(&text);
+    let m = &r.metrics;
+    let h2d = m.nics["nic0"].pcie_h2d_utilization.unwrap();
+    // Bytes per packet on the h2d direction: utilisation × the TLP rate over the packet rate.
+    let link = hostio_pcie::PcieLink { lanes: 16, mrrs: 4096, ..Default::default() };
+    let bytes = h2d * link.tlp_bandwidth_gbps() * 1e9 / 8.0 / (m.throughput_mpps * 1e6);
+    assert!((110.0..130.0).contains(&bytes), "{bytes} B per packet");
 }

@@ -81,6 +81,8 @@ pub(crate) struct TxDma {
     pub cq_line: u32,
     pub data_line: u32,
     pub payload: u64,
+    /// The driver copied the frame into the descriptor: the NIC reads no buffer line.
+    pub inline: bool,
     pub now: u64,
 }
 
@@ -103,8 +105,9 @@ pub(crate) struct Rings {
 }
 
 /// The ConnectX-5-like rings: 16 B RX descriptors (four per line), compressed RX completions (one
-/// 64 B block of mini-CQEs per this many packets), a 64 B TX descriptor per packet and one TX
-/// completion per `TX_COMPLETION_EVERY` packets.
+/// 64 B block of mini-CQEs per this many packets), one TX descriptor line per packet (the line
+/// the core writes its eMPW data segment or inlined frame to; [`pcie`] counts the WQE's true
+/// bytes on the link) and one TX completion per `TX_COMPLETION_EVERY` packets.
 pub(crate) const CX5_RINGS: Rings = Rings {
     cq_per_line: pcie::CQE_COMPRESSION,
     rx_desc_per_line: 4,
@@ -135,7 +138,7 @@ impl Attachment {
     /// kind that [`MemSys`] keeps state for: a coherent NIC's cache, a memory-channel NIC's zone.
     pub fn new(n: &NicCfg, plat: &Platform, queues: usize, slot: usize) -> Attachment {
         match n.attachment {
-            Attach::Pcie => Attachment::Pcie(pcie::Pcie::new(n)),
+            Attach::Pcie => Attachment::Pcie(pcie::Pcie::new(n, queues)),
             Attach::Integrated => Attachment::Integrated(integrated::Integrated::new(plat)),
             Attach::Coherent => Attachment::Coherent(coherent::Coherent::new(n, plat, queues, slot)),
             Attach::MemoryChannel => Attachment::MemoryChannel(memchan::MemChannel::new(n, slot)),
@@ -205,6 +208,14 @@ impl Attachment {
         }
     }
 
+    /// Largest frame the driver copies into a TX descriptor (bytes without FCS; 0: none).
+    pub fn tx_inline_max(&self) -> u64 {
+        match self {
+            Attachment::Pcie(a) => a.tx_inline_max(),
+            _ => 0,
+        }
+    }
+
     /// A core of socket `s` has a frame of `lines` lines at `src` cloned into `dst`; returns the
     /// latency, or `None` when the attachment does not clone (the core copies).
     pub fn clone_frame(&mut self, m: &mut MemSys, s: usize, src: u32, dst: u32, lines: u32, now: u64) -> Option<u64> {
@@ -266,14 +277,17 @@ pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
     (home == d.socket, allocating)
 }
 
-/// The I/O hub's side of fetching one TX packet: the 64 B descriptor and every payload line are
-/// read (PCIeRdCur, looked up now), and a completion is written once per
-/// `tx_completion_every` packets. Returns (buffer homed on the NIC's socket, every line hit).
+/// The I/O hub's side of fetching one TX packet: the descriptor line and every payload line are
+/// read (PCIeRdCur, looked up now; no payload line when the frame was inlined into the
+/// descriptor), and a completion is written once per `tx_completion_every` packets. Returns
+/// (buffer homed on the NIC's socket, every line hit).
 pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, bool) {
     let slot = f.pos % f.n;
     let mut all_hit = m.dev_read(f.wqe_line + slot as u32, f.now);
-    for l in 0..f.payload.div_ceil(64) as u32 {
-        all_hit &= m.dev_read(f.data_line + l, f.now);
+    if !f.inline {
+        for l in 0..f.payload.div_ceil(64) as u32 {
+            all_hit &= m.dev_read(f.data_line + l, f.now);
+        }
     }
     let every = CX5_RINGS.tx_completion_every;
     if f.pos % every == every - 1 {

@@ -12,8 +12,16 @@
 //! * RX completions compressed, `CQE_COMPRESSION` mini-CQEs per 64 B block (Linux
 //!   `MLX5_MINI_CQE_ARRAY_SIZE`; the DPDK mlx5 PMD enables it by default, `rxq_cqe_comp_en`);
 //! * one TX completion per `TX_COMPLETION_EVERY` packets (DPDK mlx5 PMD `MLX5_TX_COMP_THRESH`);
-//! * RX descriptors read a 64 B line (four 16 B descriptors) at a time; the TX descriptors of a
-//!   burst read with one request after the doorbell; one 4 B doorbell per burst.
+//! * RX descriptors read a 64 B line (four 16 B descriptors) at a time; one 4 B doorbell per burst;
+//! * TX by enhanced multi-packet send (eMPW, on by default on ConnectX-5: DPDK mlx5 `txq_mpw_en`):
+//!   one WQE session carries up to `EMPW_MAX_PACKETS` packets behind a 32 B title (control and
+//!   Ethernet segments), each packet a 16 B data segment that points at its buffer; the burst's
+//!   WQE bytes are read with one request after the doorbell;
+//! * TX inlining: with at least `INLINE_MIN_TXQS` TX queues the PMD copies frames of up to
+//!   `EMPW_INLINE_MAX` bytes into the WQE (a 4 B byte count, then the data, in 16 B segments), so
+//!   the NIC reads them with the WQE and issues no read of the buffer (DPDK mlx5
+//!   `txqs_min_inline`, default 8, and `txq_inline_mpw`, default `MLX5_EMPW_DEF_INLINE_LEN` =
+//!   4 × 64 + 12 = 268 B). The core pays the copy ([`Pcie::tx_inline_max`]).
 //!
 //! TX notice: a burst's packets become visible to the NIC one MMIO write (the doorbell) plus one
 //! descriptor read round trip after the core rings; the payload reads follow (and only they
@@ -29,6 +37,16 @@ pub(crate) const TX_COMPLETION_EVERY: u64 = 32;
 pub(crate) const CQE_BYTES: u64 = 64;
 pub(crate) const TX_WQE_BYTES: u64 = 64;
 pub(crate) const RX_DESC_BYTES: u64 = 16;
+/// Packets per eMPW session (DPDK mlx5 `MLX5_EMPW_MAX_PACKETS` = `MLX5_TX_COMP_THRESH`).
+const EMPW_MAX_PACKETS: u64 = 32;
+/// The eMPW session's title: a 16 B control and a 16 B Ethernet segment.
+const EMPW_TITLE_BYTES: u64 = 32;
+/// A WQE data segment (a pointer, or the unit inline data is padded to).
+const WQE_SEG_BYTES: u64 = 16;
+/// Frames up to this many bytes are inlined (DPDK mlx5 `MLX5_EMPW_DEF_INLINE_LEN`).
+pub(crate) const EMPW_INLINE_MAX: u64 = 268;
+/// Inlining is on only with at least this many TX queues (DPDK mlx5 `txqs_min_inline` default).
+const INLINE_MIN_TXQS: usize = 8;
 /// A doorbell: a 4 B MMIO write.
 const DOORBELL_BYTES: u64 = 4;
 /// Packets per doorbell / descriptor read burst.
@@ -58,10 +76,14 @@ pub(crate) struct Pcie {
     dma_ps: Vec<u64>,
     /// From the doorbell write to the burst's descriptors at the NIC, ps.
     notice_ps: u64,
+    /// Largest frame the driver inlines into the TX descriptor, bytes (0: none).
+    inline_max: u64,
 }
 
 impl Pcie {
-    pub fn new(n: &NicCfg) -> Pcie {
+    /// The NIC of `n` with `queues` queue pairs.
+    pub fn new(n: &NicCfg, queues: usize) -> Pcie {
+        let inline_max = if n.design == NicDesign::Cx5 && queues >= INLINE_MIN_TXQS { EMPW_INLINE_MAX } else { 0 };
         Pcie {
             design: n.design,
             link: n.pcie.clone(),
@@ -75,8 +97,15 @@ impl Pcie {
             tx_bytes: Vec::new(),
             dma_ps: Vec::new(),
             notice_ps: 0,
+            inline_max,
         }
         .with_notice()
+    }
+
+    /// Largest frame (bytes, without FCS) the driver copies into the TX descriptor instead of
+    /// pointing at its buffer; 0 when it inlines none.
+    pub fn tx_inline_max(&self) -> u64 {
+        self.inline_max
     }
 
     /// The TX doorbell is a posted MMIO write that reaches the NIC after its one-way latency; the
@@ -151,14 +180,18 @@ impl Pcie {
                     let d2h = l.dma_write_wire_bytes(payload) as f64 + cqe + dreq as f64 / 4.0;
                     (d2h, dcpl as f64 / 4.0)
                 } else {
-                    // The burst's descriptors are fetched with one read after the doorbell; the
-                    // payload with ceil(payload / MRRS) reads; one completion per
-                    // TX_COMPLETION_EVERY packets.
-                    let (req, cpl) = l.dma_read_wire_bytes(payload);
-                    let (wreq, wcpl) = l.dma_read_wire_bytes(TX_WQE_BYTES * BURST);
-                    let d2h = (req as f64) + wreq as f64 / BURST as f64
-                        + l.dma_write_wire_bytes(CQE_BYTES) as f64 / TX_COMPLETION_EVERY as f64;
-                    (d2h, cpl as f64 + wcpl as f64 / BURST as f64 + bell)
+                    // The burst's eMPW WQE (title, then a data segment or the inlined frame per
+                    // packet) is fetched with one read after the doorbell; a pointed-at payload
+                    // with ceil(payload / MRRS) reads; one completion per TX_COMPLETION_EVERY
+                    // packets.
+                    let inline = payload <= self.inline_max;
+                    let seg = if inline { (4 + payload).next_multiple_of(WQE_SEG_BYTES) } else { WQE_SEG_BYTES };
+                    let wqe = seg * EMPW_MAX_PACKETS + EMPW_TITLE_BYTES;
+                    let (wreq, wcpl) = l.dma_read_wire_bytes(wqe);
+                    let (req, cpl) = if inline { (0, 0) } else { l.dma_read_wire_bytes(payload) };
+                    let per = |b: u64| b as f64 / EMPW_MAX_PACKETS as f64;
+                    let d2h = req as f64 + per(wreq) + l.dma_write_wire_bytes(CQE_BYTES) as f64 / TX_COMPLETION_EVERY as f64;
+                    (d2h, cpl as f64 + per(wcpl) + bell)
                 }
             }
             D::Simple | D::Kernel | D::Dpdk => {

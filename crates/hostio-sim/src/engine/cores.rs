@@ -358,6 +358,8 @@ impl Engine {
         // Work the NIC must see before the doorbell: flushes of handed-over lines, the tail index.
         let mut signal = Overlap::default();
         let now = t;
+        let inline_max = self.nics[ni].attach.tx_inline_max();
+        let mut inlined_lines = 0;
         for i in 0..k {
             let m = self.cores[c].tx_pending[i];
             let tx = &mut self.nics[ni].queues[q].tx;
@@ -367,6 +369,15 @@ impl Engine {
             tx.head += 1;
             let wqe = tx.wqe_line + (slot as u64 / rings.tx_desc_per_line) as u32;
             batch.add(self.core_mem(c, wqe, true, now));
+            let mb = self.mbufs[m as usize];
+            if (mb.len - 4) as u64 <= inline_max {
+                // The driver copies the frame into the descriptor (the NIC will not read it).
+                let lines = (mb.len - 4).div_ceil(64);
+                for l in 0..lines {
+                    batch.add(self.core_mem(c, mb.data_line + l, false, now));
+                }
+                inlined_lines += lines as u64;
+            }
             if rings.flush_handover {
                 let data = self.mbufs[m as usize].data_line;
                 signal.add(self.handover(c, data, now));
@@ -379,7 +390,9 @@ impl Engine {
             let idx = self.nics[ni].queues[q].idx_line + 1;
             signal.add(self.core_mem(c, idx, true, now));
         }
-        let doorbell = doorbell_at + signal.cost();
+        // The copies into inlined descriptors come before the doorbell.
+        let copy_ps = ((inlined_lines * COPY_CYCLES_PER_LINE) as f64 * self.mem.t.cycle_ps) as u64;
+        let doorbell = doorbell_at + copy_ps + signal.cost();
         let flush_ps = if rings.flush_handover { signal.cost() } else { 0 };
         let visible = doorbell + self.nics[ni].attach.tx_notice_ps(&self.mem);
         let tx = &mut self.nics[ni].queues[q].tx;
@@ -390,7 +403,7 @@ impl Engine {
         }
         self.schedule_tx_fetch(ni, q, visible);
         self.cores[c].tx_pending.drain(..k);
-        t = (now + batch.cost()).max(doorbell);
+        t = (now + batch.cost() + copy_ps).max(doorbell);
         if self.cores[c].tx_pending.is_empty() {
             Ok(t)
         } else {

@@ -287,6 +287,7 @@ impl Engine {
         let window_bytes = self.nics[ni].tx_read_window;
         let idx_line = self.nics[ni].queues[q].idx_line;
         let notice = self.nics[ni].attach.tx_notice_ps(&self.mem);
+        let inline_max = self.nics[ni].attach.tx_inline_max();
         self.nics[ni].queues[q].tx.fetch_at = u64::MAX;
         loop {
             let tx = &mut self.nics[ni].queues[q].tx;
@@ -310,7 +311,10 @@ impl Engine {
             let m = tx.mbuf[slot];
             let mb = self.mbufs[m as usize];
             let payload = (mb.len - 4) as u64;
-            if tx.read_bytes > 0 && tx.read_bytes + payload > window_bytes {
+            // An inlined frame came with its descriptor: no payload read to keep in flight.
+            let inline = payload <= inline_max;
+            let read = if inline { 0 } else { payload };
+            if tx.read_bytes > 0 && tx.read_bytes + read > window_bytes {
                 let at = tx.reads.front().expect("reads in flight").0;
                 self.schedule_tx_fetch(ni, q, at);
                 break;
@@ -326,6 +330,7 @@ impl Engine {
                 cq_line: tx.cq_line,
                 data_line: mb.data_line,
                 payload,
+                inline,
                 now,
             };
             let w = self.window();
@@ -336,8 +341,10 @@ impl Engine {
             let done = nic.wire_free;
             let tx = &mut nic.queues[q].tx;
             tx.done[slot] = done;
-            tx.reads.push_back((data_at, payload));
-            tx.read_bytes += payload;
+            if read > 0 {
+                tx.reads.push_back((data_at, read));
+                tx.read_bytes += read;
+            }
             let app = self.cores[nic.queues[q].core].app;
             if done >= self.warm_ps && done < self.end_ps {
                 let st = &mut self.apps[app].stats;
