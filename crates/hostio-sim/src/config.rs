@@ -148,9 +148,10 @@ impl Default for PlatformCfg {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum NicDesign {
-    /// ConnectX-5-like: 16 B RX descriptors fetched a line at a time, a 64 B completion entry
-    /// written per received packet, a 64 B TX descriptor per packet, one TX completion per 16
-    /// packets, one doorbell per burst.
+    /// ConnectX-5-like (DPDK mlx5 PMD defaults): 16 B RX descriptors fetched a line at a time,
+    /// compressed RX completions (8 per 64 B block), TX by enhanced multi-packet send (a 16 B data
+    /// segment per packet; frames up to 268 B inlined when the NIC has 8 or more queues), one TX
+    /// completion per 32 packets, one doorbell per burst. Costs and sources: `attach::pcie`.
     Cx5,
     /// pcie-bench's simple NIC: every doorbell, descriptor, write-back, interrupt and head-pointer
     /// read per packet.
