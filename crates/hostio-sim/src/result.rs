@@ -56,7 +56,8 @@ pub struct AppMetrics {
     /// buffer, TX wire wait and serialisation), `link` (the attachment: link or channel, I/O hub
     /// or coherence, DMA latency, both directions), `memory` (the core's accesses for it), `core`
     /// (its cycles), `flush` (write-backs the host owes a memory-channel NIC before the doorbell),
-    /// `copy` (a `copy` app filling its buffer: the core's copy or the NIC's clone), `queueing`
+    /// `copy` (a `copy` app filling its buffer: the core's copy or the NIC's clone; and the
+    /// driver copying a small frame into an inlined TX descriptor), `queueing`
     /// (RX ring, burst, doorbell and fetch-window waits).
     pub latency_breakdown_ns: BTreeMap<String, Option<f64>>,
 }

@@ -133,26 +133,46 @@ fn program_state_starts_warm() {
 
 /// ConnectX-5's enhanced multi-packet send: a pointed-at packet costs a 16 B data segment of a
 /// shared WQE, not a 64 B descriptor; and with at least 8 TX queues the driver inlines frames of
-/// up to 268 B into the WQE, so the NIC reads no buffer line for them and the host-to-device
-/// direction carries less per packet. At 128 B frames the NIC reads one TX descriptor line per
-/// packet with 8 queues, that line and the frame's two lines with 7 (plus an RX descriptor line
-/// per four packets in both).
+/// up to 268 B into the WQE, so the NIC reads the frame with the WQE and no line of its buffer.
+/// At 128 B frames (124 B + a 4 B byte count = 8 segments, two lines) the NIC reads ~2.27 lines
+/// per packet with 8 queues (two WQE lines, the session title's share, a quarter of an RX
+/// descriptor line) and ~2.52 with 7 (a quarter of a WQE line, the title's share, the frame's two
+/// lines, the RX share). With DDIO off the frames land in DRAM: a pointed-at frame's second line
+/// is read from there, while an inlined frame was copied by the core, so every line the NIC reads
+/// hits; and without its own completion header and data segment the host-to-device direction
+/// carries less per packet.
 #[test]
 fn small_frames_are_inlined_with_eight_tx_queues() {
-    let per_packet = |cores: u32| {
-        let text = scenario(cores, "rx_descriptors = 256", "rate_gbps = 40", "").replace("packet_size = 1500", "packet_size = 128");
+    let per_packet = |cores: u32, nic: &str| {
+        let text = scenario(cores, &format!("rx_descriptors = 256\n{nic}"), "rate_gbps = 40", "").replace("packet_size = 1500", "packet_size = 128");
         let r = run(&text);
         let m = &r.metrics;
-        let nic = &m.nics["nic0"];
-        (m.pcie_read_lines as f64 / m.tx_packets as f64, nic.pcie_h2d_utilization.unwrap() / m.throughput_mpps)
+        let h2d = m.nics["nic0"].pcie_h2d_utilization.unwrap() / m.throughput_mpps;
+        (m.pcie_read_lines as f64 / m.tx_packets as f64, h2d, m.pcie_read_hit_rate.unwrap())
     };
-    let (lines7, h2d7) = per_packet(7);
-    let (lines8, h2d8) = per_packet(8);
-    assert!((1.2..1.3).contains(&lines8), "inlined: {lines8} lines read per packet");
-    assert!((3.2..3.3).contains(&lines7), "pointed at: {lines7} lines read per packet");
-    // The data still crosses (in the WQE); what goes is the frame's own completion header and
-    // data segment: ~185 → ~162 B per packet.
+    let (lines7, h2d7, _) = per_packet(7, "");
+    let (lines8, h2d8, _) = per_packet(8, "");
+    assert!((2.2..2.35).contains(&lines8), "inlined: {lines8} lines read per packet");
+    assert!((2.45..2.6).contains(&lines7), "pointed at: {lines7} lines read per packet");
+    // ~185 → ~162 B per packet.
     assert!(h2d8 < 0.9 * h2d7, "h2d per Mpps: {h2d7} (7 queues) vs {h2d8} (8 queues)");
+    let (_, _, hit7) = per_packet(7, "ddio = false");
+    let (_, _, hit8) = per_packet(8, "ddio = false");
+    assert!(hit8 > 0.99, "inlined, DDIO off: read hit {hit8}");
+    assert!(hit7 < 0.8, "pointed at, DDIO off: read hit {hit7}");
+}
+
+/// With inlined frames a WQE takes up to 17 segments, so the ring of `tx_descriptors` 64 B lines
+/// holds far fewer packets than descriptors: a TX ring of 64 lines fills with 15 packets of 268 B
+/// and the core waits for the NIC, where 64 pointed-at packets fit.
+#[test]
+fn inlined_frames_fill_the_wqe_ring_by_bytes() {
+    let run_at = |cores: u32| {
+        let text = scenario(cores, "rx_descriptors = 256\ntx_descriptors = 64", "", "").replace("packet_size = 1500", "packet_size = 272");
+        run(&text).metrics.latency_ns.p50.unwrap()
+    };
+    let (p7, p8) = (run_at(7), run_at(8));
+    assert!(p8 > 5.0 * p7, "p50 {p7} ns (7 queues) vs {p8} ns (8 queues, ring full sooner)");
 }
 
 /// The eMPW WQE is 16 B per packet plus a 32 B title per 32 packets: at 64 B frames on one core

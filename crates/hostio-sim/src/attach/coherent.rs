@@ -134,6 +134,7 @@ impl Coherent {
             tx_completion_every: if queues { 8 } else { 0 },
             index_line: self.signaling == Signaling::Doorbell,
             flush_handover: false,
+            empw: false,
         }
     }
 

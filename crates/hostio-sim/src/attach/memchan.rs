@@ -55,8 +55,10 @@ use crate::mem::Memory;
 use crate::memsys::MemSys;
 use crate::rng::Rng;
 
-/// The rings are the ConnectX-5-like ones, and the host flushes what it hands over.
-pub(crate) const RINGS: Rings = Rings { flush_handover: true, ..CX5_RINGS };
+/// The rings are the ConnectX-5-like ones with one 64 B TX descriptor per packet (the NIC reads
+/// it with the packet from its DRAM, [`MemChannel::fetch`]), and the host flushes what it hands
+/// over.
+pub(crate) const RINGS: Rings = Rings { flush_handover: true, empw: false, ..CX5_RINGS };
 /// Time an nCache hit saves over a DRAM read: tRCD + tCL of DDR4-2400 CL17 (14.16 ns each, JEDEC
 /// JESD79-4 speed bin), the array access the SRAM avoids.
 const NCACHE_SAVING_NS: f64 = 28.3;

@@ -83,6 +83,10 @@ pub(crate) struct TxDma {
     pub payload: u64,
     /// The driver copied the frame into the descriptor: the NIC reads no buffer line.
     pub inline: bool,
+    /// eMPW rings: the packet's first 16 B WQE segment (absolute) and its segment count (its data
+    /// segment or inlined frame, plus the session title when it opens one).
+    pub seg: u64,
+    pub segs: u64,
     pub now: u64,
 }
 
@@ -102,12 +106,15 @@ pub(crate) struct Rings {
     pub index_line: bool,
     /// The host writes back and drops lines it hands to the NIC (a NIC that cannot snoop).
     pub flush_handover: bool,
+    /// TX descriptors are eMPW WQE segments (16 B units, variable per packet) filling a ring of
+    /// `tx_descriptors` 64 B lines, instead of `tx_desc_per_line` fixed descriptors per line.
+    pub empw: bool,
 }
 
 /// The ConnectX-5-like rings: 16 B RX descriptors (four per line), compressed RX completions (one
-/// 64 B block of mini-CQEs per this many packets), one TX descriptor line per packet (the line
-/// the core writes its eMPW data segment or inlined frame to; [`pcie`] counts the WQE's true
-/// bytes on the link) and one TX completion per `TX_COMPLETION_EVERY` packets.
+/// 64 B block of mini-CQEs per this many packets), eMPW TX WQEs (a 16 B data segment per packet,
+/// or its inlined frame, and a 32 B title per session of `pcie::EMPW_MAX_PACKETS`) and one TX
+/// completion per `TX_COMPLETION_EVERY` packets.
 pub(crate) const CX5_RINGS: Rings = Rings {
     cq_per_line: pcie::CQE_COMPRESSION,
     rx_desc_per_line: 4,
@@ -115,6 +122,7 @@ pub(crate) const CX5_RINGS: Rings = Rings {
     tx_completion_every: pcie::TX_COMPLETION_EVERY,
     index_line: false,
     flush_handover: false,
+    empw: true,
 };
 
 /// What an attachment reports beyond the common NIC metrics.
@@ -277,13 +285,15 @@ pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
     (home == d.socket, allocating)
 }
 
-/// The I/O hub's side of fetching one TX packet: the descriptor line and every payload line are
-/// read (PCIeRdCur, looked up now; no payload line when the frame was inlined into the
-/// descriptor), and a completion is written once per `tx_completion_every` packets. Returns
-/// (buffer homed on the NIC's socket, every line hit).
+/// The I/O hub's side of fetching one TX packet: the WQE lines that begin within the packet's
+/// segments and every payload line are read (PCIeRdCur, looked up now; no payload line when the
+/// frame was inlined into the WQE), and a completion is written once per `tx_completion_every`
+/// packets. Returns (buffer homed on the NIC's socket, every line hit).
 pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, bool) {
-    let slot = f.pos % f.n;
-    let mut all_hit = m.dev_read(f.wqe_line + slot as u32, f.now);
+    let mut all_hit = true;
+    for l in f.seg.div_ceil(4)..(f.seg + f.segs).div_ceil(4) {
+        all_hit &= m.dev_read(f.wqe_line + (l % f.n) as u32, f.now);
+    }
     if !f.inline {
         for l in 0..f.payload.div_ceil(64) as u32 {
             all_hit &= m.dev_read(f.data_line + l, f.now);

@@ -38,11 +38,11 @@ pub(crate) const CQE_BYTES: u64 = 64;
 pub(crate) const TX_WQE_BYTES: u64 = 64;
 pub(crate) const RX_DESC_BYTES: u64 = 16;
 /// Packets per eMPW session (DPDK mlx5 `MLX5_EMPW_MAX_PACKETS` = `MLX5_TX_COMP_THRESH`).
-const EMPW_MAX_PACKETS: u64 = 32;
+pub(crate) const EMPW_MAX_PACKETS: u64 = 32;
 /// The eMPW session's title: a 16 B control and a 16 B Ethernet segment.
-const EMPW_TITLE_BYTES: u64 = 32;
+pub(crate) const EMPW_TITLE_BYTES: u64 = 32;
 /// A WQE data segment (a pointer, or the unit inline data is padded to).
-const WQE_SEG_BYTES: u64 = 16;
+pub(crate) const WQE_SEG_BYTES: u64 = 16;
 /// Frames up to this many bytes are inlined (DPDK mlx5 `MLX5_EMPW_DEF_INLINE_LEN`).
 pub(crate) const EMPW_INLINE_MAX: u64 = 268;
 /// Inlining is on only with at least this many TX queues (DPDK mlx5 `txqs_min_inline` default).
@@ -154,7 +154,8 @@ impl Pcie {
     pub fn fetch(&mut self, m: &mut MemSys, d: Dev, f: &TxDma, w: Window) -> u64 {
         let (local, all_hit) = super::hub_fetch(m, d, f);
         let (d2h, h2d) = self.link_bytes(f.payload, false);
-        let rd_ps = self.dma_latency_ps(f.payload, location(local, all_hit), false);
+        // An inlined frame came with the WQE (its read round trip is in the TX notice).
+        let rd_ps = if f.inline { 0 } else { self.dma_latency_ps(f.payload, location(local, all_hit), false) };
         let (_, h2d_done) = self.occupy(d2h, h2d, f.now, w);
         h2d_done + rd_ps
     }
@@ -244,7 +245,9 @@ impl Pcie {
     pub fn report(&self, dur_s: f64) -> Report {
         let link_gbps = 8000.0 / self.ps_per_byte;
         let gbps = |b: f64| b * 8.0 / dur_s / 1e9;
-        Report { pcie: Some((gbps(self.d2h_bytes) / link_gbps, gbps(self.h2d_bytes) / link_gbps)), ..Report::default() }
+        // Bytes are counted only while a direction is busy; the clamp drops float rounding.
+        let util = |b: f64| (gbps(b) / link_gbps).min(1.0);
+        Report { pcie: Some((util(self.d2h_bytes), util(self.h2d_bytes))), ..Report::default() }
     }
 }
 

@@ -140,6 +140,15 @@ impl Parts {
     }
 }
 
+/// 16 B eMPW WQE segments of the packet posted at `pos` with `payload` bytes: its data segment,
+/// or its inlined frame (a 4 B byte count, then the data, padded to segments), plus the 32 B
+/// session title when it opens a session of `EMPW_MAX_PACKETS`.
+fn wqe_segs(pos: u64, payload: u64, inline_max: u64) -> u64 {
+    use crate::attach::pcie::{EMPW_MAX_PACKETS, EMPW_TITLE_BYTES, WQE_SEG_BYTES};
+    let title = if pos % EMPW_MAX_PACKETS == 0 { EMPW_TITLE_BYTES / WQE_SEG_BYTES } else { 0 };
+    title + if payload <= inline_max { (4 + payload).div_ceil(WQE_SEG_BYTES) } else { 1 }
+}
+
 impl Engine {
     /// A core access; returns its latency in ps and accounts LLC statistics to the core's app.
     pub(super) fn core_mem(&mut self, c: usize, line: u32, write: bool, now: u64) -> u64 {
@@ -352,31 +361,61 @@ impl Engine {
         if free == 0 {
             return Err(self.tx_slot_free_at(ni, q).max(t + 1));
         }
-        let k = free.min(need) as usize;
+        let inline_max = self.nics[ni].attach.tx_inline_max();
+        let mut k = free.min(need) as usize;
+        if rings.empw {
+            // As many as the WQE ring's free segments hold.
+            let room = 4 * tx.n - tx.segs_in_use();
+            let mut used = 0;
+            for i in 0..k {
+                let m = self.cores[c].tx_pending[i];
+                used += wqe_segs(tx.head + i as u64, (self.mbufs[m as usize].len - 4) as u64, inline_max);
+                if used > room {
+                    k = i;
+                    break;
+                }
+            }
+            if k == 0 {
+                return Err(self.tx_slot_free_at(ni, q).max(t + 1));
+            }
+        }
         let doorbell_at = t + (TX_BURST_CYCLES as f64 * self.mem.t.cycle_ps) as u64;
         let mut batch = Overlap::default();
         // Work the NIC must see before the doorbell: flushes of handed-over lines, the tail index.
         let mut signal = Overlap::default();
         let now = t;
-        let inline_max = self.nics[ni].attach.tx_inline_max();
         let mut inlined_lines = 0;
         for i in 0..k {
             let m = self.cores[c].tx_pending[i];
+            let mb = self.mbufs[m as usize];
             let tx = &mut self.nics[ni].queues[q].tx;
             let slot = (tx.head % tx.n) as usize;
             tx.mbuf[slot] = m;
             tx.done[slot] = u64::MAX;
-            tx.head += 1;
             let wqe = tx.wqe_line + (slot as u64 / rings.tx_desc_per_line) as u32;
-            batch.add(self.core_mem(c, wqe, true, now));
-            let mb = self.mbufs[m as usize];
+            if rings.empw {
+                // The packet's WQE segments, written line by line into the ring of `n` lines.
+                let segs = wqe_segs(tx.head, (mb.len - 4) as u64, inline_max);
+                let (first, wqe_line, n) = (tx.seg_next, tx.wqe_line, tx.n);
+                tx.seg[slot] = first;
+                tx.segs[slot] = segs as u16;
+                tx.seg_next += segs;
+                tx.head += 1;
+                for l in first / 4..=(first + segs - 1) / 4 {
+                    batch.add(self.core_mem(c, wqe_line + (l % n) as u32, true, now));
+                }
+            } else {
+                tx.head += 1;
+                batch.add(self.core_mem(c, wqe, true, now));
+            }
             if (mb.len - 4) as u64 <= inline_max {
-                // The driver copies the frame into the descriptor (the NIC will not read it).
+                // The driver copies the frame into the WQE (the NIC will not read its buffer).
                 let lines = (mb.len - 4).div_ceil(64);
                 for l in 0..lines {
                     batch.add(self.core_mem(c, mb.data_line + l, false, now));
                 }
                 inlined_lines += lines as u64;
+                self.mbufs[m as usize].copy_ps += ((lines as u64 * COPY_CYCLES_PER_LINE) as f64 * self.mem.t.cycle_ps) as u64;
             }
             if rings.flush_handover {
                 let data = self.mbufs[m as usize].data_line;

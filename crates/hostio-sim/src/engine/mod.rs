@@ -276,6 +276,9 @@ impl Engine {
                             fetch_at: u64::MAX,
                             wqe_line,
                             cq_line: txcq_line,
+                            seg_next: 0,
+                            seg: vec![0; txn as usize],
+                            segs: vec![0; txn as usize],
                         },
                         backlog: VecDeque::new(),
                     });

@@ -49,6 +49,22 @@ pub(super) struct TxRing {
     pub(super) fetch_at: u64,
     pub(super) wqe_line: u32,
     pub(super) cq_line: u32,
+    /// eMPW rings ([`Rings::empw`]): the next free 16 B WQE segment (absolute; the ring holds
+    /// `n` 64 B lines, i.e. `4 n` segments), and per slot its packet's first segment and count.
+    pub(super) seg_next: u64,
+    pub(super) seg: Vec<u64>,
+    pub(super) segs: Vec<u16>,
+}
+
+impl TxRing {
+    /// eMPW segments still held by posted packets the driver has not released.
+    pub(super) fn segs_in_use(&self) -> u64 {
+        if self.clean == self.head {
+            0
+        } else {
+            self.seg_next - self.seg[(self.clean % self.n) as usize]
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -331,6 +347,8 @@ impl Engine {
                 data_line: mb.data_line,
                 payload,
                 inline,
+                seg: tx.seg[slot],
+                segs: tx.segs[slot] as u64,
                 now,
             };
             let w = self.window();
