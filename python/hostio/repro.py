@@ -593,7 +593,7 @@ def _cut(rows, imb) -> float | None:
     return None if r is None else 1 - r
 
 
-FIG12_NOTE = ("hostio's chain (240 cycles and 4 flow-table lookups per packet, an estimate: the paper does not publish its cost) leaves even the busiest core (2.78 × the mean load) far from saturation, so its packets do not wait in the LLC long enough to be evicted and the p99 (DMA, one pass of the core, the wire) does not move with DDIO ways. A chain costly enough to saturate that core (1400 cycles: 91 Gb/s at 2.78×) does not agree either: its overflow waits in the NIC buffer, which then sets the p99 (~0.7 ms), and at most ~9 % of the busiest core's headers are evicted while queued, ~1 % of its per-packet time. Missing: the chain's published per-packet cost, and work that touches more of each packet than its header (so that an eviction costs more than one DRAM read)")
+FIG12_NOTE = ("hostio's chain (240 cycles and 4 flow-table lookups per packet, an estimate: the paper does not publish its cost) leaves even the busiest core (2.78 × the mean load) far from saturation, so its packets do not wait in the LLC long enough to be evicted and the p99 (DMA behind a PCIe link ~96–98 % busy in both directions, one pass of the core, the wire) does not move with DDIO ways. A chain costly enough to saturate that core (1400 extra cycles, 1640 in all: 91 Gb/s at 2.78×) does not agree either: its overflow waits in the NIC buffer, which then sets the p99 (~0.7 ms), and at most ~9 % of the busiest core's headers are evicted while queued, ~1 % of its per-packet time. Missing: the chain's published per-packet cost, and work that touches more of each packet than its header (so that an eviction costs more than one DRAM read)")
 
 
 def fig12_claims(rows):

@@ -35,6 +35,8 @@ pub(crate) const CQE_COMPRESSION: u64 = 8;
 /// A TX completion is requested every this many packets.
 pub(crate) const TX_COMPLETION_EVERY: u64 = 32;
 pub(crate) const CQE_BYTES: u64 = 64;
+/// A WQE basic block: the unit the TX ring is sized in (`tx_descriptors` of them) and the first
+/// read after a doorbell.
 pub(crate) const TX_WQE_BYTES: u64 = 64;
 pub(crate) const RX_DESC_BYTES: u64 = 16;
 /// Packets per eMPW session (DPDK mlx5 `MLX5_EMPW_MAX_PACKETS` = `MLX5_TX_COMP_THRESH`).
@@ -45,7 +47,11 @@ pub(crate) const EMPW_TITLE_BYTES: u64 = 32;
 pub(crate) const WQE_SEG_BYTES: u64 = 16;
 /// Frames up to this many bytes are inlined (DPDK mlx5 `MLX5_EMPW_DEF_INLINE_LEN`).
 pub(crate) const EMPW_INLINE_MAX: u64 = 268;
-/// Inlining is on only with at least this many TX queues (DPDK mlx5 `txqs_min_inline` default).
+/// Room for segments in one eMPW session: the largest WQE (`MLX5_WQE_SIZE_MAX`, 60 × 16 B) less
+/// its title.
+const EMPW_ROOM_BYTES: u64 = 960 - EMPW_TITLE_BYTES;
+/// Inlining is on only with at least this many TX queues (DPDK mlx5 `txqs_min_inline` default;
+/// DPDK counts one port's queues in one process, hostio the NIC's queues, which one app owns).
 const INLINE_MIN_TXQS: usize = 8;
 /// A doorbell: a 4 B MMIO write.
 const DOORBELL_BYTES: u64 = 4;
@@ -109,9 +115,9 @@ impl Pcie {
     }
 
     /// The TX doorbell is a posted MMIO write that reaches the NIC after its one-way latency; the
-    /// NIC then reads the burst's descriptors from the host (one DMA read round trip of the 64 B
-    /// descriptor lines, in the LLC where the core just wrote them). Both from hostio's PCIe
-    /// latency model on this link.
+    /// NIC then reads the burst's WQE from the host (one DMA read round trip of its first 64 B
+    /// block, in the LLC where the core just wrote it; the rest streams behind it on the link).
+    /// Both from hostio's PCIe latency model on this link.
     fn with_notice(mut self) -> Pcie {
         let bell = self.lat.mmio_write_parts(DOORBELL_BYTES).total_ns;
         let wqe = self.lat.dma_read_parts(TX_WQE_BYTES, hostio_pcie::MemLocation::Llc, hostio_pcie::Engine::Dma, false).total_ns;
@@ -186,11 +192,10 @@ impl Pcie {
                     // with ceil(payload / MRRS) reads; one completion per TX_COMPLETION_EVERY
                     // packets.
                     let inline = payload <= self.inline_max;
-                    let seg = if inline { (4 + payload).next_multiple_of(WQE_SEG_BYTES) } else { WQE_SEG_BYTES };
-                    let wqe = seg * EMPW_MAX_PACKETS + EMPW_TITLE_BYTES;
-                    let (wreq, wcpl) = l.dma_read_wire_bytes(wqe);
+                    let (seg, per_session) = empw_session(payload, self.inline_max);
+                    let (wreq, wcpl) = l.dma_read_wire_bytes(seg * per_session + EMPW_TITLE_BYTES);
                     let (req, cpl) = if inline { (0, 0) } else { l.dma_read_wire_bytes(payload) };
-                    let per = |b: u64| b as f64 / EMPW_MAX_PACKETS as f64;
+                    let per = |b: u64| b as f64 / per_session as f64;
                     let d2h = req as f64 + per(wreq) + l.dma_write_wire_bytes(CQE_BYTES) as f64 / TX_COMPLETION_EVERY as f64;
                     (d2h, cpl as f64 + per(wcpl) + bell)
                 }
@@ -249,6 +254,14 @@ impl Pcie {
         let util = |b: f64| (gbps(b) / link_gbps).min(1.0);
         Report { pcie: Some((util(self.d2h_bytes), util(self.h2d_bytes))), ..Report::default() }
     }
+}
+
+/// One packet's bytes in an eMPW WQE (its 16 B data segment, or its inlined frame: a 4 B byte
+/// count and the data, padded to 16 B) and how many such packets share a session's title (up to
+/// `EMPW_MAX_PACKETS`, as many as the largest WQE holds).
+pub(crate) fn empw_session(payload: u64, inline_max: u64) -> (u64, u64) {
+    let seg = if payload <= inline_max { (4 + payload).next_multiple_of(WQE_SEG_BYTES) } else { WQE_SEG_BYTES };
+    (seg, (EMPW_ROOM_BYTES / seg).clamp(1, EMPW_MAX_PACKETS))
 }
 
 /// Host-side location of a DMA for the latency model.

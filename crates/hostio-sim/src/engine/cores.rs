@@ -7,8 +7,10 @@
 //! of the frame into its own buffer (or the NIC's clone of it), its cycles, the header write
 //! (MAC swap). At the end of the burst it transmits: it frees completed TX buffers
 //! (at every burst, as the mlx5 PMD does, or — `tx_release = "threshold"` — only once fewer
-//! than 32 TX slots are free), writes a TX descriptor per packet and rings the doorbell; a host
-//! whose NIC cannot snoop its caches (memory channel) also flushes the lines it hands over.
+//! than 32 TX slots are free), writes a TX descriptor per packet (on eMPW rings its WQE segments,
+//! copying a frame the NIC inlines into them) and rings the doorbell once the descriptors are
+//! complete; a host whose NIC cannot snoop its caches (memory channel) also flushes the lines it
+//! hands over.
 //! Every access costs its level's latency through the memory facade ([`crate::memsys`]); MBA
 //! spaces every request that leaves the L2. So leaky DMA slows the core and queues grow.
 use super::{Engine, Ev, Mbuf, BURST, PS_PER_US};
@@ -142,11 +144,13 @@ impl Parts {
 
 /// 16 B eMPW WQE segments of the packet posted at `pos` with `payload` bytes: its data segment,
 /// or its inlined frame (a 4 B byte count, then the data, padded to segments), plus the 32 B
-/// session title when it opens a session of `EMPW_MAX_PACKETS`.
+/// session title when it opens a session (of as many such packets as one fits; in a size mix,
+/// sessions are counted as if every packet were this one's size).
 fn wqe_segs(pos: u64, payload: u64, inline_max: u64) -> u64 {
-    use crate::attach::pcie::{EMPW_MAX_PACKETS, EMPW_TITLE_BYTES, WQE_SEG_BYTES};
-    let title = if pos % EMPW_MAX_PACKETS == 0 { EMPW_TITLE_BYTES / WQE_SEG_BYTES } else { 0 };
-    title + if payload <= inline_max { (4 + payload).div_ceil(WQE_SEG_BYTES) } else { 1 }
+    use crate::attach::pcie::{empw_session, EMPW_TITLE_BYTES, WQE_SEG_BYTES};
+    let (seg_bytes, per_session) = empw_session(payload, inline_max);
+    let title = if pos % per_session == 0 { EMPW_TITLE_BYTES / WQE_SEG_BYTES } else { 0 };
+    title + seg_bytes / WQE_SEG_BYTES
 }
 
 impl Engine {
@@ -385,6 +389,7 @@ impl Engine {
         let mut signal = Overlap::default();
         let now = t;
         let mut inlined_lines = 0;
+        let mut copy_loads = Overlap::default();
         for i in 0..k {
             let m = self.cores[c].tx_pending[i];
             let mb = self.mbufs[m as usize];
@@ -412,7 +417,7 @@ impl Engine {
                 // The driver copies the frame into the WQE (the NIC will not read its buffer).
                 let lines = (mb.len - 4).div_ceil(64);
                 for l in 0..lines {
-                    batch.add(self.core_mem(c, mb.data_line + l, false, now));
+                    copy_loads.add(self.core_mem(c, mb.data_line + l, false, now));
                 }
                 inlined_lines += lines as u64;
                 self.mbufs[m as usize].copy_ps += ((lines as u64 * COPY_CYCLES_PER_LINE) as f64 * self.mem.t.cycle_ps) as u64;
@@ -429,8 +434,9 @@ impl Engine {
             let idx = self.nics[ni].queues[q].idx_line + 1;
             signal.add(self.core_mem(c, idx, true, now));
         }
-        // The copies into inlined descriptors come before the doorbell.
-        let copy_ps = ((inlined_lines * COPY_CYCLES_PER_LINE) as f64 * self.mem.t.cycle_ps) as u64;
+        // The copies into inlined descriptors (their loads, then the stores) come before the
+        // doorbell.
+        let copy_ps = copy_loads.cost() + ((inlined_lines * COPY_CYCLES_PER_LINE) as f64 * self.mem.t.cycle_ps) as u64;
         let doorbell = doorbell_at + copy_ps + signal.cost();
         let flush_ps = if rings.flush_handover { signal.cost() } else { 0 };
         let visible = doorbell + self.nics[ni].attach.tx_notice_ps(&self.mem);
