@@ -94,8 +94,18 @@ impl Memory {
     /// A read issued by a device: it uses bandwidth; the NIC's pipeline accounts for its latency.
     #[inline]
     pub fn device_read(&mut self, now: u64) {
-        self.add(now, 1.0);
-        self.read_lines += 1;
+        self.device_reads(now, 1);
+    }
+
+    /// `lines` device reads at `now` (the same as that many `device_read`s: the window sums
+    /// whole lines exactly).
+    #[inline]
+    pub fn device_reads(&mut self, now: u64, lines: u32) {
+        if lines == 0 {
+            return;
+        }
+        self.add(now, lines as f64);
+        self.read_lines += lines as u64;
     }
 
     pub fn reset_counters(&mut self) {

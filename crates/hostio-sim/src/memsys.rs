@@ -8,7 +8,7 @@
 //!   the line Modified in its own cache (a cache-coherent NIC: one line transfer, the platform's
 //!   `coherent_line_ns`, or more over CXL), by a device memory zone, or by the home socket's DRAM (with queueing),
 //!   plus a UPI round trip when remote.
-//! * **Device writes and reads** ([`MemSys::dev_write`], [`MemSys::dev_read`]) follow the I/O hub
+//! * **Device writes and reads** ([`MemSys::dev_write_lines`], [`MemSys::dev_read_lines`]) follow the I/O hub
 //!   rules of [`crate::cache`]: an allocating ItoM (DDIO) or a write to DRAM that invalidates
 //!   cached copies; a PCIeRdCur that hits any socket's caches or reads DRAM without allocating.
 //!   A coherent device instead takes lines into its own cache ([`MemSys::dev_own`]); a
@@ -231,38 +231,64 @@ impl MemSys {
         }
     }
 
-    /// A device's full-line DMA write through the I/O hub of `dev_socket`; allocates in the LLC's
-    /// I/O ways when `ddio` is on for the port and the line is homed on that socket. Returns true
-    /// on an ItoM hit.
-    pub fn dev_write(&mut self, dev_socket: usize, ddio: bool, line: u32, now: u64) -> bool {
-        let home = self.home(line).expect("DMA through an I/O hub targets socket memory");
-        if self.sockets.len() > 1 && self.sockets[1 - home].used {
-            self.sockets[1 - home].hier.invalidate(line);
+    /// A device's full-line DMA writes of lines `first..first + n` through the I/O hub of
+    /// `dev_socket`, in order: each allocates in the LLC's I/O ways when `ddio` is on for the
+    /// port and the line is homed on that socket (ItoM), else goes to DRAM and invalidates cached
+    /// copies. All happen at `now`, so their write-backs load the DRAM as one batch per page (the
+    /// load window sums whole lines exactly: the same as line by line).
+    pub fn dev_write_lines(&mut self, dev_socket: usize, ddio: bool, first: u32, n: u32, now: u64) {
+        let end = first + n;
+        let mut l = first;
+        while l < end {
+            // The lines of one page share a home.
+            let stop = end.min((l / LINES_PER_PAGE + 1) * LINES_PER_PAGE);
+            let k = stop - l;
+            let home = self.home(l).expect("DMA through an I/O hub targets socket memory");
+            if self.sockets.len() > 1 && self.sockets[1 - home].used {
+                for x in l..stop {
+                    self.sockets[1 - home].hier.invalidate(x);
+                }
+            }
+            let allocating = ddio && home == dev_socket;
+            let hits = self.sockets[home].hier.dev_write_lines(l, k, allocating);
+            let wb = self.sockets[home].hier.take_writebacks();
+            self.sockets[home].mem.write(now, wb + if allocating { 0 } else { k });
+            if allocating {
+                self.c.wr_hit += hits as u64;
+                self.c.wr_miss += (k - hits) as u64;
+            } else {
+                self.c.wr_bypass += k as u64;
+            }
+            l = stop;
         }
-        let allocating = ddio && home == dev_socket;
-        let hit = self.sockets[home].hier.dev_write(line, allocating);
-        let wb = self.sockets[home].hier.take_writebacks();
-        self.sockets[home].mem.write(now, wb + (!allocating) as u32);
-        if !allocating {
-            self.c.wr_bypass += 1;
-        } else if hit {
-            self.c.wr_hit += 1;
-        } else {
-            self.c.wr_miss += 1;
-        }
-        hit
     }
 
-    /// A device's read of one line through the I/O hub (PCIeRdCur); returns true when a host
-    /// cache had it. A miss reads the home's DRAM without allocating.
-    pub fn dev_read(&mut self, line: u32, now: u64) -> bool {
-        let hit = self.snoop_read(line, now);
-        if hit {
-            self.c.rd_hit += 1;
-        } else {
-            self.c.rd_miss += 1;
+    /// A device's reads of lines `first..first + n` through the I/O hub (PCIeRdCur), looked up
+    /// at `now`; returns how many a host cache had. A miss reads the home's DRAM without
+    /// allocating.
+    pub fn dev_read_lines(&mut self, first: u32, n: u32, now: u64) -> u32 {
+        let end = first + n;
+        let mut l = first;
+        let mut hits = 0;
+        while l < end {
+            let stop = end.min((l / LINES_PER_PAGE + 1) * LINES_PER_PAGE);
+            let h = (l..stop).filter(|&x| self.sockets.iter().any(|s| s.used && s.hier.dev_read(x))).count() as u32;
+            let misses = stop - l - h;
+            match self.home(l) {
+                Some(home) => self.sockets[home].mem.device_reads(now, misses),
+                None => {
+                    let z = self.zone_of(l);
+                    for _ in 0..misses {
+                        self.zones[z].device_access(now);
+                    }
+                }
+            }
+            self.c.rd_hit += h as u64;
+            self.c.rd_miss += misses as u64;
+            hits += h;
+            l = stop;
         }
-        hit
+        hits
     }
 
     /// A coherent device's read of a host line: true when a host cache had it (a line transfer);

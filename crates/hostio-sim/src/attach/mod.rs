@@ -267,20 +267,13 @@ impl Attachment {
 pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
     let slot = f.pos % f.n;
     if f.pos % CX5_RINGS.rx_desc_per_line == 0 {
-        m.dev_read(f.desc_line + (slot / CX5_RINGS.rx_desc_per_line) as u32, f.now);
+        m.dev_read_lines(f.desc_line + (slot / CX5_RINGS.rx_desc_per_line) as u32, 1, f.now);
     }
     let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
     let allocating = d.ddio && home == d.socket;
-    let lines = f.payload.div_ceil(64) as u32;
-    // Start loading the frame's LLC set records together, so their host cache misses overlap.
-    for l in 0..lines {
-        m.sockets[home].hier.prefetch(f.data_line + l);
-    }
-    for l in 0..lines {
-        m.dev_write(d.socket, d.ddio, f.data_line + l, f.now);
-    }
+    m.dev_write_lines(d.socket, d.ddio, f.data_line, f.payload.div_ceil(64) as u32, f.now);
     if f.pos % CX5_RINGS.cq_per_line == CX5_RINGS.cq_per_line - 1 {
-        m.dev_write(d.socket, d.ddio, f.cq_line + (slot / CX5_RINGS.cq_per_line) as u32, f.now);
+        m.dev_write_lines(d.socket, d.ddio, f.cq_line + (slot / CX5_RINGS.cq_per_line) as u32, 1, f.now);
     }
     (home == d.socket, allocating)
 }
@@ -292,16 +285,15 @@ pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
 pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, bool) {
     let mut all_hit = true;
     for l in f.seg.div_ceil(4)..(f.seg + f.segs).div_ceil(4) {
-        all_hit &= m.dev_read(f.wqe_line + (l % f.n) as u32, f.now);
+        all_hit &= m.dev_read_lines(f.wqe_line + (l % f.n) as u32, 1, f.now) == 1;
     }
     if !f.inline {
-        for l in 0..f.payload.div_ceil(64) as u32 {
-            all_hit &= m.dev_read(f.data_line + l, f.now);
-        }
+        let lines = f.payload.div_ceil(64) as u32;
+        all_hit &= m.dev_read_lines(f.data_line, lines, f.now) == lines;
     }
     let every = CX5_RINGS.tx_completion_every;
     if f.pos % every == every - 1 {
-        m.dev_write(d.socket, d.ddio, f.cq_line + ((f.pos / every) % 64) as u32, f.now);
+        m.dev_write_lines(d.socket, d.ddio, f.cq_line + ((f.pos / every) % 64) as u32, 1, f.now);
     }
     let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
     (home == d.socket, all_hit)

@@ -129,12 +129,16 @@ impl Engine {
                 cdf.partition_point(|&p| p < u).min(cdf.len() - 1) as u32
             }
         };
-        let h = mix64(flow as u64 ^ self.gens[g].salt);
+        let nq = self.nics[ni].queues.len() as u64;
+        let h = || mix64(flow as u64 ^ self.gens[g].salt);
         let q = match &self.gens[g].queue_cdf {
-            None => (h % self.nics[ni].queues.len() as u64) as usize,
+            // RSS: the flow's hash modulo the queues (a mask when that is the same).
+            None if nq == 1 => 0,
+            None if nq.is_power_of_two() => (h() & (nq - 1)) as usize,
+            None => (h() % nq) as usize,
             Some(cdf) => {
                 // Rules map each flow to one queue; the hash places flows by the queues' shares.
-                let u = (h >> 11) as f64 / (1u64 << 53) as f64;
+                let u = (h() >> 11) as f64 / (1u64 << 53) as f64;
                 cdf.partition_point(|&p| p <= u).min(cdf.len() - 1)
             }
         };
