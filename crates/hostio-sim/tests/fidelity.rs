@@ -156,6 +156,13 @@ fn small_frames_are_inlined_with_eight_tx_queues() {
     assert!((2.45..2.6).contains(&lines7), "pointed at: {lines7} lines read per packet");
     // ~185 → ~165 B per packet (7 inlined frames share a session's title).
     assert!((0.86..0.92).contains(&(h2d8 / h2d7)), "h2d per Mpps: {h2d7} (7 queues) vs {h2d8} (8 queues)");
+    // An inlined frame comes with its WQE: no buffer read round trip (~0.5 µs) on its path.
+    let link = |cores: u32| {
+        let text = scenario(cores, "rx_descriptors = 256", "rate_gbps = 40", "").replace("packet_size = 1500", "packet_size = 128");
+        run(&text).metrics.apps["fwd"].latency_breakdown_ns["link"].unwrap()
+    };
+    let (link7, link8) = (link(7), link(8));
+    assert!(link8 < link7 - 300.0, "link part: {link7} ns (7 queues) vs {link8} ns (8 queues)");
     // Only the ConnectX-5 driver inlines.
     let (lines_dpdk, _, _) = per_packet(8, "design = \"dpdk\"");
     assert!(lines_dpdk > 2.5, "design dpdk, 8 queues: {lines_dpdk} lines read per packet");
