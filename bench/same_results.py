@@ -6,7 +6,7 @@ several seeds and compare their full metrics (and event counts) with a saved ref
 
 Cases cover 1500 B and 64 B forwarding (the second drops most arrivals), PAUSE frames, a size
 mix, two sockets with remote memory, a cache-hungry co-runner with CAT and MBA, 8 and 18 cores,
-the PLRU, QLRU and random replacement policies, each with three seeds. Exit status 1 when any number differs.
+the PLRU, QLRU and random replacement policies (QLRU on Haswell's 20 ways too), Ice Lake, each with three seeds. Exit status 1 when any number differs.
 """
 import argparse
 import json
@@ -29,6 +29,8 @@ CASES = {
     "interference_qlru": ("ddio/interference", ['platform.replacement="qlru"']),
     "interference_random": ("ddio/interference", ['platform.replacement="random"']),
     "haswell_64B": ("ddio/single_core", ['platform.preset="haswell-e5-2699v3"', "traffic.t0.packet_size=64"]),
+    "haswell_interference_qlru": ("ddio/interference", ['platform.preset="haswell-e5-2699v3"', 'platform.replacement="qlru"']),
+    "icelake_multi_core": ("ddio/multi_core", ['platform.preset="icelake-silver-4314"', "apps.fwd.cores=4"]),
 }
 SEEDS = (1, 2, 3)
 

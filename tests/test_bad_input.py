@@ -137,6 +137,17 @@ def test_nan_in_a_mapping_names_its_key(bad):
         sim.check(sc)
 
 
+def test_none_in_a_mapping_names_its_key():
+    sc = {"nics": {"nic0": {"rx_descriptors": None}}, "traffic": {"t0": {"nic": "nic0", "packet_size": 64}},
+          "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0"}}}
+    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.rx_descriptors = None: a value \(leave the key out"):
+        sim.check(sc)
+    with pytest.raises(hostio.ConfigError, match=r"^run\.seed = None"):
+        hostio.run({**sc, "nics": {"nic0": {}}, "run": {"seed": None}})
+    with pytest.raises(hostio.ConfigError, match=r"^apps\.fwd\.cores\[1\] = None"):
+        sim.check({**sc, "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0", "cores": [1, None]}}})
+
+
 def test_nan_in_a_flag_names_its_key():
     with pytest.raises(hostio.ConfigError, match=r"nics\.nic0\.line_rate_gbps = NaN"):
         sim.check("quickstart", set=["nics.nic0.line_rate_gbps=nan"])
