@@ -6,7 +6,8 @@ several seeds and compare their full metrics (and event counts) with a saved ref
 
 Cases cover 1500 B and 64 B forwarding (the second drops most arrivals), PAUSE frames, a size
 mix, two sockets with remote memory, a cache-hungry co-runner with CAT and MBA, 8 and 18 cores,
-the PLRU, QLRU and random replacement policies (QLRU on Haswell's 20 ways too), Ice Lake, each with three seeds. Exit status 1 when any number differs.
+the PLRU, QLRU and random replacement policies (QLRU on Haswell's 20 ways too), Ice Lake with 4 cores;
+each with three seeds. Exit status 1 when any number differs.
 """
 import argparse
 import json

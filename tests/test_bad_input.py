@@ -140,12 +140,15 @@ def test_nan_in_a_mapping_names_its_key(bad):
 def test_none_in_a_mapping_names_its_key():
     sc = {"nics": {"nic0": {"rx_descriptors": None}}, "traffic": {"t0": {"nic": "nic0", "packet_size": 64}},
           "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0"}}}
-    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.rx_descriptors = None: a value \(leave the key out"):
+    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.rx_descriptors = None: a value \(TOML has no None; a key left out takes its default"):
         sim.check(sc)
+    # The first None in the mapping's own order, not in sorted key order.
+    with pytest.raises(hostio.ConfigError, match=r"^traffic\.t0\.packet_size = None"):
+        sim.check({"traffic": {"t0": {"nic": "nic0", "packet_size": None}}, "nics": {"nic0": {"rx_descriptors": None}}})
     with pytest.raises(hostio.ConfigError, match=r"^run\.seed = None"):
         hostio.run({**sc, "nics": {"nic0": {}}, "run": {"seed": None}})
-    with pytest.raises(hostio.ConfigError, match=r"^apps\.fwd\.cores\[1\] = None"):
-        sim.check({**sc, "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0", "cores": [1, None]}}})
+    with pytest.raises(hostio.ConfigError, match=r"^apps\.fwd\.cores\[1\] = None: a value \(TOML has no None\)$"):
+        sim.check({**sc, "nics": {"nic0": {}}, "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0", "cores": [1, None]}}})
 
 
 def test_nan_in_a_flag_names_its_key():

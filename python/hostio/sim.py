@@ -51,9 +51,13 @@ def scenario_path(name: str) -> Path:
 
 
 def _finite(value, key: str) -> None:
-    """Refuse NaN and infinities in a scenario mapping, naming their key (JSON cannot carry them)."""
+    """Refuse NaN, infinities (JSON cannot carry them) and None (TOML has no null) in a scenario
+    mapping, naming the first one's key in the mapping's order."""
     if isinstance(value, float) and not math.isfinite(value):
         raise config_error(key, value, "a finite number")
+    if value is None:
+        item = key.endswith("]")
+        raise config_error(key, None, "a value (TOML has no None" + (")" if item else "; a key left out takes its default, if it has one)"))
     if isinstance(value, Mapping):
         for k, v in value.items():
             _finite(v, f"{key}.{k}" if key else str(k))

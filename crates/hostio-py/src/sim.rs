@@ -39,27 +39,11 @@ fn simulate(
     Ok(serde_json::to_string(&run.finish()).expect("serialisable"))
 }
 
-/// A scenario given as a JSON object (from a Python dict) re-encoded as TOML text. TOML has no
-/// null, so a `None` value is an error that names its key.
+/// A scenario given as a JSON object (from a Python dict) re-encoded as TOML text.
 fn json_to_toml(text: &str) -> PyResult<String> {
-    let bad = |e: String| config_err(hostio_sim::ConfigError::new("scenario", "", format!("not a valid scenario mapping: {e}")));
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
-    if let Some(key) = first_null(&v, String::new()) {
-        return Err(config_err(hostio_sim::ConfigError::new(key, "None", "a value (leave the key out for its default)")));
-    }
-    let v: toml::Value = serde_json::from_value(v).map_err(|e| bad(e.to_string()))?;
-    toml::to_string(&v).map_err(|e| bad(e.to_string()))
-}
-
-/// Dotted key (list items as `key[i]`) of the first null in `v`, in document order.
-fn first_null(v: &serde_json::Value, key: String) -> Option<String> {
-    use serde_json::Value;
-    match v {
-        Value::Null => Some(key),
-        Value::Object(m) => m.iter().find_map(|(k, x)| first_null(x, if key.is_empty() { k.clone() } else { format!("{key}.{k}") })),
-        Value::Array(a) => a.iter().enumerate().find_map(|(i, x)| first_null(x, format!("{key}[{i}]"))),
-        _ => None,
-    }
+    let v: toml::Value = serde_json::from_str(text)
+        .map_err(|e| config_err(hostio_sim::ConfigError::new("scenario", "", format!("not a valid scenario mapping: {e}"))))?;
+    toml::to_string(&v).map_err(|e| config_err(hostio_sim::ConfigError::new("scenario", "", format!("not a valid scenario mapping: {e}"))))
 }
 
 /// Parse, override and validate a scenario; return the resolved scenario as JSON.
