@@ -1,5 +1,6 @@
 """Bad and extreme input on the command line and the Python API: one line, exit 2, nothing
 destroyed or half-written. Each test pins one defect that a bad-input campaign found."""
+import json
 import math
 import os
 import stat
@@ -149,6 +150,43 @@ def test_none_in_a_mapping_names_its_key():
         hostio.run({**sc, "nics": {"nic0": {}}, "run": {"seed": None}})
     with pytest.raises(hostio.ConfigError, match=r"^apps\.fwd\.cores\[1\] = None: a value \(TOML has no None\)$"):
         sim.check({**sc, "nics": {"nic0": {}}, "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0", "cores": [1, None]}}})
+
+
+def test_odd_values_in_a_mapping_name_their_key():
+    sc = {"nics": {"nic0": {}}, "traffic": {"t0": {"nic": "nic0", "packet_size": 64}},
+          "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0"}}}
+    bad = [
+        ({"run": {"seed": 2**64}}, r"^run\.seed = 18446744073709551616: an integer in -2\*\*63"),
+        ({"platform": {"preset": "\ud800"}}, r"^platform\.preset = .*: valid Unicode text"),
+        ({"run": {"seed": 1j}}, r"^run\.seed = 1j: a string, number, boolean, list or table"),
+        ({"nics": {0: {}}}, r"^nics\.0 = \{\}: a table whose keys are strings"),
+    ]
+    for extra, msg in bad:
+        with pytest.raises(hostio.ConfigError, match=msg):
+            sim.check({**sc, **extra})
+    deep = inner = {}
+    for _ in range(100):
+        inner["a"] = {}
+        inner = inner["a"]
+    with pytest.raises(hostio.ConfigError, match=r"at most 32 levels"):
+        sim.check({**sc, "run": deep})
+    looped = {}
+    looped["me"] = looped
+    with pytest.raises(hostio.ConfigError, match=r"^run\.me\.me.*at most 32 levels"):
+        sim.check({**sc, "run": looped})
+    # numpy-style scalars are numbers, and -0.0 is 0.0 (the same scenario).
+    np = pytest.importorskip("numpy")
+    a = sim.check({**sc, "run": {"seed": np.int64(3), "warmup_us": -0.0}})
+    b = sim.check({**sc, "run": {"seed": 3, "warmup_us": 0.0}})
+    assert json.dumps(a["scenario"], sort_keys=True) == json.dumps(b["scenario"], sort_keys=True)
+
+
+@pytest.mark.parametrize("scenario", [[1, 2], None, b"[run]", 5, "x" * 300])
+def test_scenarios_of_the_wrong_kind_are_config_errors(scenario):
+    with pytest.raises(hostio.ConfigError, match=r"^scenario = "):
+        sim.check(scenario)
+    with pytest.raises(hostio.ConfigError, match=r"^set = None"):
+        hostio.run("quickstart", set=None)
 
 
 def test_nan_in_a_flag_names_its_key():

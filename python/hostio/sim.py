@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 from importlib import resources
 from pathlib import Path
@@ -31,6 +32,8 @@ MAX_SEED = 2**64 - 1
 
 
 def _overrides(items: Iterable[str]) -> list[str]:
+    if items is None:
+        raise config_error("set", None, "a list of KEY.PATH=VALUE strings")
     if isinstance(items, str):
         raise config_error("set", items, "a list of KEY.PATH=VALUE strings, not one string")
     out = list(items)
@@ -44,26 +47,61 @@ def scenario_path(name: str) -> Path:
     """Path of a bundled scenario, e.g. ``"quickstart"`` or ``"ddio/fig6"``."""
     base = resources.files("hostio") / "scenarios"
     p = Path(str(base)) / f"{name}.toml"
-    if not p.is_file():
+    try:
+        found = p.is_file()
+    except OSError:  # e.g. a name too long for the file system
+        found = False
+    if not found:
         known = sorted(str(q.relative_to(Path(str(base))).with_suffix("")) for q in Path(str(base)).rglob("*.toml"))
         raise config_error("scenario", name, "one of the bundled scenarios: " + ", ".join(known))
     return p
 
 
-def _finite(value, key: str) -> None:
-    """Refuse NaN, infinities (JSON cannot carry them) and None (TOML has no null) in a scenario
-    mapping, naming the first one's key in the mapping's order."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise config_error(key, value, "a finite number")
+#: Deepest nesting of tables and lists a scenario mapping may have (scenarios use 3 or 4 levels).
+MAX_DEPTH = 32
+#: TOML integers are 64-bit signed.
+TOML_INT = (-(2**63), 2**63 - 1)
+
+
+def _plain(value, key: str, depth: int = 0):
+    """A scenario mapping as plain JSON-ready data (dicts with string keys, lists, str, bool, int,
+    float; numpy-style scalars become Python numbers, -0.0 becomes 0.0). Refuses, naming the first
+    offending key in the mapping's order: None (TOML has no null), NaN and infinities, integers
+    beyond TOML's 64 bits, text that is not valid Unicode, keys that are not strings, other types,
+    and nesting deeper than MAX_DEPTH (which also stops a mapping that contains itself)."""
+    if depth > MAX_DEPTH:
+        raise config_error(key, "...", f"at most {MAX_DEPTH} levels of nested tables and lists")
     if value is None:
         item = key.endswith("]")
         raise config_error(key, None, "a value (TOML has no None" + (")" if item else "; a key left out takes its default, if it has one)"))
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+        if not TOML_INT[0] <= v <= TOML_INT[1]:
+            raise config_error(key, v, "an integer in -2**63..2**63-1 (TOML integers are 64-bit)")
+        return v
+    if isinstance(value, numbers.Real):
+        v = float(value)
+        if not math.isfinite(v):
+            raise config_error(key, v, "a finite number")
+        return v + 0.0
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise config_error(key, value, "valid Unicode text") from None
+        return value
     if isinstance(value, Mapping):
+        out = {}
         for k, v in value.items():
-            _finite(v, f"{key}.{k}" if key else str(k))
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            _finite(v, f"{key}[{i}]")
+            if not isinstance(k, str):
+                raise config_error(f"{key}.{k!r}" if key else repr(k), v, "a table whose keys are strings")
+            out[k] = _plain(v, f"{key}.{k}" if key else k, depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f"{key}[{i}]", depth + 1) for i, v in enumerate(value)]
+    raise config_error(key, value, "a string, number, boolean, list or table")
 
 
 def _read_text(path: Path) -> str:
@@ -77,16 +115,20 @@ def _read_text(path: Path) -> str:
 def _source(scenario: Scenario) -> tuple[str, bool]:
     """(text, is_json) for the compiled module."""
     if isinstance(scenario, Mapping):
-        _finite(scenario, "")
-        try:
-            return json.dumps(scenario, allow_nan=False), True
-        except (TypeError, ValueError) as e:
-            raise config_error("scenario", type(scenario).__name__, f"a mapping of TOML-like values ({e})") from None
+        return json.dumps(_plain(scenario, ""), allow_nan=False), True
+    if not isinstance(scenario, (str, os.PathLike)):
+        raise config_error("scenario", type(scenario).__name__, "a mapping, TOML text, a TOML file or a bundled scenario name")
     s = os.fspath(scenario)
+    if not isinstance(s, str):
+        raise config_error("scenario", s, "a mapping, TOML text, a TOML file or a bundled scenario name")
     if "\n" in s or "[" in s and not os.path.exists(s):
         return s, False
     path = Path(s)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError:  # e.g. a name too long for the file system: not a file
+        is_file = False
+    if not is_file:
         try:
             path = scenario_path(s)
         except ValueError:
