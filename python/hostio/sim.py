@@ -43,20 +43,26 @@ def _overrides(items: Iterable[str]) -> list[str]:
     return out
 
 
+def _is_file(p: Path) -> bool:
+    """Whether `p` is a file; a name the file system cannot hold (too long) is not one."""
+    try:
+        return p.is_file()
+    except OSError:
+        return False
+
+
 def scenario_path(name: str) -> Path:
     """Path of a bundled scenario, e.g. ``"quickstart"`` or ``"ddio/fig6"``."""
     base = resources.files("hostio") / "scenarios"
     p = Path(str(base)) / f"{name}.toml"
-    try:
-        found = p.is_file()
-    except OSError:  # e.g. a name too long for the file system
-        found = False
-    if not found:
+    if not _is_file(p):
         known = sorted(str(q.relative_to(Path(str(base))).with_suffix("")) for q in Path(str(base)).rglob("*.toml"))
         raise config_error("scenario", name, "one of the bundled scenarios: " + ", ".join(known))
     return p
 
 
+#: What a scenario argument may be.
+SCENARIO_KINDS = "an existing TOML file, a bundled scenario name, TOML text or a mapping"
 #: Deepest nesting of tables and lists a scenario mapping may have (scenarios use 3 or 4 levels).
 MAX_DEPTH = 32
 #: TOML integers are 64-bit signed.
@@ -116,23 +122,17 @@ def _source(scenario: Scenario) -> tuple[str, bool]:
     """(text, is_json) for the compiled module."""
     if isinstance(scenario, Mapping):
         return json.dumps(_plain(scenario, ""), allow_nan=False), True
-    if not isinstance(scenario, (str, os.PathLike)):
-        raise config_error("scenario", type(scenario).__name__, "a mapping, TOML text, a TOML file or a bundled scenario name")
-    s = os.fspath(scenario)
+    s = os.fspath(scenario) if isinstance(scenario, (str, os.PathLike)) else None
     if not isinstance(s, str):
-        raise config_error("scenario", s, "a mapping, TOML text, a TOML file or a bundled scenario name")
+        raise config_error("scenario", type(scenario).__name__, SCENARIO_KINDS)
     if "\n" in s or "[" in s and not os.path.exists(s):
         return s, False
     path = Path(s)
-    try:
-        is_file = path.is_file()
-    except OSError:  # e.g. a name too long for the file system: not a file
-        is_file = False
-    if not is_file:
+    if not _is_file(path):
         try:
             path = scenario_path(s)
         except ValueError:
-            raise config_error("scenario", s, "an existing TOML file, a bundled scenario name, TOML text or a mapping") from None
+            raise config_error("scenario", s, SCENARIO_KINDS) from None
     return _read_text(path), False
 
 
