@@ -98,6 +98,39 @@ def test_largest_seed_runs():
     assert r["seed"] == 2**64 - 1
 
 
+def test_override_integers_beyond_toml_are_refused_as_numbers():
+    # TOML integers are signed 64-bit: a larger seed goes through --seed, and says so.
+    line = one_line_error(hostio_cli("run", "quickstart", "--set", "run.seed=18446744073709551615"),
+                          "run.seed = 18446744073709551615: an integer in -9223372036854775808..=9223372036854775807")
+    assert "--seed" in line
+    line = one_line_error(hostio_cli("check", "quickstart", "--set", "run.seed=-99999999999999999999"), "run.seed")
+    assert "--seed" not in line
+    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.rx_descriptors = 99999999999999999999: an integer"):
+        sim.check("quickstart", set=["nics.nic0.rx_descriptors=99999999999999999999"])
+
+
+@pytest.mark.parametrize("override, message", [
+    ("nics.nic0.rx_descriptors=abc", 'nics.nic0.rx_descriptors = "abc": an integer in 0..=4294967295'),
+    ("nics.nic0.rx_descriptors=-4", "nics.nic0.rx_descriptors = -4: an integer in 0..=4294967295"),
+    ("nics.nic0.rx_descriptors=1.5", "nics.nic0.rx_descriptors = 1.5: an integer in 0..=4294967295"),
+    ("run.seed=-1", "run.seed = -1: an integer in 0..=9223372036854775807"),
+    ("run.duration_us=abc", 'run.duration_us = "abc": a number'),
+    ("platform.ddio=3", "platform.ddio = 3: true or false"),
+    ("apps.fwd.cores=[1, 2]", "apps.fwd.cores = [1, 2]: an integer in 0..=4294967295"),
+])
+def test_type_errors_name_key_value_and_what_is_allowed(override, message):
+    with pytest.raises(hostio.ConfigError) as e:
+        sim.check("quickstart", set=[override])
+    assert str(e.value) == message
+
+
+def test_config_errors_are_hostio_errors_and_value_errors():
+    assert issubclass(hostio.ConfigError, hostio.HostioError)
+    assert issubclass(hostio.ConfigError, ValueError)
+    with pytest.raises(hostio.HostioError, match="rx_descriptors"):
+        sim.check("quickstart", set=["nics.nic0.rx_descriptors=abc"])
+
+
 def test_pcie_extreme_numbers():
     one_line_error(hostio_cli("pcie", "nic", "--design", "dpdk", "--frame", "64", "--eth-gbps", "1e300"), "eth_gbps")
     one_line_error(hostio_cli("pcie", "nic", "--design", "dpdk", "--frame", "64", "--eth-gbps", "nan"), "eth_gbps")

@@ -122,6 +122,12 @@ def test_status_skylake(tmp_path):
     assert virtio["nic"] == "0000:00:05.0" and virtio["root_port"] is None and "no PCIe root port" in virtio["note"]
 
 
+def test_status_of_a_missing_nic_is_bad_input(tmp_path):
+    # ConfigError is a HostioError too: status must not file it as a note.
+    with pytest.raises(ConfigError, match="nic = '0000:99:00.0'"):
+        t.status(t.Host(str(make_host(tmp_path)), euid=0), nic="0000:99:00.0")
+
+
 def test_root_port_walk_skips_switch_ports(tmp_path):
     host = t.Host(str(make_host(tmp_path)), euid=0)
     assert host.find_root_port(NIC) == ROOT_PORT

@@ -36,7 +36,7 @@ import os
 import re
 import struct
 
-from hostio.errors import HostioError, config_error
+from hostio.errors import ConfigError, HostioError, config_error
 
 MSR_IIO_LLC_WAYS = 0xC8B
 MSR_AMD_SDCI = 0xC00003FF  # bit 1: SDCI allocation limit (AMD's DDIO counterpart)
@@ -476,6 +476,8 @@ def status(host: Host, nic: str | None = None) -> dict:
         st["ddio"] = "unknown part: no known DDIO way control"
     try:
         st["llc_ways"] = host.llc_ways()
+    except ConfigError:
+        raise
     except HostioError as e:
         st["llc_ways"] = None
         st["notes"].append(str(e))
@@ -503,6 +505,8 @@ def status(host: Host, nic: str | None = None) -> dict:
             entry["nosnoop_op_wr_en"] = bool(v & NOSNOOP_OP_WR_EN)
             if struct.unpack_from("<H", host.config(rp), 0)[0] != 0x8086:
                 entry["note"] = "root port is not Intel's: bits above are meaningless there"
+        except ConfigError:
+            raise  # bad input (a NIC that is not there) is an error, not a status note
         except HostioError as e:
             entry["root_port"] = None
             entry["note"] = str(e)

@@ -1,7 +1,8 @@
-"""hostio's error types. Every error a user can cause is a ``ConfigError`` (a ``ValueError``) whose
-message names the key, the value and what is allowed; the CLI prints it on one line and exits 2.
-``HostioError`` is the base of the other failures a run can report (e.g. a machine that refuses a
-measurement); ``USER_ERRORS`` is the tuple the command line turns into exit status 2."""
+"""hostio's error types. ``HostioError`` is the base of every error hostio raises. Every error a
+user can cause is a ``ConfigError`` (a ``HostioError`` and a ``ValueError``) whose message names the
+key, the value and what is allowed; the CLI prints it on one line and exits 2. Other failures a run
+can report (e.g. a machine that refuses a measurement) are plain ``HostioError``; ``USER_ERRORS`` is
+the tuple the command line turns into exit status 2."""
 from hostio._core import ConfigError, HostioError
 
 __all__ = ["ConfigError", "HostioError", "USER_ERRORS", "config_error"]

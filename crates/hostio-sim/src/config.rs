@@ -866,7 +866,7 @@ fn deserialize_value<T: serde::de::DeserializeOwned>(value: toml::Value, prefix:
         let path = e.path().to_string();
         let inner = one_line(&e.inner().to_string());
         let key = if path == "." { prefix.trim_end_matches(": ").to_string() } else { format!("{prefix}{path}") };
-        if let Some(err) = enum_type_error(&original, &path, &key) {
+        if let Some(err) = enum_type_error(&original, &path, &key).or_else(|| type_error(&original, &path, &key, &inner)) {
             return err;
         }
         ConfigError::new(if key.is_empty() { "scenario".to_string() } else { key }, "", inner)
@@ -898,20 +898,67 @@ fn enum_variants(leaf: &str) -> Option<String> {
     }
 }
 
+/// The value at serde's `path` (`a.b[2].c`) inside `root`.
+fn value_at<'a>(root: &'a toml::Value, path: &str) -> Option<&'a toml::Value> {
+    let mut node = root;
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (name, index) = part.split_once('[').unwrap_or((part, ""));
+        if !name.is_empty() {
+            node = node.get(name)?;
+        }
+        for i in index.split('[').filter(|i| !i.is_empty()) {
+            node = node.get(i.trim_end_matches(']').parse::<usize>().ok()?)?;
+        }
+    }
+    Some(node)
+}
+
+/// A value as a message shows it: TOML syntax on one line, at most 60 characters.
+fn shown(node: &toml::Value) -> String {
+    let s = one_line(&node.to_string());
+    if s.chars().count() > 60 {
+        format!("{}…", s.chars().take(60).collect::<String>())
+    } else {
+        s
+    }
+}
+
 /// An enum-typed key given a number, a boolean, an array or a table: serde says only "invalid type:
 /// unit variant"; this names the key, the value and the variants.
 fn enum_type_error(root: &toml::Value, path: &str, key: &str) -> Option<ConfigError> {
-    let mut node = root;
-    for part in path.split('.').filter(|p| !p.is_empty()) {
-        node = node.get(part)?;
-    }
+    let node = value_at(root, path)?;
     if node.is_str() {
         return None; // a wrong name: serde's "unknown variant `x`, expected ..." says it all
     }
     let variants = enum_variants(path.rsplit('.').next()?)?;
-    let shown = one_line(&node.to_string());
-    let shown = if shown.chars().count() > 60 { format!("{}…", shown.chars().take(60).collect::<String>()) } else { shown };
-    Some(ConfigError::new(key, shown, format!("a string, one of {variants}")))
+    Some(ConfigError::new(key, shown(node), format!("a string, one of {variants}")))
+}
+
+/// serde's "invalid type: string \"abc\", expected u32" (or "invalid value: integer `-4`, …") for a
+/// number, boolean, string, array or table key, in the `key = value: allowed` form.
+fn type_error(root: &toml::Value, path: &str, key: &str, inner: &str) -> Option<ConfigError> {
+    if !(inner.starts_with("invalid type:") || inner.starts_with("invalid value:")) {
+        return None;
+    }
+    let expected = inner.rsplit_once(", expected ")?.1;
+    // The TOML deserializer may append " in `key`"; the key is named anyway.
+    let expected = expected.split(" in `").next()?;
+    let int = |lo: i128, hi: i128| format!("an integer in {lo}..={hi}");
+    let allowed = match expected {
+        "u8" => int(0, u8::MAX.into()),
+        "u16" => int(0, u16::MAX.into()),
+        "u32" => int(0, u32::MAX.into()),
+        "u64" | "usize" => int(0, i64::MAX.into()), // TOML integers are signed 64-bit
+        "i32" => int(i32::MIN.into(), i32::MAX.into()),
+        "i64" | "isize" => int(i64::MIN.into(), i64::MAX.into()),
+        "f32" | "f64" => "a number".to_string(),
+        "a boolean" => "true or false".to_string(),
+        "a string" => "a string".to_string(),
+        "a sequence" => "an array".to_string(),
+        e if e.starts_with("struct ") || e == "a map" => "a table".to_string(),
+        _ => return None,
+    };
+    Some(ConfigError::new(key, shown(value_at(root, path)?), allowed))
 }
 
 /// Parse scenario text (TOML), apply `key.path=value` overrides, check and resolve it.
@@ -1019,6 +1066,11 @@ pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigErro
     }
     let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
         Ok(mut t) => t.remove("v").expect("key v"),
+        Err(_) if is_decimal(raw.strip_prefix(['+', '-']).unwrap_or(raw)) => {
+            // An integer TOML cannot hold: refused here rather than taken as text.
+            let more = if path == "run.seed" && !raw.starts_with('-') { "; a larger seed goes through --seed (CLI) or seed= (Python)" } else { "" };
+            return Err(ConfigError::new(path, raw, format!("an integer in {}..={} (TOML's 64-bit integers){more}", i64::MIN, i64::MAX)));
+        }
         Err(_) => toml::Value::String(raw.to_string()),
     };
     let mut cur = root;
@@ -1033,6 +1085,11 @@ pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigErro
         cur = table.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
     }
     unreachable!()
+}
+
+/// Digits only, the first not 0: an integer when TOML can hold it (TOML refuses leading zeros).
+fn is_decimal(s: &str) -> bool {
+    s.bytes().all(|b| b.is_ascii_digit()) && s.bytes().next().is_some_and(|b| b != b'0')
 }
 
 /// A scenario checked and joined with its platform facts.
