@@ -98,15 +98,20 @@ def test_largest_seed_runs():
     assert r["seed"] == 2**64 - 1
 
 
-def test_override_integers_beyond_toml_are_refused_as_numbers():
-    # TOML integers are signed 64-bit: a larger seed goes through --seed, and says so.
+def test_override_integers_beyond_toml_are_numbers():
+    # TOML integers are signed 64-bit: a larger one is a float, refused by an integer key with its
+    # own range (a seed points to --seed, which takes all 64 bits) and taken by a number key.
     line = one_line_error(hostio_cli("run", "quickstart", "--set", "run.seed=18446744073709551615"),
-                          "run.seed = 18446744073709551615: an integer in -9223372036854775808..=9223372036854775807")
-    assert "--seed" in line
+                          "run.seed = 1.8446744073709552e19: an integer in 0..=9223372036854775807")
+    assert "hostio run --seed" in line
     line = one_line_error(hostio_cli("check", "quickstart", "--set", "run.seed=-99999999999999999999"), "run.seed")
     assert "--seed" not in line
-    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.rx_descriptors = 99999999999999999999: an integer"):
-        sim.check("quickstart", set=["nics.nic0.rx_descriptors=99999999999999999999"])
+    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.rx_descriptors = 1e20: an integer in 0\.\.=4294967295$"):
+        sim.check("quickstart", set=["nics.nic0.rx_descriptors=100000000000000000000"])
+    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.line_rate_gbps = 1e20: 1\.\.=800 Gb/s$"):
+        sim.check("quickstart", set=["nics.nic0.line_rate_gbps=100000000000000000000"])
+    with pytest.raises(hostio.ConfigError, match=r"hostio run --seed"):
+        sim.check({"run": {"seed": 2**64 - 1}, "platform": {"preset": "skylake-gold-6140"}})
 
 
 @pytest.mark.parametrize("override, message", [
@@ -117,11 +122,26 @@ def test_override_integers_beyond_toml_are_refused_as_numbers():
     ("run.duration_us=abc", 'run.duration_us = "abc": a number'),
     ("platform.ddio=3", "platform.ddio = 3: true or false"),
     ("apps.fwd.cores=[1, 2]", "apps.fwd.cores = [1, 2]: an integer in 0..=4294967295"),
+    ("nics.nic0.rx_descriptors=1979-05-27T07:32:00Z", "nics.nic0.rx_descriptors = 1979-05-27T07:32:00Z: an integer in 0..=4294967295"),
+    ('nics.nic0.rx_descriptors="a\\nb"', 'nics.nic0.rx_descriptors = "a\\nb": an integer in 0..=4294967295'),
 ])
 def test_type_errors_name_key_value_and_what_is_allowed(override, message):
     with pytest.raises(hostio.ConfigError) as e:
         sim.check("quickstart", set=[override])
     assert str(e.value) == message
+
+
+def test_type_errors_under_dotted_names_and_in_platform_files(tmp_path):
+    with pytest.raises(hostio.ConfigError) as e:
+        sim.check('[nics."a.b"]\nrx_descriptors = "x"\n[traffic.t0]\nnic = "a.b"\n[apps.fwd]\nkind = "l2fwd"\nnic = "a.b"\n')
+    assert str(e.value) == 'nics.a.b.rx_descriptors = "x": an integer in 0..=4294967295'
+    facts = {k: v for k, v in sim.presets()["skylake-gold-6140"].items() if v is not None}
+    facts["ddio_mask_rule"] = 3
+    f = tmp_path / "machine.toml"
+    f.write_text("".join(f"{k} = {json.dumps(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else v}\n"
+                         for k, v in facts.items()))
+    with pytest.raises(hostio.ConfigError, match=r"ddio_mask_rule = 3: a string, one of"):
+        sim.check("quickstart", set=[f'platform.preset="file:{f}"'])
 
 
 def test_config_errors_are_hostio_errors_and_value_errors():
@@ -189,7 +209,7 @@ def test_odd_values_in_a_mapping_name_their_key():
     sc = {"nics": {"nic0": {}}, "traffic": {"t0": {"nic": "nic0", "packet_size": 64}},
           "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0"}}}
     bad = [
-        ({"run": {"seed": 2**64}}, r"^run\.seed = 18446744073709551616: an integer in -2\*\*63"),
+        ({"run": {"seed": 2**64}}, r"^run\.seed = 18446744073709551616: an integer in -9223372036854775808\.\.=9223372036854775807 \(TOML's 64-bit integers\)$"),
         ({"platform": {"preset": "\ud800"}}, r"^platform\.preset = .*: valid Unicode text"),
         ({"run": {"seed": 1j}}, r"^run\.seed = 1j: a string, number, boolean, list or table"),
         ({"nics": {0: {}}}, r"^nics\.0 = \{\}: a table whose keys are strings"),

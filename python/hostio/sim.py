@@ -85,7 +85,8 @@ def _plain(value, key: str, depth: int = 0):
     if isinstance(value, numbers.Integral):
         v = int(value)
         if not TOML_INT[0] <= v <= TOML_INT[1]:
-            raise config_error(key, v, "an integer in -2**63..2**63-1 (TOML integers are 64-bit)")
+            hint = f"; seeds up to {MAX_SEED}: `hostio run --seed` or `hostio.run(seed=)`" if key == "run.seed" and 0 <= v <= MAX_SEED else ""
+            raise config_error(key, v, f"an integer in {TOML_INT[0]}..={TOML_INT[1]} (TOML's 64-bit integers){hint}")
         return v
     if isinstance(value, numbers.Real):
         v = float(value)

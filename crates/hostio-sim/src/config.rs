@@ -866,7 +866,8 @@ fn deserialize_value<T: serde::de::DeserializeOwned>(value: toml::Value, prefix:
         let path = e.path().to_string();
         let inner = one_line(&e.inner().to_string());
         let key = if path == "." { prefix.trim_end_matches(": ").to_string() } else { format!("{prefix}{path}") };
-        if let Some(err) = enum_type_error(&original, &path, &key).or_else(|| type_error(&original, &path, &key, &inner)) {
+        let node = value_at(&original, e.path());
+        if let Some(err) = node.and_then(|n| enum_type_error(n, &path, &key).or_else(|| type_error(n, &key, &inner))) {
             return err;
         }
         ConfigError::new(if key.is_empty() { "scenario".to_string() } else { key }, "", inner)
@@ -894,28 +895,29 @@ fn enum_variants(leaf: &str) -> Option<String> {
         "channel" => listed::<Channel>(),
         "clone" => listed::<CloneMode>(),
         "allocator" => listed::<Allocator>(),
+        "ddio_mask_rule" => listed::<MaskRule>(),
         _ => None,
     }
 }
 
-/// The value at serde's `path` (`a.b[2].c`) inside `root`.
-fn value_at<'a>(root: &'a toml::Value, path: &str) -> Option<&'a toml::Value> {
-    let mut node = root;
-    for part in path.split('.').filter(|p| !p.is_empty()) {
-        let (name, index) = part.split_once('[').unwrap_or((part, ""));
-        if !name.is_empty() {
-            node = node.get(name)?;
-        }
-        for i in index.split('[').filter(|i| !i.is_empty()) {
-            node = node.get(i.trim_end_matches(']').parse::<usize>().ok()?)?;
-        }
-    }
-    Some(node)
+/// The value at serde's `path` inside `root`.
+fn value_at<'a>(root: &'a toml::Value, path: &serde_path_to_error::Path) -> Option<&'a toml::Value> {
+    use serde_path_to_error::Segment;
+    path.iter().try_fold(root, |node, seg| match seg {
+        Segment::Map { key } => node.get(key.as_str()),
+        Segment::Seq { index } => node.get(*index),
+        _ => None,
+    })
 }
 
-/// A value as a message shows it: TOML syntax on one line, at most 60 characters.
+/// A value as a message shows it: TOML syntax on one line (strings with escapes), at most 60
+/// characters.
 fn shown(node: &toml::Value) -> String {
-    let s = one_line(&node.to_string());
+    let s = match node {
+        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::Datetime(d) => d.to_string(),
+        v => one_line(&v.to_string()),
+    };
     if s.chars().count() > 60 {
         format!("{}…", s.chars().take(60).collect::<String>())
     } else {
@@ -925,8 +927,7 @@ fn shown(node: &toml::Value) -> String {
 
 /// An enum-typed key given a number, a boolean, an array or a table: serde says only "invalid type:
 /// unit variant"; this names the key, the value and the variants.
-fn enum_type_error(root: &toml::Value, path: &str, key: &str) -> Option<ConfigError> {
-    let node = value_at(root, path)?;
+fn enum_type_error(node: &toml::Value, path: &str, key: &str) -> Option<ConfigError> {
     if node.is_str() {
         return None; // a wrong name: serde's "unknown variant `x`, expected ..." says it all
     }
@@ -936,7 +937,7 @@ fn enum_type_error(root: &toml::Value, path: &str, key: &str) -> Option<ConfigEr
 
 /// serde's "invalid type: string \"abc\", expected u32" (or "invalid value: integer `-4`, …") for a
 /// number, boolean, string, array or table key, in the `key = value: allowed` form.
-fn type_error(root: &toml::Value, path: &str, key: &str, inner: &str) -> Option<ConfigError> {
+fn type_error(node: &toml::Value, key: &str, inner: &str) -> Option<ConfigError> {
     if !(inner.starts_with("invalid type:") || inner.starts_with("invalid value:")) {
         return None;
     }
@@ -958,7 +959,10 @@ fn type_error(root: &toml::Value, path: &str, key: &str, inner: &str) -> Option<
         e if e.starts_with("struct ") || e == "a map" => "a table".to_string(),
         _ => return None,
     };
-    Some(ConfigError::new(key, shown(value_at(root, path)?), allowed))
+    // A seed TOML cannot hold as an integer (read as a float by `apply_override`) may still be a u64.
+    let seed_hint = key == "run.seed" && node.as_float().is_some_and(|v| (0.0..=u64::MAX as f64).contains(&v));
+    let allowed = if seed_hint { format!("{allowed}; seeds up to {}: `hostio run --seed` or `hostio.run(seed=)`", u64::MAX) } else { allowed };
+    Some(ConfigError::new(key, shown(node), allowed))
 }
 
 /// Parse scenario text (TOML), apply `key.path=value` overrides, check and resolve it.
@@ -994,11 +998,9 @@ fn fill_pcie_defaults(root: &mut toml::Value) {
 fn require_tables(root: &toml::Value) -> Result<(), ConfigError> {
     fn table<'a>(v: &'a toml::Value, key: &str) -> Result<&'a toml::Table, ConfigError> {
         v.as_table().ok_or_else(|| {
-            let shown = one_line(&v.to_string());
-            let shown = if shown.chars().count() > 60 { format!("{}…", shown.chars().take(60).collect::<String>()) } else { shown };
             let t = v.type_str();
             let a = if t.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
-            ConfigError::new(key, shown, format!("a table ([{key}] with named keys), not {a} {t}"))
+            ConfigError::new(key, shown(v), format!("a table ([{key}] with named keys), not {a} {t}"))
         })
     }
     let root = table(root, "scenario")?;
@@ -1066,10 +1068,10 @@ pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigErro
     }
     let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
         Ok(mut t) => t.remove("v").expect("key v"),
+        // An integer beyond TOML's 64 bits is still a number (not text): a float, which a number
+        // key takes and an integer key refuses with its own range.
         Err(_) if is_decimal(raw.strip_prefix(['+', '-']).unwrap_or(raw)) => {
-            // An integer TOML cannot hold: refused here rather than taken as text.
-            let more = if path == "run.seed" && !raw.starts_with('-') { "; a larger seed goes through --seed (CLI) or seed= (Python)" } else { "" };
-            return Err(ConfigError::new(path, raw, format!("an integer in {}..={} (TOML's 64-bit integers){more}", i64::MIN, i64::MAX)));
+            toml::Value::Float(raw.parse::<f64>().expect("decimal digits parse as f64"))
         }
         Err(_) => toml::Value::String(raw.to_string()),
     };

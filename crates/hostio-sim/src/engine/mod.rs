@@ -32,7 +32,6 @@ use crate::mempool::Mempool;
 use crate::rng::{mix64, Rng};
 use cores::{App, AppStats, Core};
 use nic::{Nic, NicStats, Queue, RxRing, TxRing};
-use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use traffic::{Gen, Sizes};
 
@@ -81,6 +80,32 @@ enum Ev {
     NicDrain(u16),
     /// The NIC fetches posted TX descriptors of (nic, queue).
     TxFetch(u16, u16),
+}
+
+/// An event in the heap at time `key >> 64`, scheduled `key as u64`-th: the key orders by time,
+/// then by scheduling order (ties in insertion order), with one comparison. `BinaryHeap` is a
+/// max-heap, so the order is reversed.
+#[derive(Clone, Copy)]
+struct Scheduled {
+    key: u128,
+    ev: Ev,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scheduled {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.key.cmp(&self.key)
+    }
 }
 
 #[derive(Clone, Copy, Default)]
@@ -136,7 +161,7 @@ struct Offered {
 pub struct Engine {
     now: u64,
     seq: u64,
-    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    heap: BinaryHeap<Scheduled>,
     rng: Rng,
     warm_ps: u64,
     end_ps: u64,
@@ -556,7 +581,7 @@ impl Engine {
     #[inline]
     fn schedule(&mut self, t: u64, ev: Ev) {
         self.seq += 1;
-        self.heap.push(Reverse((t, self.seq, ev)));
+        self.heap.push(Scheduled { key: (t as u128) << 64 | self.seq as u128, ev });
     }
 
     #[inline]
@@ -573,7 +598,8 @@ impl Engine {
     pub fn advance(&mut self, until_ps: u64) -> bool {
         let stop = until_ps.min(self.end_ps);
         self.stop = stop;
-        while let Some(&Reverse((t, _, ev))) = self.heap.peek() {
+        while let Some(&Scheduled { key, ev }) = self.heap.peek() {
+            let t = (key >> 64) as u64;
             if t >= stop {
                 break;
             }

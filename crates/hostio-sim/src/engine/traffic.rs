@@ -92,7 +92,7 @@ impl Engine {
         loop {
             self.arrive(g);
             let at = self.gens[g].next_at;
-            let next = self.heap.peek().map_or(u64::MAX, |r| r.0 .0);
+            let next = self.heap.peek().map_or(u64::MAX, |r| (r.key >> 64) as u64);
             if at < next && at < self.stop {
                 self.now = at;
                 self.events += 1;
