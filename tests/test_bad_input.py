@@ -6,6 +6,7 @@ import os
 import stat
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -104,14 +105,18 @@ def test_override_integers_beyond_toml_are_numbers():
     line = one_line_error(hostio_cli("run", "quickstart", "--set", "run.seed=18446744073709551615"),
                           "run.seed = 1.8446744073709552e19: an integer in 0..=9223372036854775807")
     assert "hostio run --seed" in line
-    line = one_line_error(hostio_cli("check", "quickstart", "--set", "run.seed=-99999999999999999999"), "run.seed")
-    assert "--seed" not in line
+    for small in ("-99999999999999999999", "1.5", "5e18"):
+        line = one_line_error(hostio_cli("check", "quickstart", "--set", f"run.seed={small}"), "run.seed")
+        assert "--seed" not in line
     with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.rx_descriptors = 1e20: an integer in 0\.\.=4294967295$"):
         sim.check("quickstart", set=["nics.nic0.rx_descriptors=100000000000000000000"])
     with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.line_rate_gbps = 1e20: 1\.\.=800 Gb/s$"):
         sim.check("quickstart", set=["nics.nic0.line_rate_gbps=100000000000000000000"])
     with pytest.raises(hostio.ConfigError, match=r"hostio run --seed"):
         sim.check({"run": {"seed": 2**64 - 1}, "platform": {"preset": "skylake-gold-6140"}})
+    # A mapping's big integers are numbers too: the key's own rule answers.
+    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.line_rate_gbps = 1e20: 1\.\.=800 Gb/s$"):
+        sim.check({**tomllib.loads(open(sim.scenario_path("quickstart")).read()), "nics": {"nic0": {"line_rate_gbps": 10**20}}})
 
 
 @pytest.mark.parametrize("override, message", [
@@ -209,7 +214,7 @@ def test_odd_values_in_a_mapping_name_their_key():
     sc = {"nics": {"nic0": {}}, "traffic": {"t0": {"nic": "nic0", "packet_size": 64}},
           "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0"}}}
     bad = [
-        ({"run": {"seed": 2**64}}, r"^run\.seed = 18446744073709551616: an integer in -9223372036854775808\.\.=9223372036854775807 \(TOML's 64-bit integers\)$"),
+        ({"run": {"seed": 2**64}}, r"^run\.seed = 1\.8446744073709552e19: an integer in 0\.\.=9223372036854775807"),
         ({"platform": {"preset": "\ud800"}}, r"^platform\.preset = .*: valid Unicode text"),
         ({"run": {"seed": 1j}}, r"^run\.seed = 1j: a string, number, boolean, list or table"),
         ({"nics": {0: {}}}, r"^nics\.0 = \{\}: a table whose keys are strings"),

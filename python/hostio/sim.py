@@ -85,8 +85,11 @@ def _plain(value, key: str, depth: int = 0):
     if isinstance(value, numbers.Integral):
         v = int(value)
         if not TOML_INT[0] <= v <= TOML_INT[1]:
-            hint = f"; seeds up to {MAX_SEED}: `hostio run --seed` or `hostio.run(seed=)`" if key == "run.seed" and 0 <= v <= MAX_SEED else ""
-            raise config_error(key, v, f"an integer in {TOML_INT[0]}..={TOML_INT[1]} (TOML's 64-bit integers){hint}")
+            # Beyond TOML's integers it is still a number, as on the command line: the key decides.
+            try:
+                return float(v)
+            except OverflowError:
+                raise config_error(key, v, "a number within 64-bit floating point") from None
         return v
     if isinstance(value, numbers.Real):
         v = float(value)

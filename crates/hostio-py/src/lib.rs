@@ -43,7 +43,9 @@ pub(crate) fn config_err(e: impl std::fmt::Display) -> PyErr {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("HostioError", m.py().get_type::<HostioError>())?;
+    let base = m.py().get_type::<HostioError>();
+    base.setattr("__module__", "hostio._core")?; // importable by that name, so it pickles
+    m.add("HostioError", base)?;
     m.add("ConfigError", config_error_type(m.py())?)?;
     sim::register(m)?;
     cache::register(m)?;

@@ -910,8 +910,8 @@ fn value_at<'a>(root: &'a toml::Value, path: &serde_path_to_error::Path) -> Opti
     })
 }
 
-/// A value as a message shows it: TOML syntax on one line (strings with escapes), at most 60
-/// characters.
+/// A value as a message shows it, on one line and at most 60 characters: strings quoted with
+/// Rust's escapes (`"a\nb"`), other values in TOML syntax.
 fn shown(node: &toml::Value) -> String {
     let s = match node {
         toml::Value::String(s) => format!("{s:?}"),
@@ -960,7 +960,7 @@ fn type_error(node: &toml::Value, key: &str, inner: &str) -> Option<ConfigError>
         _ => return None,
     };
     // A seed TOML cannot hold as an integer (read as a float by `apply_override`) may still be a u64.
-    let seed_hint = key == "run.seed" && node.as_float().is_some_and(|v| (0.0..=u64::MAX as f64).contains(&v));
+    let seed_hint = key == "run.seed" && node.as_float().is_some_and(|v| v.fract() == 0.0 && (i64::MAX as f64..=u64::MAX as f64).contains(&v));
     let allowed = if seed_hint { format!("{allowed}; seeds up to {}: `hostio run --seed` or `hostio.run(seed=)`", u64::MAX) } else { allowed };
     Some(ConfigError::new(key, shown(node), allowed))
 }

@@ -70,7 +70,7 @@ fn base_cycles(kind: AppKind) -> u64 {
         AppKind::CacheHungry => 0,
     }
 }
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Ev {
     Warmup,
     Arrival(u16),
