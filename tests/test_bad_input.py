@@ -3,6 +3,7 @@ destroyed or half-written. Each test pins one defect that a bad-input campaign f
 import json
 import math
 import os
+import pickle
 import stat
 import subprocess
 import sys
@@ -117,6 +118,8 @@ def test_override_integers_beyond_toml_are_numbers():
     # A mapping's big integers are numbers too: the key's own rule answers.
     with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.line_rate_gbps = 1e20: 1\.\.=800 Gb/s$"):
         sim.check({**tomllib.loads(open(sim.scenario_path("quickstart")).read()), "nics": {"nic0": {"line_rate_gbps": 10**20}}})
+    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.line_rate_gbps = 1000+… \(401 digits\): a number within 64-bit floating point$"):
+        sim.check({**tomllib.loads(open(sim.scenario_path("quickstart")).read()), "nics": {"nic0": {"line_rate_gbps": 10**400}}})
 
 
 @pytest.mark.parametrize("override, message", [
@@ -152,6 +155,10 @@ def test_type_errors_under_dotted_names_and_in_platform_files(tmp_path):
 def test_config_errors_are_hostio_errors_and_value_errors():
     assert issubclass(hostio.ConfigError, hostio.HostioError)
     assert issubclass(hostio.ConfigError, ValueError)
+    # Both pickle (errors cross process pools): importable under the module they name.
+    for cls in (hostio.ConfigError, hostio.HostioError):
+        e = pickle.loads(pickle.dumps(cls("x = 1: y")))
+        assert type(e) is cls and str(e) == "x = 1: y"
     with pytest.raises(hostio.HostioError, match="rx_descriptors"):
         sim.check("quickstart", set=["nics.nic0.rx_descriptors=abc"])
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Union
 
 from hostio import _core
-from hostio.errors import config_error
+from hostio.errors import ConfigError, config_error
 
 Scenario = Union[str, os.PathLike, Mapping]
 
@@ -89,7 +89,8 @@ def _plain(value, key: str, depth: int = 0):
             try:
                 return float(v)
             except OverflowError:
-                raise config_error(key, v, "a number within 64-bit floating point") from None
+                digits = str(v)
+                raise ConfigError(f"{key} = {digits[:20]}… ({len(digits)} digits): a number within 64-bit floating point") from None
         return v
     if isinstance(value, numbers.Real):
         v = float(value)
