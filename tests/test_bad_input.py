@@ -109,7 +109,7 @@ def test_override_integers_beyond_toml_are_numbers():
     for small in ("-99999999999999999999", "1.5", "5e18"):
         line = one_line_error(hostio_cli("check", "quickstart", "--set", f"run.seed={small}"), "run.seed")
         assert "--seed" not in line
-    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.rx_descriptors = 1e20: an integer in 0\.\.=4294967295$"):
+    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.rx_descriptors = 1e20: a power of two in 32\.\.=65536$"):
         sim.check("quickstart", set=["nics.nic0.rx_descriptors=100000000000000000000"])
     with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.line_rate_gbps = 1e20: 1\.\.=800 Gb/s$"):
         sim.check("quickstart", set=["nics.nic0.line_rate_gbps=100000000000000000000"])
@@ -124,7 +124,11 @@ def test_override_integers_beyond_toml_are_numbers():
 
 @pytest.mark.parametrize("override, message", [
     ("nics.nic0.rx_descriptors=abc", 'nics.nic0.rx_descriptors = "abc": an integer in 0..=4294967295'),
-    ("nics.nic0.rx_descriptors=-4", "nics.nic0.rx_descriptors = -4: an integer in 0..=4294967295"),
+    # Beyond the key's type: the key's own rule where it has one, else the type's range.
+    ("nics.nic0.rx_descriptors=-4", "nics.nic0.rx_descriptors = -4: a power of two in 32..=65536"),
+    ("nics.nic0.rx_descriptors=4294967296", "nics.nic0.rx_descriptors = 4294967296: a power of two in 32..=65536"),
+    ("apps.fwd.cores=-1", "apps.fwd.cores = -1: 1..=18 cores"),
+    ("nics.nic0.buffer_kib=4294967296", "nics.nic0.buffer_kib = 4294967296: 16..=1048576 KiB"),
     ("nics.nic0.rx_descriptors=1.5", "nics.nic0.rx_descriptors = 1.5: an integer in 0..=4294967295"),
     ("run.seed=-1", "run.seed = -1: an integer in 0..=9223372036854775807"),
     ("run.duration_us=abc", 'run.duration_us = "abc": a number'),
@@ -143,6 +147,9 @@ def test_type_errors_under_dotted_names_and_in_platform_files(tmp_path):
     with pytest.raises(hostio.ConfigError) as e:
         sim.check('[nics."a.b"]\nrx_descriptors = "x"\n[traffic.t0]\nnic = "a.b"\n[apps.fwd]\nkind = "l2fwd"\nnic = "a.b"\n')
     assert str(e.value) == 'nics.a.b.rx_descriptors = "x": an integer in 0..=4294967295'
+    with pytest.raises(hostio.ConfigError) as e:
+        sim.check('[nics."a.b"]\nrx_descriptors = -1\n[traffic.t0]\nnic = "a.b"\n[apps.fwd]\nkind = "l2fwd"\nnic = "a.b"\n')
+    assert str(e.value) == 'nics.a.b.rx_descriptors = -1: a power of two in 32..=65536'
     facts = {k: v for k, v in sim.presets()["skylake-gold-6140"].items() if v is not None}
     facts["ddio_mask_rule"] = 3
     f = tmp_path / "machine.toml"

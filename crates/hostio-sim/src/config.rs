@@ -974,9 +974,50 @@ pub fn parse_scenario(text: &str, overrides: &[String]) -> Result<Scenario, Conf
     }
     require_tables(&value)?;
     fill_pcie_defaults(&mut value);
+    check_scenario(value.clone()).map_err(|e| with_key_rule(&value, e))
+}
+
+fn check_scenario(value: toml::Value) -> Result<Scenario, ConfigError> {
     let sc: Scenario = deserialize_value(value, "")?;
     sc.validate()?;
     Ok(sc)
+}
+
+/// An integer beyond its key's type (`rx_descriptors = 4294967296`, `cores = -1`) is answered with
+/// the key's own rule where it has one: the value is moved to the type's nearest bound and the
+/// scenario checked again; if that check refuses the same key, its rule is what the key allows.
+/// Otherwise (the key takes any value of its type) the type's range stands.
+fn with_key_rule(value: &toml::Value, err: ConfigError) -> ConfigError {
+    let Some((lo, hi)) = err.allowed.strip_prefix("an integer in ").and_then(|r| r.split_once("..=")) else { return err };
+    let (Ok(lo), Ok(hi)) = (lo.parse::<i64>(), hi.parse::<i64>()) else { return err };
+    let mut clamped = value.clone();
+    let Some(node) = node_at_key(&mut clamped, "", &err.key, &err.value) else { return err };
+    *node = match *node {
+        toml::Value::Integer(i) => toml::Value::Integer(i.clamp(lo, hi)),
+        // A whole number beyond TOML's integers (`apply_override` reads it as a float).
+        toml::Value::Float(f) if f.fract() == 0.0 => toml::Value::Integer(if f < lo as f64 { lo } else { hi }),
+        _ => return err,
+    };
+    match check_scenario(clamped) {
+        Err(e) if e.key == err.key => ConfigError { allowed: e.allowed, ..err },
+        _ => err,
+    }
+}
+
+/// The value under the dotted `key` (table names may hold dots themselves) that a message shows
+/// as `shown_as`.
+fn node_at_key<'a>(node: &'a mut toml::Value, at: &str, key: &str, shown_as: &str) -> Option<&'a mut toml::Value> {
+    let toml::Value::Table(t) = node else {
+        return (at == key && ConfigError::new("", shown(node), "").value == shown_as).then_some(node);
+    };
+    t.iter_mut().find_map(|(k, v)| {
+        let path = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
+        if key == path || key.starts_with(&format!("{path}.")) {
+            node_at_key(v, &path, key, shown_as)
+        } else {
+            None
+        }
+    })
 }
 
 /// A `[nics.<name>.pcie]` table that names only some keys keeps the ConnectX-5 link's values for
