@@ -129,6 +129,10 @@ def test_override_integers_beyond_toml_are_numbers():
     ("nics.nic0.rx_descriptors=4294967296", "nics.nic0.rx_descriptors = 4294967296: a power of two in 32..=65536"),
     ("apps.fwd.cores=-1", "apps.fwd.cores = -1: 1..=18 cores"),
     ("nics.nic0.buffer_kib=4294967296", "nics.nic0.buffer_kib = 4294967296: 16..=1048576 KiB"),
+    # A rule that takes the type's lower bound answers from the upper one.
+    ("nics.nic0.socket=-1", "nics.nic0.socket = -1: 0..2 (platform.sockets)"),
+    # Inside the type's range, a whole float is refused for not being an integer.
+    ("nics.nic0.rx_descriptors=1024.0", "nics.nic0.rx_descriptors = 1024.0: an integer in 0..=4294967295"),
     ("nics.nic0.rx_descriptors=1.5", "nics.nic0.rx_descriptors = 1.5: an integer in 0..=4294967295"),
     ("run.seed=-1", "run.seed = -1: an integer in 0..=9223372036854775807"),
     ("run.duration_us=abc", 'run.duration_us = "abc": a number'),
@@ -141,6 +145,13 @@ def test_type_errors_name_key_value_and_what_is_allowed(override, message):
     with pytest.raises(hostio.ConfigError) as e:
         sim.check("quickstart", set=[override])
     assert str(e.value) == message
+
+
+def test_key_rule_only_from_the_key_itself():
+    # The check that finds the key's rule stops at another key's error: the type's range stands.
+    with pytest.raises(hostio.ConfigError) as e:
+        sim.check("quickstart", set=["nics.nic0.rx_descriptors=-4", "run.duration_us=0"])
+    assert str(e.value) == "nics.nic0.rx_descriptors = -4: an integer in 0..=4294967295"
 
 
 def test_type_errors_under_dotted_names_and_in_platform_files(tmp_path):

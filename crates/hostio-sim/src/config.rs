@@ -984,24 +984,32 @@ fn check_scenario(value: toml::Value) -> Result<Scenario, ConfigError> {
 }
 
 /// An integer beyond its key's type (`rx_descriptors = 4294967296`, `cores = -1`) is answered with
-/// the key's own rule where it has one: the value is moved to the type's nearest bound and the
-/// scenario checked again; if that check refuses the same key, its rule is what the key allows.
-/// Otherwise (the key takes any value of its type) the type's range stands.
+/// the key's own rule where it has one: the scenario is checked again with the value at the type's
+/// nearest bound, then at the other; the first check that refuses the same key gives its rule.
+/// If both bounds pass, the key takes any value of its type and the type's range stands. A value
+/// inside the type's range (`1024.0`, refused only for not being an integer) is left as it is.
 fn with_key_rule(value: &toml::Value, err: ConfigError) -> ConfigError {
     let Some((lo, hi)) = err.allowed.strip_prefix("an integer in ").and_then(|r| r.split_once("..=")) else { return err };
     let (Ok(lo), Ok(hi)) = (lo.parse::<i64>(), hi.parse::<i64>()) else { return err };
-    let mut clamped = value.clone();
-    let Some(node) = node_at_key(&mut clamped, "", &err.key, &err.value) else { return err };
-    *node = match *node {
-        toml::Value::Integer(i) => toml::Value::Integer(i.clamp(lo, hi)),
-        // A whole number beyond TOML's integers (`apply_override` reads it as a float).
-        toml::Value::Float(f) if f.fract() == 0.0 => toml::Value::Integer(if f < lo as f64 { lo } else { hi }),
+    let mut probe = value.clone();
+    let Some(node) = node_at_key(&mut probe, "", &err.key, &err.value) else { return err };
+    // A whole number beyond TOML's integers is a float here (`apply_override`).
+    let below = match *node {
+        toml::Value::Integer(i) if i < lo || i > hi => i < lo,
+        toml::Value::Float(f) if f.fract() == 0.0 && (f < lo as f64 || f > hi as f64) => f < lo as f64,
         _ => return err,
     };
-    match check_scenario(clamped) {
-        Err(e) if e.key == err.key => ConfigError { allowed: e.allowed, ..err },
-        _ => err,
+    for bound in if below { [lo, hi] } else { [hi, lo] } {
+        let mut probe = value.clone();
+        let Some(node) = node_at_key(&mut probe, "", &err.key, &err.value) else { return err };
+        *node = toml::Value::Integer(bound);
+        if let Err(e) = check_scenario(probe) {
+            if e.key == err.key {
+                return ConfigError { allowed: e.allowed, ..err };
+            }
+        }
     }
+    err
 }
 
 /// The value under the dotted `key` (table names may hold dots themselves) that a message shows
