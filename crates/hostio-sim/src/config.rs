@@ -717,7 +717,7 @@ impl Platform {
         let value: toml::Value = toml::from_str(text).map_err(|e| {
             ConfigError::new("platform.preset", format!("file:{path}"), format!("not valid TOML: {}", one_line(&e.to_string())))
         })?;
-        let p: Platform = deserialize_value(value, &format!("platform file {path}: "))?;
+        let p: Platform = deserialize_value(&value, &format!("platform file {path}: "))?;
         p.check(&format!("platform file {path}: "))?;
         Ok(p)
     }
@@ -860,13 +860,12 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn deserialize_value<T: serde::de::DeserializeOwned>(value: toml::Value, prefix: &str) -> Result<T, ConfigError> {
-    let original = value.clone();
-    serde_path_to_error::deserialize(value).map_err(|e| {
+fn deserialize_value<T: serde::de::DeserializeOwned>(original: &toml::Value, prefix: &str) -> Result<T, ConfigError> {
+    serde_path_to_error::deserialize(original.clone()).map_err(|e| {
         let path = e.path().to_string();
         let inner = one_line(&e.inner().to_string());
         let key = if path == "." { prefix.trim_end_matches(": ").to_string() } else { format!("{prefix}{path}") };
-        let node = value_at(&original, e.path());
+        let node = value_at(original, e.path());
         if let Some(err) = node.and_then(|n| enum_type_error(n, &path, &key).or_else(|| type_error(n, &key, &inner))) {
             return err;
         }
@@ -974,10 +973,10 @@ pub fn parse_scenario(text: &str, overrides: &[String]) -> Result<Scenario, Conf
     }
     require_tables(&value)?;
     fill_pcie_defaults(&mut value);
-    check_scenario(value.clone()).map_err(|e| with_key_rule(&value, e))
+    check_scenario(&value).map_err(|e| with_key_rule(&value, e))
 }
 
-fn check_scenario(value: toml::Value) -> Result<Scenario, ConfigError> {
+fn check_scenario(value: &toml::Value) -> Result<Scenario, ConfigError> {
     let sc: Scenario = deserialize_value(value, "")?;
     sc.validate()?;
     Ok(sc)
@@ -1003,7 +1002,7 @@ fn with_key_rule(value: &toml::Value, err: ConfigError) -> ConfigError {
         let mut probe = value.clone();
         let Some(node) = node_at_key(&mut probe, "", &err.key, &err.value) else { return err };
         *node = toml::Value::Integer(bound);
-        if let Err(e) = check_scenario(probe) {
+        if let Err(e) = check_scenario(&probe) {
             if e.key == err.key {
                 return ConfigError { allowed: e.allowed, ..err };
             }
