@@ -920,10 +920,15 @@ def netdimm_latency_points():
 
 def netdimm_latency_plot(rows, path):
     fig, ax = _fig("NetDIMM: unloaded forwarding latency by attachment", "packet size (B)", "p50 latency (ns)")
-    for k in NETDIMM_KINDS:
-        _line(ax, sorted(_sel(rows, attachment=k), key=lambda r: r["packet_size"]), "packet_size", "p50_ns", k)
-    ax.legend(fontsize=8)
+    _size_lines(ax, rows, "attachment", NETDIMM_KINDS, "p50_ns")
     _save(fig, path)
+
+
+def _size_lines(ax, rows, key, values, y):
+    """One line of `y` over packet size per value of `key`, with a legend."""
+    for v in values:
+        _line(ax, sorted(_sel(rows, **{key: v}), key=lambda r: r["packet_size"]), "packet_size", y, v)
+    ax.legend(fontsize=8)
 
 
 NETDIMM_NOTE = ("hostio measures one host's path (NIC arrival to TX wire through a core that copies each frame into its buffer: cloned in the NIC's DRAM on the memory channel, copied by the core on the others); the paper's one-way latency also spans the sender's stack, the 40 Gb/s wires and the switch, which hostio does not simulate, so its gains over PCIe are larger. "
@@ -1021,9 +1026,7 @@ def netdimm_clone_points():
 
 def netdimm_clone_plot(rows, path):
     fig, ax = _fig("NetDIMM: time to fill the app's buffer", "packet size (B)", "p50 copy part (ns)")
-    for c in NETDIMM_CLONES:
-        _line(ax, sorted(_sel(rows, clone=c), key=lambda r: r["packet_size"]), "packet_size", "fwd.copy_ns", c)
-    ax.legend(fontsize=8)
+    _size_lines(ax, rows, "clone", NETDIMM_CLONES, "fwd.copy_ns")
     _save(fig, path)
 
 
