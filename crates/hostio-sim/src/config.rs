@@ -89,7 +89,8 @@ impl Default for RunCfg {
     }
 }
 
-/// LLC replacement policy outside the I/O ways (the I/O ways are always LRU, as measured).
+/// LLC replacement policy outside the I/O ways (the I/O ways evict in LRU order, as measured,
+/// with adaptive insertion: `cache` module docs).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Replacement {
