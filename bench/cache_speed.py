@@ -4,11 +4,13 @@ of pycachesim, on the same traces through an LLC of the Skylake preset's geometr
     .venv/bin/python bench/cache_speed.py [--accesses 2000000] [--repeat 5]
 
 hostio is driven with device writes and all 11 ways open to them (`ddio_ways=11`): DDIO's
-write-allocate path is then a plain 11-way LRU LLC (18 slices x 2048 sets, the slice chosen by
-hostio's address hash). pycachesim gets one LRU cache of 36864 sets x 11 ways x 64 B, fed the same
+write-allocate path is then an 11-way LLC evicting in LRU order (18 slices x 2048 sets, the slice
+chosen by hostio's address hash), whose insertion is chosen by set dueling (the simulator's DDIO
+model): on the uniform trace it inserts at MRU like LRU; on the stream, which LRU thrashes, it
+keeps part of the stream cached, so hostio's hit rate there is above pycachesim's 0. pycachesim gets one LRU cache of 36864 sets x 11 ways x 64 B, fed the same
 addresses through its bulk `load(iterable)` call (the address list is built before timing).
 Traces: uniform random lines over 64 MiB, and a sequential stream over 64 MiB. Each figure is the
-median of `--repeat` runs on fresh caches; the hit rates show both simulate the same thing.
+median of `--repeat` runs on fresh caches.
 Target: hostio >= 3x pycachesim's accesses per second on both traces.
 """
 import argparse

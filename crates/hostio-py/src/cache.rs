@@ -147,6 +147,8 @@ impl TraceCache {
                     };
                     if K == 2 {
                         self.h.dev_write(line, self.allocating);
+                    } else if lvl == MEM {
+                        self.h.dev_read_missed(line);
                     }
                     lvl
                 }

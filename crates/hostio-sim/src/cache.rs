@@ -28,10 +28,14 @@
 //!   Qureshi et al., ISCA'07, the thrash-resistant insertion Intel's LLCs have used since Ivy
 //!   Bridge): sets whose index is 0 mod 64 always insert at the MRU position, sets at 33 mod 64
 //!   always insert bimodally (at the LRU position, except every `BIP_EVERY`th insertion), and a
-//!   saturating counter of the two groups' device-write misses (`PSEL_MAX`) gives every other set
-//!   the policy that misses less. A ring of buffers larger than the I/O ways then keeps part of
-//!   itself cached instead of evicting every line before its reuse (the DDIO paper's ~40 % hits at
-//!   4096 descriptors, where strict LRU gives ~20 %); a ring that fits behaves as under LRU.
+//!   saturating counter of the two groups' misses (`PSEL_MAX`: device writes that allocate,
+//!   device reads and core accesses served by DRAM) gives every other set the policy that misses
+//!   less. A ring of buffers larger than the I/O ways then keeps part of itself cached instead of
+//!   evicting every line before its reuse (the DDIO paper's ~40 % hits at 4096 descriptors, where
+//!   strict LRU gives ~20 %); when bimodal insertion evicts fresh data before the core or the NIC
+//!   reads it, those read misses pull the choice back. A ring that fits behaves as under LRU.
+//!   Geometries with fewer than `LEADER_EVERY` sets per slice have no leader sets and insert at
+//!   the MRU position.
 //! * **Recycled I/O lines.** A line written by the device, then by a core, then by the device again
 //!   lands in the `recycled_io_mask` ways (0x003 on Skylake-SP/Cascade Lake, the "inclusive ways"
 //!   measured by the A4 (ISCA'25) and Double-Trouble (USENIX Security'22) studies). hostio
@@ -364,8 +368,10 @@ pub struct Hierarchy {
     l2: Vec<L2>,
     dir: Vec<Dir>,
     rng: Rng,
-    /// Set-dueling selector of device allocations' insertion (see the module docs).
+    /// Set-dueling selector of device allocations' insertion (see the module docs); `duel` is
+    /// false when a slice has too few sets for leader sets.
     psel: u32,
+    duel: bool,
     /// Bimodal insertions since the last one at the MRU position.
     bip_count: u32,
     pub stats: HierStats,
@@ -470,6 +476,7 @@ impl Hierarchy {
             dir: Vec::new(),
             rng: Rng::new(p.seed ^ 0x5eed_cac4e),
             psel: PSEL_MAX / 2,
+            duel: p.sets_per_slice >= LEADER_EVERY,
             bip_count: 0,
             stats: HierStats::default(),
             pending_writebacks: 0,
@@ -712,7 +719,8 @@ impl Hierarchy {
     /// `llc_insert` of `line` (in LLC set `set`) for allocations that evict in LRU order: the
     /// highest empty way of `mask`, else its least recently used way. The line becomes the most
     /// recently used, or, when `bimodal` and a line was evicted, takes the victim's place as the
-    /// least recently used (its stamp; no replacement update).
+    /// least recently used (its stamp; the PLRU bits and QLRU ages, which I/O evictions do not
+    /// read, are left as the victim's).
     #[inline(always)]
     fn llc_insert_lru(&mut self, line: u32, set: u32, mask: u32, bimodal: bool) -> bool {
         let l = self.layout;
@@ -866,6 +874,7 @@ impl Hierarchy {
             }
             Src::Llc
         } else {
+            self.duel_miss(d.set);
             if self.inclusive {
                 let cat = self.l2[core].cat;
                 self.llc_insert(line, cat, false);
@@ -916,7 +925,8 @@ impl Hierarchy {
             }
         } else {
             let mask = if recycled { self.recycled_mask } else { self.io_mask };
-            let bimodal = self.io_insertion(d.set, !hit);
+            // A write update (the line was in an L2) re-enters at the MRU position, as a hit.
+            let bimodal = !hit && self.io_insertion(d.set, true);
             let evicted = self.llc_insert_lru(line, d.set, mask, bimodal);
             if !hit {
                 self.stats.io_allocations += 1;
@@ -930,23 +940,36 @@ impl Hierarchy {
         hit
     }
 
+    /// A miss in LLC set `set`: a leader set's moves the set-dueling selector.
+    #[inline(always)]
+    fn duel_miss(&mut self, set: u32) {
+        match set % LEADER_EVERY {
+            LEADER_MRU => self.psel = (self.psel + 1).min(PSEL_MAX),
+            LEADER_BIP => self.psel = self.psel.saturating_sub(1),
+            _ => {}
+        }
+    }
+
+    /// A device read of `line` that no cache here had (it was read from DRAM): counted by the
+    /// set dueling of device allocations.
+    pub fn dev_read_missed(&mut self, line: u32) {
+        let set = self.dir[line as usize].set;
+        self.duel_miss(set);
+    }
+
     /// Whether a device allocation into LLC set `set` inserts bimodally (set dueling, see the
-    /// module docs); a `miss` in a leader set moves the selector.
+    /// module docs); a `miss` moves the selector.
     #[inline(always)]
     fn io_insertion(&mut self, set: u32, miss: bool) -> bool {
+        if !self.duel {
+            return false;
+        }
+        if miss {
+            self.duel_miss(set);
+        }
         let bimodal = match set % LEADER_EVERY {
-            LEADER_MRU => {
-                if miss {
-                    self.psel = (self.psel + 1).min(PSEL_MAX);
-                }
-                false
-            }
-            LEADER_BIP => {
-                if miss {
-                    self.psel = self.psel.saturating_sub(1);
-                }
-                true
-            }
+            LEADER_MRU => false,
+            LEADER_BIP => true,
             _ => self.psel > PSEL_MAX / 2,
         };
         if !bimodal {
@@ -997,20 +1020,24 @@ mod tests {
     use super::*;
 
     /// 1 slice × 4 sets × 11 ways, 2 cores with 2-set × 2-way L2s; I/O mask 0x600.
-    fn small(inclusive: bool, recycled: u32) -> Hierarchy {
-        let p = HierParams {
+    fn small_params() -> HierParams {
+        HierParams {
             slices: 1,
             sets_per_slice: 4,
             ways: 11,
             l2_sets: 2,
             l2_ways: 2,
             cores: 2,
-            inclusive,
+            inclusive: false,
             io_mask: 0x600,
-            recycled_mask: recycled,
+            recycled_mask: 0,
             policy: Replacement::Lru,
             seed: 1,
-        };
+        }
+    }
+
+    fn small(inclusive: bool, recycled: u32) -> Hierarchy {
+        let p = HierParams { inclusive, recycled_mask: recycled, ..small_params() };
         let pa: Vec<u64> = (0..256).collect();
         Hierarchy::new(&p, &pa)
     }
@@ -1061,7 +1088,7 @@ mod tests {
         let mut writes = [0u32; 3];
         for r in 0..rounds {
             for l in 0..128 * per_set {
-                let g = match l % 128 {
+                let g = match l % 64 {
                     0 => 0,
                     33 => 1,
                     _ => 2,
@@ -1086,6 +1113,29 @@ mod tests {
         assert!(bip > 0.25, "the bimodal leader keeps a line of three: {bip}");
         assert!(h.psel > PSEL_MAX / 2, "the MRU leader's misses push the selector to bimodal: {}", h.psel);
         assert!(follow > 0.25, "follower sets take the policy that misses less: {follow}");
+    }
+
+    #[test]
+    fn set_dueling_returns_to_mru_insertion_when_bimodal_misses_more() {
+        // After a thrashing phase, a stream of fresh lines each read back (by a device read)
+        // after the next one is written: a bimodal leader inserts the new line at the LRU
+        // position, so the next allocation evicts it before its read, and those read misses pull
+        // the selector back to MRU insertion.
+        let p = HierParams { sets_per_slice: 128, ..small_params() };
+        let pa: Vec<u64> = (0..128 * 400).collect();
+        let mut h = Hierarchy::new(&p, &pa);
+        cyclic_dev_writes(&mut h, 3, 60, 1);
+        assert!(h.psel > PSEL_MAX / 2, "{}", h.psel);
+        for i in 4..400u32 {
+            for set in [0, 33, 64, 97] {
+                h.dev_write(128 * i + set, true);
+                let prev = 128 * (i - 1) + set;
+                if !h.dev_read(prev) {
+                    h.dev_read_missed(prev);
+                }
+            }
+        }
+        assert!(h.psel <= PSEL_MAX / 2, "read misses in the bimodal leaders move the selector back: {}", h.psel);
     }
 
     #[test]

@@ -272,9 +272,18 @@ impl MemSys {
         let mut hits = 0;
         while l < end {
             let stop = end.min((l / LINES_PER_PAGE + 1) * LINES_PER_PAGE);
-            let h = (l..stop).filter(|&x| self.sockets.iter().any(|s| s.used && s.hier.dev_read(x))).count() as u32;
+            let home = self.home(l);
+            let mut h = 0;
+            for x in l..stop {
+                if self.sockets.iter().any(|s| s.used && s.hier.dev_read(x)) {
+                    h += 1;
+                } else if let Some(s) = home {
+                    // A read miss counts in the home LLC's set dueling (`cache` module docs).
+                    self.sockets[s].hier.dev_read_missed(x);
+                }
+            }
             let misses = stop - l - h;
-            match self.home(l) {
+            match home {
                 Some(home) => self.sockets[home].mem.device_reads(now, misses),
                 None => {
                     let z = self.zone_of(l);
