@@ -926,7 +926,7 @@ impl Hierarchy {
         } else {
             let mask = if recycled { self.recycled_mask } else { self.io_mask };
             // A write update (the line was in an L2) re-enters at the MRU position, as a hit.
-            let bimodal = !hit && self.io_insertion(d.set, true);
+            let bimodal = !hit && self.io_insertion(d.set);
             let evicted = self.llc_insert_lru(line, d.set, mask, bimodal);
             if !hit {
                 self.stats.io_allocations += 1;
@@ -957,16 +957,14 @@ impl Hierarchy {
         self.duel_miss(set);
     }
 
-    /// Whether a device allocation into LLC set `set` inserts bimodally (set dueling, see the
-    /// module docs); a `miss` moves the selector.
+    /// Whether a device allocation (a miss) into LLC set `set` inserts bimodally (set dueling,
+    /// see the module docs); the miss moves the selector.
     #[inline(always)]
-    fn io_insertion(&mut self, set: u32, miss: bool) -> bool {
+    fn io_insertion(&mut self, set: u32) -> bool {
         if !self.duel {
             return false;
         }
-        if miss {
-            self.duel_miss(set);
-        }
+        self.duel_miss(set);
         let bimodal = match set % LEADER_EVERY {
             LEADER_MRU => false,
             LEADER_BIP => true,
@@ -1064,25 +1062,14 @@ mod tests {
     /// One slice of 128 sets × 11 ways, I/O mask 0x600, no recycled region; line `l` maps to
     /// set `l % 128`.
     fn sets128() -> Hierarchy {
-        let p = HierParams {
-            slices: 1,
-            sets_per_slice: 128,
-            ways: 11,
-            l2_sets: 2,
-            l2_ways: 2,
-            cores: 1,
-            inclusive: false,
-            io_mask: 0x600,
-            recycled_mask: 0,
-            policy: Replacement::Lru,
-            seed: 1,
-        };
+        let p = HierParams { sets_per_slice: 128, cores: 1, ..small_params() };
         let pa: Vec<u64> = (0..128 * 4).collect();
         Hierarchy::new(&p, &pa)
     }
 
     /// Device writes of `per_set` lines per set, in a cycle, `rounds` times; device-write hits of
-    /// the last `last` rounds in (the MRU leader set 0, the bimodal leader set 33, the other sets).
+    /// the last `last` rounds in (the MRU leader sets 0 and 64, the bimodal leader sets 33 and 97,
+    /// the other sets).
     fn cyclic_dev_writes(h: &mut Hierarchy, per_set: u32, rounds: u32, last: u32) -> [f64; 3] {
         let mut hits = [0u32; 3];
         let mut writes = [0u32; 3];
@@ -1338,19 +1325,7 @@ mod tests {
         let mut pa: Vec<u64> = (0..3000).map(|i| 0x3_fff0_0000 + 65536 - 1500 + i).collect();
         pa.extend((0..3000).map(|_| rng.next_u64() >> (rng.below(30) as u32)));
         for (slices, sets) in [(1, 64), (4, 256), (18, 2048), (22, 2048)] {
-            let p = HierParams {
-                slices,
-                sets_per_slice: sets,
-                ways: 11,
-                l2_sets: 2,
-                l2_ways: 2,
-                cores: 1,
-                inclusive: false,
-                io_mask: 0x600,
-                recycled_mask: 0,
-                policy: Replacement::Lru,
-                seed: 1,
-            };
+            let p = HierParams { slices, sets_per_slice: sets, cores: 1, ..small_params() };
             let h = Hierarchy::new(&p, &pa);
             for (l, &a) in pa.iter().enumerate() {
                 assert_eq!(h.set_of(l as u32), slice_of(a, slices) * sets + (a as u32 & (sets - 1)), "{a:#x}");
