@@ -91,8 +91,11 @@ impl Engine {
         }
         loop {
             self.arrive(g);
-            let at = self.gens[g].next_at;
             let next = self.heap.peek().map_or(u64::MAX, |r| (r.key >> 64) as u64);
+            if self.gens[g].next_at < next && self.nic_drops_all(self.gens[g].nic) {
+                self.drop_until(g, next);
+            }
+            let at = self.gens[g].next_at;
             if at < next && at < self.stop {
                 self.now = at;
                 self.events += 1;
@@ -100,6 +103,50 @@ impl Engine {
                 self.schedule(at, Ev::Arrival(g as u16));
                 return;
             }
+        }
+    }
+
+    /// Does NIC `ni` drop every frame that arrives before the next event, whatever its queue? It
+    /// does when it sends no PAUSE and no queue can take a frame straight into a posted slot (each
+    /// has a backlog or no posted descriptor): only an event (a core posting, the NIC draining)
+    /// changes that, so between events a frame is dropped exactly when the buffer has no room.
+    fn nic_drops_all(&self, ni: usize) -> bool {
+        let nic = &self.nics[ni];
+        !nic.pause && nic.queues.iter().all(|q| !q.backlog.is_empty() || q.rx.nic_pos >= q.rx.posted)
+    }
+
+    /// Frames of generator `g` arriving before `next` while its NIC drops every frame that does
+    /// not fit its buffer ([`Engine::nic_drops_all`]): the same draws, counters and arrival times
+    /// as [`Engine::arrive`], without choosing a queue for a frame that no queue takes. Stops at
+    /// the first frame that fits the buffer (an arrival handled in full) or at `next`/`stop`.
+    fn drop_until(&mut self, g: usize, next: u64) {
+        let ni = self.gens[g].nic;
+        let room = self.nics[ni].buf_cap - self.nics[ni].buf_bytes;
+        let end = next.min(self.stop);
+        let mut at = self.gens[g].next_at;
+        while at < end {
+            let len = self.draw_len(g);
+            self.now = at;
+            self.events += 1;
+            if len as u64 <= room {
+                // This frame is buffered: the full arrival.
+                self.arrive_sized(g, len);
+                return;
+            }
+            // The flow draw of `arrive` (the queue it hashes to does not matter).
+            let _ = self.rng.next_u64();
+            if self.in_window(at) {
+                self.c.offered_bytes += len as u64;
+                self.c.offered_packets += 1;
+                self.nics[ni].stats.dropped += 1;
+            }
+            let nic = &mut self.nics[ni];
+            nic.arrived_all += 1;
+            nic.dropped_all += 1;
+            let gen = &mut self.gens[g];
+            gen.held = false;
+            at = (gen.advance(len) as u64).max(at + 1);
+            gen.next_at = at;
         }
     }
 
@@ -114,14 +161,27 @@ impl Engine {
             self.gens[g].held = true;
             return;
         }
-        self.gens[g].held = false;
-        let len = match &self.gens[g].sizes {
+        let len = self.draw_len(g);
+        self.arrive_sized(g, len);
+    }
+
+    /// The size of generator `g`'s next frame.
+    #[inline]
+    fn draw_len(&mut self, g: usize) -> u32 {
+        match &self.gens[g].sizes {
             Sizes::Fixed(s) => *s,
             Sizes::Mix(cdf) => {
                 let u = self.rng.unit();
                 cdf.iter().find(|(p, _)| u < *p).map(|x| x.1).unwrap_or(cdf.last().unwrap().1)
             }
-        };
+        }
+    }
+
+    /// A frame of `len` bytes from generator `g` at `self.now`, PAUSE aside.
+    fn arrive_sized(&mut self, g: usize, len: u32) {
+        let now = self.now;
+        let ni = self.gens[g].nic;
+        self.gens[g].held = false;
         let flow = match &self.gens[g].zipf {
             None => self.rng.below(self.gens[g].flows as u64) as u32,
             Some(cdf) => {
