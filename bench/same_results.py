@@ -4,7 +4,8 @@ several seeds and compare their full metrics (and event counts) with a saved ref
     .venv/bin/python bench/same_results.py --save ref.json     # on the reference build
     .venv/bin/python bench/same_results.py --check ref.json    # on the changed build
 
-Cases cover 1500 B and 64 B forwarding (the second drops most arrivals), PAUSE frames, a size
+Cases cover 1500 B and 64 B forwarding (the second drops most arrivals; also with several queues,
+skewed flows, flow-director imbalance and PAUSE on), PAUSE frames, a size
 mix, two sockets with remote memory, a cache-hungry co-runner with CAT and MBA, 8 and 18 cores,
 the PLRU, QLRU and random replacement policies (QLRU on Haswell's 20 ways too), Ice Lake with 4 cores;
 each with three seeds. Exit status 1 when any number differs.
@@ -31,6 +32,9 @@ CASES = {
     "interference_random": ("ddio/interference", ['platform.replacement="random"']),
     "haswell_64B": ("ddio/single_core", ['platform.preset="haswell-e5-2699v3"', "traffic.t0.packet_size=64"]),
     "haswell_interference_qlru": ("ddio/interference", ['platform.preset="haswell-e5-2699v3"', 'platform.replacement="qlru"']),
+    "multi_core_64B_skew": ("ddio/multi_core", ["apps.fwd.cores=4", "nics.nic0.rx_descriptors=256", "traffic.t0.packet_size=64", "traffic.t0.flow_skew=1.1"]),
+    "multi_core_64B_imbalance": ("ddio/multi_core", ["apps.fwd.cores=3", "nics.nic0.rx_descriptors=256", 'traffic.t0.size_mix="imix"', "traffic.t0.imbalance=2.5"]),
+    "pause_64B": ("ddio/pause", ["traffic.t0.packet_size=64"]),
     "icelake_multi_core": ("ddio/multi_core", ['platform.preset="icelake-silver-4314"', "apps.fwd.cores=4"]),
 }
 SEEDS = (1, 2, 3)

@@ -91,9 +91,11 @@ impl Engine {
         }
         loop {
             self.arrive(g);
-            let next = self.heap.peek().map_or(u64::MAX, |r| (r.key >> 64) as u64);
-            if self.gens[g].next_at < next && self.nic_drops_all(self.gens[g].nic) {
+            let mut next = self.heap.peek().map_or(u64::MAX, |r| (r.key >> 64) as u64);
+            if self.gens[g].next_at < next && self.no_direct_slot(self.gens[g].nic) {
                 self.drop_until(g, next);
+                // A frame it buffered may have scheduled an earlier event (a NIC drain).
+                next = self.heap.peek().map_or(u64::MAX, |r| (r.key >> 64) as u64);
             }
             let at = self.gens[g].next_at;
             if at < next && at < self.stop {
@@ -106,17 +108,17 @@ impl Engine {
         }
     }
 
-    /// Does NIC `ni` drop every frame that arrives before the next event, whatever its queue? It
-    /// does when it sends no PAUSE and no queue can take a frame straight into a posted slot (each
-    /// has a backlog or no posted descriptor): only an event (a core posting, the NIC draining)
-    /// changes that, so between events a frame is dropped exactly when the buffer has no room.
-    fn nic_drops_all(&self, ni: usize) -> bool {
+    /// Can no queue of NIC `ni` take a frame straight into a posted slot (each has a backlog or no
+    /// posted descriptor), with PAUSE disabled on the NIC? Then, whatever its queue, a frame is
+    /// buffered if it fits the NIC buffer and dropped otherwise; dropped frames change neither,
+    /// and only an event (a core posting, the NIC draining) adds posted slots or buffer room.
+    fn no_direct_slot(&self, ni: usize) -> bool {
         let nic = &self.nics[ni];
         !nic.pause && nic.queues.iter().all(|q| !q.backlog.is_empty() || q.rx.nic_pos >= q.rx.posted)
     }
 
     /// Frames of generator `g` arriving before `next` while its NIC drops every frame that does
-    /// not fit its buffer ([`Engine::nic_drops_all`]): the same draws, counters and arrival times
+    /// not fit its buffer ([`Engine::no_direct_slot`]): the same draws, counters and arrival times
     /// as [`Engine::arrive`], without choosing a queue for a frame that no queue takes. Stops at
     /// the first frame that fits the buffer (an arrival handled in full) or at `next`/`stop`.
     fn drop_until(&mut self, g: usize, next: u64) {
@@ -133,7 +135,8 @@ impl Engine {
                 self.arrive_sized(g, len);
                 return;
             }
-            // The flow draw of `arrive` (the queue it hashes to does not matter).
+            // The flow draw of `arrive_sized`: `below` and `unit` each take one word (the queue
+            // the flow hashes to does not matter).
             let _ = self.rng.next_u64();
             if self.in_window(at) {
                 self.c.offered_bytes += len as u64;
