@@ -584,6 +584,12 @@ impl Engine {
         self.heap.push(Scheduled { key: (t as u128) << 64 | self.seq as u128, ev });
     }
 
+    /// Time of the earliest pending event (`u64::MAX`: none).
+    #[inline]
+    fn next_event_at(&self) -> u64 {
+        self.heap.peek().map_or(u64::MAX, |r| (r.key >> 64) as u64)
+    }
+
     #[inline]
     fn in_window(&self, t: u64) -> bool {
         t >= self.warm_ps && t < self.end_ps

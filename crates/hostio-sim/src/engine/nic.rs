@@ -134,10 +134,7 @@ impl Engine {
             return;
         }
         if nic.buf_bytes + p.len as u64 > nic.buf_cap {
-            nic.dropped_all += 1;
-            if self.in_window(now) {
-                self.nics[ni].stats.dropped += 1;
-            }
+            self.count_drop(ni, now);
             return;
         }
         nic.buf_bytes += p.len as u64;
@@ -154,6 +151,17 @@ impl Engine {
         }
         if !link_ok {
             self.schedule_drain(ni);
+        }
+    }
+
+    /// NIC `ni` dropped a frame at `now` (no room in its buffer).
+    #[inline]
+    pub(super) fn count_drop(&mut self, ni: usize, now: u64) {
+        let in_win = self.in_window(now);
+        let nic = &mut self.nics[ni];
+        nic.dropped_all += 1;
+        if in_win {
+            nic.stats.dropped += 1;
         }
     }
 

@@ -91,11 +91,11 @@ impl Engine {
         }
         loop {
             self.arrive(g);
-            let mut next = self.heap.peek().map_or(u64::MAX, |r| (r.key >> 64) as u64);
+            let mut next = self.next_event_at();
             if self.gens[g].next_at < next && self.no_direct_slot(self.gens[g].nic) {
                 self.drop_until(g, next);
                 // A frame it buffered may have scheduled an earlier event (a NIC drain).
-                next = self.heap.peek().map_or(u64::MAX, |r| (r.key >> 64) as u64);
+                next = self.next_event_at();
             }
             let at = self.gens[g].next_at;
             if at < next && at < self.stop {
@@ -138,18 +138,21 @@ impl Engine {
             // The flow draw of `arrive_sized`: `below` and `unit` each take one word (the queue
             // the flow hashes to does not matter).
             let _ = self.rng.next_u64();
-            if self.in_window(at) {
-                self.c.offered_bytes += len as u64;
-                self.c.offered_packets += 1;
-                self.nics[ni].stats.dropped += 1;
-            }
-            let nic = &mut self.nics[ni];
-            nic.arrived_all += 1;
-            nic.dropped_all += 1;
+            self.count_offered(len, at);
+            self.nics[ni].arrived_all += 1;
+            self.count_drop(ni, at);
             let gen = &mut self.gens[g];
-            gen.held = false;
             at = (gen.advance(len) as u64).max(at + 1);
             gen.next_at = at;
+        }
+    }
+
+    /// A frame of `len` bytes offered at `t`, counted inside the measurement window.
+    #[inline]
+    fn count_offered(&mut self, len: u32, t: u64) {
+        if self.in_window(t) {
+            self.c.offered_bytes += len as u64;
+            self.c.offered_packets += 1;
         }
     }
 
@@ -205,10 +208,7 @@ impl Engine {
                 cdf.partition_point(|&p| p <= u).min(cdf.len() - 1)
             }
         };
-        if self.in_window(now) {
-            self.c.offered_bytes += len as u64;
-            self.c.offered_packets += 1;
-        }
+        self.count_offered(len, now);
         self.nic_receive(ni, q, Pkt { arrival_ps: now, len, flow }, now);
         let gen = &mut self.gens[g];
         let at = (gen.advance(len) as u64).max(now + 1);
