@@ -184,6 +184,7 @@ impl TraceCache {
             recycled_mask: p.recycled_io_mask.unwrap_or(0),
             policy: r.replacement,
             seed: r.scenario.run.seed,
+            hash: p.slice_hash,
         };
         Ok(TraceCache {
             h: Hierarchy::new(&params, &[]),

@@ -2,12 +2,14 @@
 //!
 //! # Mechanism
 //! * **Geometry.** `slices × sets × ways` lines of 64 B. The set index is physical-address bits
-//!   6.. (inside a 2 MiB page, so a buffer's offset decides its set); the slice is an XOR-parity
-//!   hash of the physical line address reduced modulo the slice count. Intel's hash for
-//!   non-power-of-two slice counts is unpublished; six parity bits reduced mod 18 load the
-//!   slices unevenly (the busiest slice gets about 4/3 of the lines of the least busy one), which
-//!   is what lets a buffer set smaller than the I/O capacity still conflict (the DDIO paper saw
-//!   ~10 % misses with 187.5 KiB of buffers).
+//!   6.. (inside a 2 MiB page, so a buffer's offset decides its set). The slice comes from the
+//!   platform's `slice_hash`: on Skylake-SP with 18 slices, the map measured on those processors
+//!   (`crate::slice_map`: a 4096-line base sequence permuted by parities of the higher address
+//!   bits), under which one 2 MiB page reaches only 57 % of the (slice, set) pairs, up to three
+//!   lines each, so contiguous buffers conflict below the cache's capacity; elsewhere an
+//!   XOR-parity hash over fixed pseudo-random masks reduced modulo the slice count (for 18 slices
+//!   six parity bits mod 18 give 10 slices 4/64 of the lines and 8 slices 3/64: no processor's
+//!   measured map).
 //! * **Directory.** Every simulated line has a directory entry (where it is in this socket: LLC
 //!   way, which core's L2 and way, dirty bits, I/O history), in a vector indexed by line number.
 //!   Lookups are O(1); only victim selection scans a set.
@@ -58,6 +60,7 @@
 //! into the I/O ways evict in LRU order, as measured, with the adaptive insertion above.
 use crate::config::Replacement;
 use crate::rng::Rng;
+use crate::slice_map::{SKX18_BASE, SKX18_BASE_LINES, SKX18_PERM_MASKS};
 
 pub const NONE: u8 = 0xFF;
 /// A set record's tag of an empty way (tags hold `line + 1`).
@@ -94,6 +97,13 @@ struct Dir {
     l2_core: u8,
     l2_way: u8,
     flags: u8,
+}
+
+impl Dir {
+    /// An uncached line of LLC set `set`.
+    fn new(set: u32) -> Dir {
+        Dir { set, llc_way: NONE, l2_core: NONE, l2_way: NONE, flags: 0 }
+    }
 }
 
 /// Where a core access was served.
@@ -363,6 +373,7 @@ pub struct Hierarchy {
     io_mask: u32,
     recycled_mask: u32,
     policy: Replacement,
+    hash: SliceHash,
     llc: Vec<u32>,
     llc_off: usize,
     l2: Vec<L2>,
@@ -392,6 +403,20 @@ pub struct HierParams {
     pub recycled_mask: u32,
     pub policy: Replacement,
     pub seed: u64,
+    pub hash: SliceHash,
+}
+
+/// How physical line addresses map to LLC slices.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SliceHash {
+    /// XOR-parity bits over fixed pseudo-random masks, reduced modulo the slice count
+    /// ([`slice_of`]): no processor's measured map.
+    #[default]
+    Parity,
+    /// The map measured on Skylake-SP / Cascade Lake Xeons with 18 slices
+    /// (`crate::slice_map`); other slice counts use `Parity`.
+    Skx,
 }
 
 /// Fixed, hand-chosen masks over line-address bits 0..36 (physical bits 6..42), each mixing low
@@ -429,7 +454,7 @@ const SLICE_PARITY: [[u8; 256]; 5] = {
     t
 };
 
-/// Slice of a physical line address: `bits` XOR-parity bits over pseudo-random masks, reduced
+/// Slice of a physical line address under the parity hash (`SliceHash::Parity`): `bits` XOR-parity bits over pseudo-random masks, reduced
 /// modulo `slices`. Power-of-two slice counts are spread evenly; others unevenly.
 pub fn slice_of(pa_line: u64, slices: u32) -> u32 {
     let mut v = 0u8;
@@ -437,6 +462,12 @@ pub fn slice_of(pa_line: u64, slices: u32) -> u32 {
         v ^= t[(pa_line >> (8 * k)) as u8 as usize];
     }
     slice_of_parity(v, slices)
+}
+
+/// The permutation of the 18-slice base sequence for physical line address `pa_line`
+/// (`crate::slice_map`).
+fn skx18_perm(pa_line: u64) -> u64 {
+    SKX18_PERM_MASKS.iter().enumerate().fold(0, |p, (i, m)| p | (((pa_line << 6) & m).count_ones() as u64 & 1) << i)
 }
 
 /// The slice of a line whose eight parity bits are `v`.
@@ -465,6 +496,7 @@ impl Hierarchy {
             io_mask: p.io_mask,
             recycled_mask: p.recycled_mask,
             policy: p.policy,
+            hash: p.hash,
             llc,
             llc_off,
             l2: (0..p.cores)
@@ -492,6 +524,20 @@ impl Hierarchy {
         if self.dir.capacity() != cap {
             advise_huge_pages(&self.dir);
         }
+        if self.hash == SliceHash::Skx && slices == 18 {
+            // The permutation depends only on line bits 12.., so it is found once per run of
+            // lines that share them.
+            let (mut high, mut perm) = (u64::MAX, 0u64);
+            self.dir.extend(pa_lines.iter().map(|&pa| {
+                if pa / SKX18_BASE_LINES != high {
+                    high = pa / SKX18_BASE_LINES;
+                    perm = skx18_perm(pa);
+                }
+                let slice = SKX18_BASE[((pa % SKX18_BASE_LINES) ^ perm) as usize] as u32;
+                Dir::new(slice * sets_per_slice + (pa as u32 & (sets_per_slice - 1)))
+            }));
+            return;
+        }
         // `slice_of`, with the parity of bytes 2.. taken once per run of lines that share them
         // and the reduction modulo `slices` looked up.
         let reduce: [u32; 256] = std::array::from_fn(|v| slice_of_parity(v as u8, slices));
@@ -502,13 +548,7 @@ impl Hierarchy {
                 high_parity = (2..5).fold(0, |v, k| v ^ SLICE_PARITY[k][(pa >> (8 * k)) as u8 as usize]);
             }
             let v = SLICE_PARITY[0][pa as u8 as usize] ^ SLICE_PARITY[1][(pa >> 8) as u8 as usize] ^ high_parity;
-            Dir {
-                set: reduce[v as usize] * sets_per_slice + (pa as u32 & (sets_per_slice - 1)),
-                llc_way: NONE,
-                l2_core: NONE,
-                l2_way: NONE,
-                flags: 0,
-            }
+            Dir::new(reduce[v as usize] * sets_per_slice + (pa as u32 & (sets_per_slice - 1)))
         }));
     }
 
@@ -1031,6 +1071,7 @@ mod tests {
             recycled_mask: 0,
             policy: Replacement::Lru,
             seed: 1,
+            hash: SliceHash::Parity,
         }
     }
 
@@ -1330,6 +1371,47 @@ mod tests {
             for (l, &a) in pa.iter().enumerate() {
                 assert_eq!(h.set_of(l as u32), slice_of(a, slices) * sets + (a as u32 & (sets - 1)), "{a:#x}");
             }
+        }
+    }
+
+    #[test]
+    fn skylake_map_follows_the_measured_tables() {
+        // Line address → slice, worked out from McCalpin's tables by an independent script.
+        let known = [
+            (0x0, 0), (0x1000, 13), (0x48d_159e, 13), (0xfff_c001, 10), (0x1e96_9697, 14),
+            (0x35cf_3c95, 14), (0x363d_34f8, 6), (0x33b2_6442, 8), (0x1ddc_d35f, 4), (0x3608_078a, 5),
+        ];
+        let pa: Vec<u64> = known.iter().map(|k| k.0).collect();
+        let p = HierParams { slices: 18, sets_per_slice: 2048, cores: 1, hash: SliceHash::Skx, ..small_params() };
+        let h = Hierarchy::new(&p, &pa);
+        for (l, &(a, slice)) in known.iter().enumerate() {
+            assert_eq!(h.set_of(l as u32), slice * 2048 + (a as u32 & 2047), "{a:#x}");
+        }
+        // The base sequence: 16 slices get 232 of 4096 lines, two get 192.
+        let mut count = [0u32; 18];
+        for &s in SKX18_BASE.iter() {
+            count[s as usize] += 1;
+        }
+        count.sort();
+        assert_eq!(count[..2], [192, 192]);
+        assert!(count[2..].iter().all(|&c| c == 232), "{count:?}");
+        // One 2 MiB page reaches 20992 of the 36864 (slice, set) pairs, up to three lines each.
+        let page: Vec<u64> = (0..32768).map(|l| (5 << 15) + l).collect();
+        let h = Hierarchy::new(&p, &page);
+        let mut per = std::collections::HashMap::new();
+        for l in 0..32768 {
+            *per.entry(h.set_of(l)).or_insert(0u32) += 1;
+        }
+        let mut hist = [0u32; 4];
+        for &c in per.values() {
+            hist[c as usize] += 1;
+        }
+        assert_eq!(hist, [0, 10112, 9984, 896]);
+        // Another slice count keeps the parity hash.
+        let p22 = HierParams { slices: 22, ..p };
+        let h = Hierarchy::new(&p22, &pa);
+        for (l, &a) in pa.iter().enumerate() {
+            assert_eq!(h.set_of(l as u32), slice_of(a, 22) * 2048 + (a as u32 & 2047));
         }
     }
 

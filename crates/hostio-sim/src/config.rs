@@ -12,6 +12,7 @@
 //! (Skylake-SP: L2 ≈ 14 cycles, LLC ≈ 60 cycles, DRAM ≈ 90 ns; Haswell-EP: L2 ≈ 12 cycles,
 //! LLC ≈ 45 cycles, DRAM ≈ 85 ns). Memory bandwidth is the sustained (≈ 80 %) share of the
 //! channels' peak: 6 × DDR4-2666 on Skylake-SP, 4 × DDR4-2133 on Haswell-EP.
+pub use crate::cache::SliceHash;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -588,6 +589,11 @@ pub struct Platform {
     /// Socket-link bandwidth per direction, GB/s (UPI links × GT/s × 2 B).
     #[serde(default = "default_link_bw")]
     pub coherent_link_gbyte_s: f64,
+    /// Address-to-slice map: `"skx"`, the map measured on Skylake-SP / Cascade Lake with 18
+    /// slices (other slice counts fall back to `"parity"`), or `"parity"`, a pseudo-random
+    /// XOR hash (the default: no processor's measured map).
+    #[serde(default)]
+    pub slice_hash: SliceHash,
 }
 
 fn default_upi_ns() -> f64 {
@@ -648,6 +654,7 @@ impl Platform {
                 coherent_line_ns: None,
                 // Three UPI links at 10.4 GT/s (Intel ARK, Xeon Gold 6140).
                 coherent_link_gbyte_s: 62.4,
+                slice_hash: SliceHash::Skx,
             }),
             "haswell-e5-2699v3" => Some(Platform {
                 name: "Intel Xeon E5-2699 v3 (Haswell-EP)".into(),
@@ -674,6 +681,7 @@ impl Platform {
                 coherent_line_ns: None,
                 // Two QPI links at 9.6 GT/s (Intel ARK, Xeon E5-2699 v3).
                 coherent_link_gbyte_s: 38.4,
+                slice_hash: SliceHash::Parity,
             }),
             "icelake-silver-4314" => Some(Platform {
                 name: "Intel Xeon Silver 4314 (Ice Lake-SP)".into(),
@@ -701,6 +709,7 @@ impl Platform {
                 coherent_line_ns: Some(114.0),
                 // Two UPI links at 10.4 GT/s (Intel ARK, Xeon Silver 4314).
                 coherent_link_gbyte_s: 41.6,
+                slice_hash: SliceHash::Parity,
             }),
             _ => None,
         }

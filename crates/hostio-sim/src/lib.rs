@@ -38,6 +38,7 @@ pub mod mempool;
 pub(crate) mod memsys;
 pub mod result;
 pub mod rng;
+mod slice_map;
 
 pub use config::{parse_scenario, ConfigError, Scenario};
 pub use result::SimResult;

@@ -373,6 +373,7 @@ impl Engine {
                         recycled_mask: plat.recycled_io_mask.unwrap_or(0),
                         policy: r.replacement,
                         seed: sc.run.seed.wrapping_add(s as u64),
+                        hash: plat.slice_hash,
                     },
                     // A socket nothing uses gets no directory (and its arrays stay untouched).
                     if used { &pa_lines } else { &[] },
