@@ -170,6 +170,29 @@ def test_type_errors_under_dotted_names_and_in_platform_files(tmp_path):
         sim.check("quickstart", set=[f'platform.preset="file:{f}"'])
 
 
+def test_slice_hash_in_a_platform_file(tmp_path):
+    facts = {k: v for k, v in sim.presets()["skylake-gold-6140"].items() if v is not None}
+    f = tmp_path / "machine.toml"
+
+    def write(**kw):
+        f.write_text("".join(f"{k} = {json.dumps(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else v}\n"
+                             for k, v in {**facts, **kw}.items()))
+
+    write(slice_hash=1)
+    with pytest.raises(hostio.ConfigError, match=r"slice_hash = 1: a string, one of `parity` or `skx`"):
+        sim.check("quickstart", set=[f'platform.preset="file:{f}"'])
+    write(slice_hash="SKX")
+    with pytest.raises(hostio.ConfigError, match=r"unknown variant `SKX`, expected `parity` or `skx`"):
+        sim.check("quickstart", set=[f'platform.preset="file:{f}"'])
+    # The measured map covers 18 slices of 2048 sets: another geometry resolves to the parity
+    # hash, and the record says so.
+    write(slice_hash="skx")
+    run = ["run.duration_us=20", "run.warmup_us=0"]
+    assert hostio.run("quickstart", set=run + [f'platform.preset="file:{f}"'])["platform"]["slice_hash"] == "skx"
+    assert hostio.run("quickstart", set=run + [f'platform.preset="file:{f}"', "platform.llc_slices=16"])["platform"]["slice_hash"] == "parity"
+    assert hostio.run("quickstart", set=run + ["platform.llc_mib_per_slice=2.75"])["platform"]["slice_hash"] == "parity"
+
+
 def test_config_errors_are_hostio_errors_and_value_errors():
     assert issubclass(hostio.ConfigError, hostio.HostioError)
     assert issubclass(hostio.ConfigError, ValueError)

@@ -16,7 +16,9 @@ and a sliced LLC with DDIO (device writes allocate into the I/O ways), CAT (:met
 the recycled-line region. Keyword overrides are the scenario's ``[platform]`` keys: ``ddio``,
 ``ddio_ways``, ``ddio_mask``, ``llc_ways``, ``llc_slices``, ``llc_mib_per_slice``, ``replacement``
 (``lru``, ``plru``, ``qlru``, ``random``). Addresses are byte addresses taken as physical (bits
-6.. choose the set and the slice).
+6.. choose the set and the slice). The Skylake preset's slices follow the map measured on 18-slice
+Skylake-SP parts, which reads address bits up to 37: it repeats every 256 GiB, so addresses
+2**38 apart share a set.
 
 :meth:`access` returns one hit level per address: 0 memory (missed this socket), 1 the core's own
 L2 (for device accesses: some core's L2), 2 another core's L2, 3 the LLC. Core accesses follow the

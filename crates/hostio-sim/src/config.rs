@@ -590,8 +590,9 @@ pub struct Platform {
     #[serde(default = "default_link_bw")]
     pub coherent_link_gbyte_s: f64,
     /// Address-to-slice map: `"skx"`, the map measured on Skylake-SP / Cascade Lake with 18
-    /// slices (other slice counts fall back to `"parity"`), or `"parity"`, a pseudo-random
-    /// XOR hash (the default: no processor's measured map).
+    /// slices of 2048 sets (a scenario whose geometry differs resolves to `"parity"`, and its
+    /// record says so), or `"parity"`, a pseudo-random XOR hash (the default: no processor's
+    /// measured map).
     #[serde(default)]
     pub slice_hash: SliceHash,
 }
@@ -621,6 +622,9 @@ pub const MAX_BANDWIDTH_GBYTE_S: f64 = 1e5;
 pub const PHYS_PAGES: u64 = 1 << 15;
 /// Bytes of one simulated page.
 pub const PAGE_BYTES: u64 = 2 << 20;
+
+/// (slices, sets per slice) of the LLC the `"skx"` slice map was measured on.
+pub const SKX_GEOMETRY: (u32, u32) = (18, 2048);
 
 /// Names of the built-in presets.
 pub const PRESETS: &[&str] = &["skylake-gold-6140", "haswell-e5-2699v3", "icelake-silver-4314"];
@@ -905,6 +909,7 @@ fn enum_variants(leaf: &str) -> Option<String> {
         "clone" => listed::<CloneMode>(),
         "allocator" => listed::<Allocator>(),
         "ddio_mask_rule" => listed::<MaskRule>(),
+        "slice_hash" => listed::<SliceHash>(),
         _ => None,
     }
 }
@@ -1214,6 +1219,10 @@ impl Scenario {
             plat.llc_mib_per_slice = m;
         }
         plat.check("platform.")?;
+        if plat.slice_hash == SliceHash::Skx && (plat.llc_slices, plat.llc_sets_per_slice()) != SKX_GEOMETRY {
+            // The measured map covers 18 slices of 2048 sets only; the record says what is used.
+            plat.slice_hash = SliceHash::Parity;
+        }
         if plat.recycled_io_mask.is_none() {
             plat.recycled_io_mask = Some(if !plat.llc_inclusive && plat.ddio_default_mask != 0 { 0x3 } else { 0 });
         }
