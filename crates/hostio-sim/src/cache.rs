@@ -1380,7 +1380,12 @@ mod tests {
         let known = [
             (0x0, 0), (0x1000, 13), (0x48d_159e, 13), (0xfff_c001, 10), (0x1e96_9697, 14),
             (0x35cf_3c95, 14), (0x363d_34f8, 6), (0x33b2_6442, 8), (0x1ddc_d35f, 4), (0x3608_078a, 5),
+            (0x4048_d159, 5), (0xc02a_f378, 11),
         ];
+        // Checksums of the tables, from the data files: Σ i·slice over the base sequence and
+        // Σ (i + 1)·mask over the masks.
+        assert_eq!(SKX18_BASE.iter().enumerate().map(|(i, &v)| i as u64 * v as u64).sum::<u64>(), 69_975_360);
+        assert_eq!(SKX18_PERM_MASKS.iter().enumerate().map(|(i, &m)| (i as u64 + 1) * m).sum::<u64>(), 11_359_811_272_704);
         let pa: Vec<u64> = known.iter().map(|k| k.0).collect();
         let p = HierParams { slices: 18, sets_per_slice: 2048, cores: 1, hash: SliceHash::Skx, ..small_params() };
         let h = Hierarchy::new(&p, &pa);

@@ -1219,10 +1219,6 @@ impl Scenario {
             plat.llc_mib_per_slice = m;
         }
         plat.check("platform.")?;
-        if plat.slice_hash == SliceHash::Skx && (plat.llc_slices, plat.llc_sets_per_slice()) != SKX_GEOMETRY {
-            // The measured map covers 18 slices of 2048 sets only; the record says what is used.
-            plat.slice_hash = SliceHash::Parity;
-        }
         if plat.recycled_io_mask.is_none() {
             plat.recycled_io_mask = Some(if !plat.llc_inclusive && plat.ddio_default_mask != 0 { 0x3 } else { 0 });
         }
@@ -1264,6 +1260,16 @@ impl Scenario {
                 plat.name
             ));
             io_mask = def;
+        }
+        if plat.slice_hash == SliceHash::Skx && (plat.llc_slices, plat.llc_sets_per_slice()) != SKX_GEOMETRY {
+            // The measured map covers 18 slices of 2048 sets only; the record says what is used.
+            warnings.push(format!(
+                "{}: the measured Skylake-SP slice map covers 18 slices of 2048 sets, not {} of {}; simulating the parity slice hash",
+                plat.name,
+                plat.llc_slices,
+                plat.llc_sets_per_slice()
+            ));
+            plat.slice_hash = SliceHash::Parity;
         }
         let replacement = p.replacement.unwrap_or(Replacement::Lru);
 

@@ -6,14 +6,36 @@
 //! CHA performance counters. The slice of physical address `pa` is
 //! `BASE[(pa >> 6 & 4095) ^ perm(pa)]`, where bit `i` of `perm` is the parity of
 //! `pa & PERM_MASKS[i]`. The masks use physical-address bits 18..37 (valid below 256 GiB).
-//! The base sequence gives 16 slices 232 and two slices 192 of every 4096 lines; within one
-//! 2 MiB page the lines that share a set index fall on only some of the slices (up to three per
-//! slice and set), so contiguous buffers conflict below the cache's capacity.
+//! The base sequence gives 16 slices 232 and two slices 192 of every 4096 lines; with 2048 sets
+//! per slice, the lines of one 2 MiB page that share a set index fall on only some of the slices
+//! (57 % of the (slice, set) pairs are reached, up to three lines each), so contiguous buffers
+//! conflict below the cache's capacity.
+//!
+//! The tables are McCalpin's data, distributed under this notice:
+//!
+//! Copyright (c) 2023, John D McCalpin. BSD 3-Clause License.
+//! Redistribution and use in source and binary forms, with or without modification, are
+//! permitted provided that the following conditions are met: 1. Redistributions of source code
+//! must retain the above copyright notice, this list of conditions and the following disclaimer.
+//! 2. Redistributions in binary form must reproduce the above copyright notice, this list of
+//! conditions and the following disclaimer in the documentation and/or other materials provided
+//! with the distribution. 3. Neither the name of the copyright holder nor the names of its
+//! contributors may be used to endorse or promote products derived from this software without
+//! specific prior written permission.
+//! THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND ANY EXPRESS OR
+//! IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE IMPLIED WARRANTIES OF MERCHANTABILITY
+//! AND FITNESS FOR A PARTICULAR PURPOSE ARE DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR
+//! CONTRIBUTORS BE LIABLE FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR
+//! CONSEQUENTIAL DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
+//! SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND ON ANY
+//! THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT (INCLUDING NEGLIGENCE OR
+//! OTHERWISE) ARISING IN ANY WAY OUT OF THE USE OF THIS SOFTWARE, EVEN IF ADVISED OF THE
+//! POSSIBILITY OF SUCH DAMAGE.
 
 /// Lines covered by the base sequence (physical-address bits 6..18).
 pub(crate) const SKX18_BASE_LINES: u64 = 4096;
 
-/// Permutation-select masks over physical-address bits, for permutation bits 0..12 (bit 10 is
+/// Permutation-select masks over physical-address bits, for permutation bits 0–11 (bit 10 is
 /// unused on 18 slices).
 pub(crate) const SKX18_PERM_MASKS: [u64; 12] = [
     0x4c8fc0000,
