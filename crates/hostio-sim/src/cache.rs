@@ -60,7 +60,7 @@
 //! into the I/O ways evict in LRU order, as measured, with the adaptive insertion above.
 use crate::config::Replacement;
 use crate::rng::Rng;
-use crate::slice_map::{SKX18_BASE, SKX18_BASE_LINES, SKX18_PERM_MASKS};
+use crate::slice_map::{SKX18_BASE, SKX18_BASE_LINES, SKX18_PERM_MASKS, SKX_GEOMETRY};
 
 pub const NONE: u8 = 0xFF;
 /// A set record's tag of an empty way (tags hold `line + 1`).
@@ -414,8 +414,8 @@ pub enum SliceHash {
     /// ([`slice_of`]): no processor's measured map.
     #[default]
     Parity,
-    /// The map measured on Skylake-SP / Cascade Lake Xeons with 18 slices
-    /// (`crate::slice_map`); other slice counts use `Parity`.
+    /// The map measured on Skylake-SP / Cascade Lake Xeons with 18 slices of 2048 sets
+    /// (`crate::slice_map`); other geometries use `Parity`.
     Skx,
 }
 
@@ -454,8 +454,9 @@ const SLICE_PARITY: [[u8; 256]; 5] = {
     t
 };
 
-/// Slice of a physical line address under the parity hash (`SliceHash::Parity`): `bits` XOR-parity bits over pseudo-random masks, reduced
-/// modulo `slices`. Power-of-two slice counts are spread evenly; others unevenly.
+/// Slice of a physical line address under the parity hash (`SliceHash::Parity`): `bits`
+/// XOR-parity bits over pseudo-random masks, reduced modulo `slices`. Power-of-two slice counts
+/// are spread evenly; others unevenly.
 pub fn slice_of(pa_line: u64, slices: u32) -> u32 {
     let mut v = 0u8;
     for (k, t) in SLICE_PARITY.iter().enumerate() {
@@ -524,7 +525,7 @@ impl Hierarchy {
         if self.dir.capacity() != cap {
             advise_huge_pages(&self.dir);
         }
-        if self.hash == SliceHash::Skx && slices == 18 {
+        if self.hash == SliceHash::Skx && (slices, sets_per_slice) == SKX_GEOMETRY {
             // The permutation depends only on line bits 12.., so it is found once per run of
             // lines that share them.
             let (mut high, mut perm) = (u64::MAX, 0u64);
@@ -1412,11 +1413,12 @@ mod tests {
             hist[c as usize] += 1;
         }
         assert_eq!(hist, [0, 10112, 9984, 896]);
-        // Another slice count keeps the parity hash.
-        let p22 = HierParams { slices: 22, ..p };
-        let h = Hierarchy::new(&p22, &pa);
-        for (l, &a) in pa.iter().enumerate() {
-            assert_eq!(h.set_of(l as u32), slice_of(a, 22) * 2048 + (a as u32 & 2047));
+        // Another geometry keeps the parity hash.
+        for (slices, sets) in [(22, 2048), (18, 4096)] {
+            let h = Hierarchy::new(&HierParams { slices, sets_per_slice: sets, ..p }, &pa);
+            for (l, &a) in pa.iter().enumerate() {
+                assert_eq!(h.set_of(l as u32), slice_of(a, slices) * sets + (a as u32 & (sets - 1)), "{slices} x {sets}");
+            }
         }
     }
 

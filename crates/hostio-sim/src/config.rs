@@ -13,6 +13,7 @@
 //! LLC ≈ 45 cycles, DRAM ≈ 85 ns). Memory bandwidth is the sustained (≈ 80 %) share of the
 //! channels' peak: 6 × DDR4-2666 on Skylake-SP, 4 × DDR4-2133 on Haswell-EP.
 pub use crate::cache::SliceHash;
+use crate::slice_map::SKX_GEOMETRY;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -622,9 +623,6 @@ pub const MAX_BANDWIDTH_GBYTE_S: f64 = 1e5;
 pub const PHYS_PAGES: u64 = 1 << 15;
 /// Bytes of one simulated page.
 pub const PAGE_BYTES: u64 = 2 << 20;
-
-/// (slices, sets per slice) of the LLC the `"skx"` slice map was measured on.
-pub const SKX_GEOMETRY: (u32, u32) = (18, 2048);
 
 /// Names of the built-in presets.
 pub const PRESETS: &[&str] = &["skylake-gold-6140", "haswell-e5-2699v3", "icelake-silver-4314"];

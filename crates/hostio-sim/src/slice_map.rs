@@ -32,6 +32,10 @@
 //! OTHERWISE) ARISING IN ANY WAY OUT OF THE USE OF THIS SOFTWARE, EVEN IF ADVISED OF THE
 //! POSSIBILITY OF SUCH DAMAGE.
 
+/// (slices, sets per slice) of the LLC the map was measured on (Xeon Gold/Platinum parts with
+/// 18 CHAs of 1.375 MiB, 11 ways: 2048 sets each); other geometries use the parity hash.
+pub const SKX_GEOMETRY: (u32, u32) = (18, 2048);
+
 /// Lines covered by the base sequence (physical-address bits 6..18).
 pub(crate) const SKX18_BASE_LINES: u64 = 4096;
 
