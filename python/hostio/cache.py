@@ -18,7 +18,9 @@ the recycled-line region. Keyword overrides are the scenario's ``[platform]`` ke
 (``lru``, ``plru``, ``qlru``, ``random``). Addresses are byte addresses taken as physical (bits
 6.. choose the set and the slice). The Skylake preset's slices follow the map measured on 18-slice
 Skylake-SP parts, which reads address bits up to 37: it repeats every 256 GiB, so addresses
-2**38 apart share a set.
+2**38 apart share a set. Other presets use a pseudo-random map with the structure of Intel's
+(Haswell's 18 slices: a balanced base sequence of 4096 lines permuted by parities of address bits
+18..41, repeating every 4 TiB; Ice Lake's 16: XOR parities).
 
 :meth:`access` returns one hit level per address: 0 memory (missed this socket), 1 the core's own
 L2 (for device accesses: some core's L2), 2 another core's L2, 3 the LLC. Core accesses follow the

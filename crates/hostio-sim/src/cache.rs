@@ -6,10 +6,10 @@
 //!   platform's `slice_hash`: on Skylake-SP with 18 slices, the map measured on those processors
 //!   (`crate::slice_map`: a 4096-line base sequence permuted by parities of the higher address
 //!   bits), under which one 2 MiB page reaches only 57 % of the (slice, set) pairs, up to three
-//!   lines each, so contiguous buffers conflict below the cache's capacity; elsewhere an
-//!   XOR-parity hash over fixed pseudo-random masks reduced modulo the slice count (for 18 slices
-//!   six parity bits mod 18 give 10 slices 4/64 of the lines and 8 slices 3/64: no processor's
-//!   measured map).
+//!   lines each, so contiguous buffers conflict below the cache's capacity. Elsewhere a map
+//!   built the way Intel's are, but no processor's ([`SliceMap`]): for other slice counts that
+//!   are not a power of two (Haswell-EP's 18), the same structure with a balanced pseudo-random
+//!   base sequence; for powers of two, XOR parities of the address.
 //! * **Directory.** Every simulated line has a directory entry (where it is in this socket: LLC
 //!   way, which core's L2 and way, dirty bits, I/O history), in a vector indexed by line number.
 //!   Lookups are O(1); only victim selection scans a set.
@@ -410,8 +410,10 @@ pub struct HierParams {
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SliceHash {
-    /// XOR-parity bits over fixed pseudo-random masks, reduced modulo the slice count
-    /// ([`slice_of`]): no processor's measured map.
+    /// No processor's measured map, built the way Intel's are ([`SliceMap`]): for a power-of-two
+    /// slice count, XOR parities of the address over fixed pseudo-random masks; for other counts,
+    /// a balanced pseudo-random base sequence of 4096 lines permuted by parities of the higher
+    /// address bits.
     #[default]
     Parity,
     /// The map measured on Skylake-SP / Cascade Lake Xeons with 18 slices of 2048 sets
@@ -454,30 +456,82 @@ const SLICE_PARITY: [[u8; 256]; 5] = {
     t
 };
 
-/// Slice of a physical line address under the parity hash (`SliceHash::Parity`): `bits`
-/// XOR-parity bits over pseudo-random masks, reduced modulo `slices`. Power-of-two slice counts
-/// are spread evenly; others unevenly.
-pub fn slice_of(pa_line: u64, slices: u32) -> u32 {
+/// XOR-parity slice of a physical line address for a power-of-two slice count: bit `i` is the
+/// parity of `pa_line & SLICE_MASKS[i]` (the linear structure Intel's power-of-two maps have:
+/// Maurice et al., RAID'15); large aligned blocks give every slice the same share.
+fn xor_slice(pa_line: u64, slices: u32) -> u32 {
     let mut v = 0u8;
     for (k, t) in SLICE_PARITY.iter().enumerate() {
         v ^= t[(pa_line >> (8 * k)) as u8 as usize];
     }
-    slice_of_parity(v, slices)
+    v as u32 & (slices - 1)
 }
 
-/// The permutation of the 18-slice base sequence for physical line address `pa_line`
-/// (`crate::slice_map`).
-fn skx18_perm(pa_line: u64) -> u64 {
-    SKX18_PERM_MASKS.iter().enumerate().fold(0, |p, (i, m)| p | (((pa_line << 6) & m).count_ones() as u64 & 1) << i)
-}
+/// Lines of a base sequence (line-address bits 0..12, 256 KiB), as on the measured map.
+const SEQ_LINES: u64 = SKX18_BASE_LINES;
 
-/// The slice of a line whose eight parity bits are `v`.
-fn slice_of_parity(v: u8, slices: u32) -> u32 {
-    if slices <= 1 {
-        return 0;
+/// Permutation-select masks of the generic sequence map over line-address bits 12..36
+/// (physical bits 18..42, so the map repeats every 4 TiB), drawn from SplitMix64. Twelve
+/// independent masks let the blocks of 4096 lines reach every permutation of the base sequence.
+const SEQ_PERM_MASKS: [u64; 12] = {
+    let mut m = [0u64; 12];
+    let mut i = 0;
+    while i < 12 {
+        m[i] = crate::rng::mix64(0x5e9_1ce5 + i as u64) & (((1u64 << 24) - 1) << 12);
+        i += 1;
     }
-    let bits = if slices.is_power_of_two() { slices.trailing_zeros() } else { 32 - slices.leading_zeros() + 1 };
-    (v as u32 & (((1u64 << bits.min(8)) - 1) as u32)) % slices
+    m
+};
+
+/// Seed of the generic base sequence's shuffle: the map is the platform's, the same for every
+/// run seed.
+const SEQ_SEED: u64 = 0x5e9_ba5e;
+
+/// A physical line address → LLC slice map of one geometry ([`SliceHash`]).
+///
+/// Intel's maps for a slice count that is not a power of two (McCalpin, TACC TR-2021-03,
+/// measured on Skylake-SP, Cascade Lake and Ice Lake) take the slice from a base sequence over
+/// the low 12 line-address bits, indexed after an XOR with a permutation whose bits are parities
+/// of the higher address bits. The `Skx` hash on 18 slices of 2048 sets uses the measured tables;
+/// `Parity` on other non-power-of-two counts uses the same structure with a balanced
+/// pseudo-random base sequence (every slice ⌊4096 / slices⌋ or ⌈4096 / slices⌉ times) and masks
+/// drawn from SplitMix64, so two lines in different 256 KiB blocks share a slice with probability
+/// about 1 / slices whatever their address difference. Power-of-two counts use XOR parities.
+pub struct SliceMap {
+    slices: u32,
+    /// Base sequence and permutation masks over line addresses; `None`: XOR parities.
+    seq: Option<(Vec<u8>, [u64; 12])>,
+}
+
+impl SliceMap {
+    pub fn new(hash: SliceHash, slices: u32, sets_per_slice: u32) -> SliceMap {
+        let seq = if hash == SliceHash::Skx && (slices, sets_per_slice) == SKX_GEOMETRY {
+            // McCalpin's masks select physical-address bits 18..; on line addresses, bits 12...
+            Some((SKX18_BASE.to_vec(), SKX18_PERM_MASKS.map(|m| m >> 6)))
+        } else if slices.is_power_of_two() {
+            None
+        } else {
+            let mut base: Vec<u8> = (0..SEQ_LINES).map(|i| (i % slices as u64) as u8).collect();
+            let mut rng = Rng::new(SEQ_SEED);
+            for i in (1..base.len()).rev() {
+                base.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            Some((base, SEQ_PERM_MASKS))
+        };
+        SliceMap { slices, seq }
+    }
+
+    /// The base-sequence permutation of the 4096-line block holding `pa_line`.
+    fn perm(masks: &[u64; 12], pa_line: u64) -> u64 {
+        masks.iter().enumerate().fold(0, |p, (i, m)| p | ((pa_line & m).count_ones() as u64 & 1) << i)
+    }
+
+    pub fn slice(&self, pa_line: u64) -> u32 {
+        match &self.seq {
+            Some((base, masks)) => base[((pa_line % SEQ_LINES) ^ Self::perm(masks, pa_line)) as usize] as u32,
+            None => xor_slice(pa_line, self.slices),
+        }
+    }
 }
 
 impl Hierarchy {
@@ -525,23 +579,22 @@ impl Hierarchy {
         if self.dir.capacity() != cap {
             advise_huge_pages(&self.dir);
         }
-        if self.hash == SliceHash::Skx && (slices, sets_per_slice) == SKX_GEOMETRY {
+        let map = SliceMap::new(self.hash, slices, sets_per_slice);
+        if let Some((base, masks)) = &map.seq {
             // The permutation depends only on line bits 12.., so it is found once per run of
             // lines that share them.
             let (mut high, mut perm) = (u64::MAX, 0u64);
             self.dir.extend(pa_lines.iter().map(|&pa| {
-                if pa / SKX18_BASE_LINES != high {
-                    high = pa / SKX18_BASE_LINES;
-                    perm = skx18_perm(pa);
+                if pa / SEQ_LINES != high {
+                    high = pa / SEQ_LINES;
+                    perm = SliceMap::perm(masks, pa);
                 }
-                let slice = SKX18_BASE[((pa % SKX18_BASE_LINES) ^ perm) as usize] as u32;
+                let slice = base[((pa % SEQ_LINES) ^ perm) as usize] as u32;
                 Dir::new(slice * sets_per_slice + (pa as u32 & (sets_per_slice - 1)))
             }));
             return;
         }
-        // `slice_of`, with the parity of bytes 2.. taken once per run of lines that share them
-        // and the reduction modulo `slices` looked up.
-        let reduce: [u32; 256] = std::array::from_fn(|v| slice_of_parity(v as u8, slices));
+        // `xor_slice`, with the parity of bytes 2.. taken once per run of lines that share them.
         let (mut high, mut high_parity) = (u64::MAX, 0u8);
         self.dir.extend(pa_lines.iter().map(|&pa| {
             if pa >> 16 != high {
@@ -549,7 +602,7 @@ impl Hierarchy {
                 high_parity = (2..5).fold(0, |v, k| v ^ SLICE_PARITY[k][(pa >> (8 * k)) as u8 as usize]);
             }
             let v = SLICE_PARITY[0][pa as u8 as usize] ^ SLICE_PARITY[1][(pa >> 8) as u8 as usize] ^ high_parity;
-            Dir::new(reduce[v as usize] * sets_per_slice + (pa as u32 & (sets_per_slice - 1)))
+            Dir::new((v as u32 & (slices - 1)) * sets_per_slice + (pa as u32 & (sets_per_slice - 1)))
         }));
     }
 
@@ -1342,22 +1395,29 @@ mod tests {
     }
 
     #[test]
-    fn slice_hash_tables_match_the_parity_definition() {
+    fn xor_slice_tables_match_the_parity_definition() {
         let direct = |pa: u64, slices: u32| {
-            let bits = if slices.is_power_of_two() { slices.trailing_zeros() } else { 32 - slices.leading_zeros() + 1 };
             let mut v = 0u32;
-            for (i, m) in SLICE_MASKS.iter().enumerate().take(bits as usize) {
+            for (i, m) in SLICE_MASKS.iter().enumerate().take(slices.trailing_zeros() as usize) {
                 v |= ((pa & m).count_ones() & 1) << i;
             }
-            v % slices
+            v
         };
         let mut rng = Rng::new(7);
-        for slices in [1, 2, 3, 4, 8, 18, 22, 28, 64, 100, 256] {
+        for slices in [1, 2, 4, 8, 16, 32, 64] {
+            let map = SliceMap::new(SliceHash::Parity, slices, 2048);
+            assert!(map.seq.is_none());
             for _ in 0..2000 {
                 let pa = rng.next_u64() >> (rng.below(40) as u32);
-                assert_eq!(slice_of(pa, slices), direct(pa, slices), "{pa:#x} {slices}");
+                assert_eq!(map.slice(pa), direct(pa, slices), "{pa:#x} {slices}");
             }
         }
+        let map = SliceMap::new(SliceHash::Parity, 4, 2048);
+        let mut c4 = [0u32; 4];
+        for l in 0..4096u64 {
+            c4[map.slice(l) as usize] += 1;
+        }
+        assert!(c4.iter().all(|&c| c == 1024), "{c4:?}");
     }
 
     #[test]
@@ -1369,8 +1429,9 @@ mod tests {
         for (slices, sets) in [(1, 64), (4, 256), (18, 2048), (22, 2048)] {
             let p = HierParams { slices, sets_per_slice: sets, cores: 1, ..small_params() };
             let h = Hierarchy::new(&p, &pa);
+            let map = SliceMap::new(SliceHash::Parity, slices, sets);
             for (l, &a) in pa.iter().enumerate() {
-                assert_eq!(h.set_of(l as u32), slice_of(a, slices) * sets + (a as u32 & (sets - 1)), "{a:#x}");
+                assert_eq!(h.set_of(l as u32), map.slice(a) * sets + (a as u32 & (sets - 1)), "{a:#x}");
             }
         }
     }
@@ -1416,26 +1477,54 @@ mod tests {
         // Another geometry keeps the parity hash.
         for (slices, sets) in [(22, 2048), (18, 4096)] {
             let h = Hierarchy::new(&HierParams { slices, sets_per_slice: sets, ..p }, &pa);
+            let map = SliceMap::new(SliceHash::Parity, slices, sets);
             for (l, &a) in pa.iter().enumerate() {
-                assert_eq!(h.set_of(l as u32), slice_of(a, slices) * sets + (a as u32 & (sets - 1)), "{slices} x {sets}");
+                assert_eq!(h.set_of(l as u32), map.slice(a) * sets + (a as u32 & (sets - 1)), "{slices} x {sets}");
             }
         }
     }
 
     #[test]
-    fn eighteen_slices_are_loaded_unevenly_but_all_used() {
-        let mut count = [0u32; 18];
-        for l in 0..(1u64 << 16) {
-            count[slice_of(l * 977 + 12345, 18) as usize] += 1;
+    fn generic_sequence_map_is_balanced_and_has_no_aliased_bits() {
+        for slices in [3, 18, 22, 28, 63] {
+            let map = SliceMap::new(SliceHash::Parity, slices, 2048);
+            let (base, masks) = map.seq.as_ref().expect("a sequence map");
+            // Every slice ⌊4096 / slices⌋ or ⌈4096 / slices⌉ times in the base sequence.
+            let mut count = vec![0u32; slices as usize];
+            for &s in base.iter() {
+                count[s as usize] += 1;
+            }
+            let lo = 4096 / slices;
+            assert!(count.iter().all(|&c| c == lo || c == lo + 1), "{slices}: {count:?}");
+            // Twelve independent masks (Gaussian elimination over GF(2)): every block
+            // permutation is reachable.
+            let mut rows = masks.to_vec();
+            let mut rank = 0;
+            for bit in (0..64).rev() {
+                if let Some(i) = (rank..rows.len()).find(|&i| rows[i] >> bit & 1 == 1) {
+                    rows.swap(rank, i);
+                    for j in 0..rows.len() {
+                        if j != rank && rows[j] >> bit & 1 == 1 {
+                            rows[j] ^= rows[rank];
+                        }
+                    }
+                    rank += 1;
+                }
+            }
+            assert_eq!(rank, 12, "{slices}");
         }
-        let min = *count.iter().min().unwrap();
-        let max = *count.iter().max().unwrap();
-        assert!(min > 0);
-        assert!(max as f64 / min as f64 > 1.25, "{count:?}");
-        let mut c4 = [0u32; 4];
-        for l in 0..4096u64 {
-            c4[slice_of(l, 4) as usize] += 1;
+        // Lines 2^b apart (b >= 12: other blocks) share a slice about 1/18 of the time, whichever
+        // bit differs (an XOR hash reduced modulo 18 shares it half the time for some bits).
+        let map = SliceMap::new(SliceHash::Parity, 18, 2048);
+        let mut rng = Rng::new(5);
+        for b in 12..32 {
+            let n = 4000;
+            let same = (0..n).filter(|_| {
+                let x = rng.next_u64() >> 30;
+                map.slice(x) == map.slice(x ^ 1 << b)
+            });
+            let f = same.count() as f64 / n as f64;
+            assert!((0.02..0.11).contains(&f), "bit {b}: {f}");
         }
-        assert!(c4.iter().all(|&c| c == 1024), "{c4:?}");
     }
 }

@@ -592,8 +592,9 @@ pub struct Platform {
     pub coherent_link_gbyte_s: f64,
     /// Address-to-slice map: `"skx"`, the map measured on Skylake-SP / Cascade Lake with 18
     /// slices of 2048 sets (a scenario whose geometry differs resolves to `"parity"`, and its
-    /// record says so), or `"parity"`, a pseudo-random XOR hash (the default: no processor's
-    /// measured map).
+    /// record says so), or `"parity"` (the default), no processor's measured map but built the
+    /// way Intel's are (`cache::SliceMap`): XOR parities for a power-of-two slice count, else a
+    /// pseudo-random base sequence permuted by parities of the higher address bits.
     #[serde(default)]
     pub slice_hash: SliceHash,
 }

@@ -33,7 +33,8 @@
 //! POSSIBILITY OF SUCH DAMAGE.
 
 /// (slices, sets per slice) of the LLC the map was measured on (Xeon Gold/Platinum parts with
-/// 18 CHAs of 1.375 MiB, 11 ways: 2048 sets each); other geometries use the parity hash.
+/// 18 CHAs of 1.375 MiB, 11 ways: 2048 sets each); other geometries use the parity hash
+/// (`crate::cache::SliceMap`).
 pub const SKX_GEOMETRY: (u32, u32) = (18, 2048);
 
 /// Lines covered by the base sequence (physical-address bits 6..18).
