@@ -44,8 +44,6 @@ impl std::hash::Hasher for PageHasher {
 #[pyclass(module = "hostio._core")]
 pub struct TraceCache {
     h: Hierarchy,
-    slices: u32,
-    sets_per_slice: u32,
     cores: usize,
     llc_ways: u32,
     allocating: bool,
@@ -71,7 +69,7 @@ impl TraceCache {
             None => {
                 let b = self.h.lines() as u32;
                 let pa: Vec<u64> = (0..LINES_PER_PAGE).map(|l| (page << (PAGE_SHIFT - 6)) + l).collect();
-                self.h.add_lines(&pa, self.slices, self.sets_per_slice);
+                self.h.add_lines(&pa);
                 self.pages.insert(page, b);
                 b
             }
@@ -188,8 +186,6 @@ impl TraceCache {
         };
         Ok(TraceCache {
             h: Hierarchy::new(&params, &[]),
-            slices: p.llc_slices,
-            sets_per_slice: p.llc_sets_per_slice(),
             cores: p.cores_per_socket as usize,
             llc_ways: p.llc_ways,
             allocating: r.scenario.platform.ddio && r.io_mask != 0,

@@ -373,7 +373,9 @@ pub struct Hierarchy {
     io_mask: u32,
     recycled_mask: u32,
     policy: Replacement,
-    hash: SliceHash,
+    /// Physical line → slice.
+    map: SliceMap,
+    sets_per_slice: u32,
     llc: Vec<u32>,
     llc_off: usize,
     l2: Vec<L2>,
@@ -421,7 +423,7 @@ pub enum SliceHash {
     Skx,
 }
 
-/// Fixed, hand-chosen masks over line-address bits 0..36 (physical bits 6..42), each mixing low
+/// Fixed, hand-chosen masks over line-address bits 0..39 (physical bits 6..45), each mixing low
 /// and high bits; not Intel's (unpublished) masks.
 const SLICE_MASKS: [u64; 8] = [
     0x0b_5ad4_eceda,
@@ -471,8 +473,9 @@ fn xor_slice(pa_line: u64, slices: u32) -> u32 {
 const SEQ_LINES: u64 = SKX18_BASE_LINES;
 
 /// Permutation-select masks of the generic sequence map over line-address bits 12..36
-/// (physical bits 18..42, so the map repeats every 4 TiB), drawn from SplitMix64. Twelve
-/// independent masks let the blocks of 4096 lines reach every permutation of the base sequence.
+/// (physical bits 18..41, so the map repeats every 4 TiB), drawn from SplitMix64. Twelve
+/// independent masks let the blocks of 4096 lines reach all 4096 XOR translations of the base
+/// sequence.
 const SEQ_PERM_MASKS: [u64; 12] = {
     let mut m = [0u64; 12];
     let mut i = 0;
@@ -489,14 +492,17 @@ const SEQ_SEED: u64 = 0x5e9_ba5e;
 
 /// A physical line address → LLC slice map of one geometry ([`SliceHash`]).
 ///
-/// Intel's maps for a slice count that is not a power of two (McCalpin, TACC TR-2021-03,
-/// measured on Skylake-SP, Cascade Lake and Ice Lake) take the slice from a base sequence over
-/// the low 12 line-address bits, indexed after an XOR with a permutation whose bits are parities
-/// of the higher address bits. The `Skx` hash on 18 slices of 2048 sets uses the measured tables;
-/// `Parity` on other non-power-of-two counts uses the same structure with a balanced
-/// pseudo-random base sequence (every slice ⌊4096 / slices⌋ or ⌈4096 / slices⌉ times) and masks
-/// drawn from SplitMix64, so two lines in different 256 KiB blocks share a slice with probability
-/// about 1 / slices whatever their address difference. Power-of-two counts use XOR parities.
+/// The maps McCalpin measured (TACC TR-2021-03: Skylake-SP / Cascade Lake with 14 to 28 slices,
+/// Ice Lake-SP with 28 and 40) take the slice from a base sequence over the low line-address
+/// bits (256 to 16384 lines long; 4096 on 18 slices), indexed after an XOR with a permutation
+/// whose bits are parities of the higher address bits; with a power-of-two slice count that
+/// form is a linear XOR map. The `Skx` hash on 18 slices of 2048 sets uses the measured tables.
+/// `Parity` on a slice count that is not a power of two uses the same form with a 4096-line,
+/// balanced pseudo-random base sequence (every slice ⌊4096 / slices⌋ or ⌈4096 / slices⌉ times)
+/// and masks drawn from SplitMix64: two lines whose addresses differ in one bit between
+/// physical bits 18 and 41 share a slice with probability about 1 / slices (as on the measured
+/// maps, some multi-bit differences, those the masks cannot see, always share one). On a
+/// power-of-two count, `Parity` is XOR parities ([`xor_slice`]).
 pub struct SliceMap {
     slices: u32,
     /// Base sequence and permutation masks over line addresses; `None`: XOR parities.
@@ -551,7 +557,8 @@ impl Hierarchy {
             io_mask: p.io_mask,
             recycled_mask: p.recycled_mask,
             policy: p.policy,
-            hash: p.hash,
+            map: SliceMap::new(p.hash, p.slices, p.sets_per_slice),
+            sets_per_slice: p.sets_per_slice,
             llc,
             llc_off,
             l2: (0..p.cores)
@@ -568,19 +575,19 @@ impl Hierarchy {
             stats: HierStats::default(),
             pending_writebacks: 0,
         };
-        h.add_lines(pa_lines, p.slices, p.sets_per_slice);
+        h.add_lines(pa_lines);
         h
     }
 
     /// Append directory entries for more simulated lines (numbered after the existing ones).
-    pub fn add_lines(&mut self, pa_lines: &[u64], slices: u32, sets_per_slice: u32) {
+    pub fn add_lines(&mut self, pa_lines: &[u64]) {
+        let (slices, sets_per_slice) = (self.map.slices, self.sets_per_slice);
         let cap = self.dir.capacity();
         self.dir.reserve(pa_lines.len());
         if self.dir.capacity() != cap {
             advise_huge_pages(&self.dir);
         }
-        let map = SliceMap::new(self.hash, slices, sets_per_slice);
-        if let Some((base, masks)) = &map.seq {
+        if let Some((base, masks)) = &self.map.seq {
             // The permutation depends only on line bits 12.., so it is found once per run of
             // lines that share them.
             let (mut high, mut perm) = (u64::MAX, 0u64);
@@ -1425,6 +1432,8 @@ mod tests {
         let mut rng = Rng::new(3);
         // Runs of consecutive lines across 64 Ki-line boundaries, and scattered lines.
         let mut pa: Vec<u64> = (0..3000).map(|i| 0x3_fff0_0000 + 65536 - 1500 + i).collect();
+        // A run across 4096-line boundaries that are not 64 Ki-line ones.
+        pa.extend((0..9000).map(|i| 0x2_0000_1000 + 5000 + i));
         pa.extend((0..3000).map(|_| rng.next_u64() >> (rng.below(30) as u32)));
         for (slices, sets) in [(1, 64), (4, 256), (18, 2048), (22, 2048)] {
             let p = HierParams { slices, sets_per_slice: sets, cores: 1, ..small_params() };
@@ -1513,11 +1522,16 @@ mod tests {
             }
             assert_eq!(rank, 12, "{slices}");
         }
-        // Lines 2^b apart (b >= 12: other blocks) share a slice about 1/18 of the time, whichever
-        // bit differs (an XOR hash reduced modulo 18 shares it half the time for some bits).
+        // Lines 2^b apart (12 <= b < 36: other blocks) share a slice about 1/18 of the time,
+        // whichever bit differs (an XOR hash reduced modulo 18 shares it half the time for some
+        // bits); from bit 36 (4 TiB) on, the map repeats.
         let map = SliceMap::new(SliceHash::Parity, 18, 2048);
         let mut rng = Rng::new(5);
-        for b in 12..32 {
+        for b in 36..44 {
+            let x = rng.next_u64() >> 28;
+            assert_eq!(map.slice(x), map.slice(x ^ 1 << b), "bit {b}");
+        }
+        for b in 12..36 {
             let n = 4000;
             let same = (0..n).filter(|_| {
                 let x = rng.next_u64() >> 30;
