@@ -195,6 +195,13 @@ def test_slice_hash_in_a_platform_file(tmp_path):
     assert hostio.run("quickstart", set=run + ["platform.llc_mib_per_slice=2.75"])["platform"]["slice_hash"] == "parity"
 
 
+def test_overrides_that_are_not_utf8_are_config_errors():
+    with pytest.raises(hostio.ConfigError, match=r"set = .*valid UTF-8 text"):
+        hostio.run("quickstart", set=["platform.llc_slices=\udcff"])
+    with pytest.raises(hostio.ConfigError, match=r"set = .*valid UTF-8 text"):
+        sim.check("quickstart", set=["\udcff=1"])
+
+
 def test_config_errors_are_hostio_errors_and_value_errors():
     assert issubclass(hostio.ConfigError, hostio.HostioError)
     assert issubclass(hostio.ConfigError, ValueError)

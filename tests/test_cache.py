@@ -48,7 +48,8 @@ def test_ddio_off_does_not_allocate_and_cat_is_accepted():
 
 def test_lru_matches_a_reference_model_on_one_set():
     # One slice, so set = line number mod sets: an exact LRU check against a Python model.
-    h = Hierarchy("skylake-gold-6140", llc_slices=1, ddio_ways=11)
+    with pytest.warns(UserWarning, match="not 1 of 2048"):
+        h = Hierarchy("skylake-gold-6140", llc_slices=1, ddio_ways=11)
     sets = 2048
     rng = np.random.default_rng(3)
     trace = rng.integers(0, 16, 3000).astype(np.uint64) * sets * 64  # 16 lines, one set
@@ -76,6 +77,14 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: h.set_cat(0, 0), "mask"),
     (lambda h: h.set_cat(0, 0x800), "mask"),
     (lambda h: h.set_cat(18, 0x3), "core"),
+    (lambda h: h.set_cat(0, -1), "mask"),
+    (lambda h: h.set_cat(0, 1.5), "mask"),
+    (lambda h: h.set_cat(True, 1), "core"),
+    (lambda h: h.access(lines(1), "\udcff"), "kind"),
+    (lambda h: Hierarchy("\udcff"), "preset"),
+    (lambda h: Hierarchy(llc_slices="\udcff"), "llc_slices"),
+    # Distinct pages beyond 32-bit line numbers are refused before any is added.
+    (lambda h: h.access(np.arange(140_000, dtype=np.uint64) << np.uint64(21)), "addresses"),
 ])
 def test_bad_input_names_the_key(call, key):
     with pytest.raises(hostio.ConfigError, match=key):
@@ -97,3 +106,12 @@ def test_results_do_not_depend_on_how_the_trace_is_split():
             got_parts += parts.access(trace[a:min(a + 777, lo + 5000)], k).tolist()
     assert got_whole == got_parts
     assert whole.stats() == parts.stats()
+
+
+def test_empty_traces_and_the_slice_map_fallback_warning():
+    h = Hierarchy()
+    assert h.access([]).tolist() == [] and h.warnings == []
+    # The measured Skylake map covers 18 slices of 2048 sets; another geometry says so.
+    with pytest.warns(UserWarning, match="simulating the parity slice hash"):
+        h = Hierarchy(llc_mib_per_slice=2.75)
+    assert len(h.warnings) == 1

@@ -29,6 +29,8 @@ the LLC); ``dev_read`` neither allocates nor updates replacement state.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from hostio import _core
@@ -36,6 +38,16 @@ from hostio.errors import config_error
 
 KINDS = ("core_read", "core_write", "dev_write", "dev_read")
 LEVELS = ("memory", "l2", "other_l2", "llc")
+
+
+def _text(key: str, v):
+    """`v`, checked to be text the core can take (no unpaired surrogates)."""
+    if isinstance(v, str):
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            raise config_error(key, v, "valid UTF-8 text") from None
+    return v
 
 
 def _toml_value(key: str, v) -> str:
@@ -52,14 +64,23 @@ class Hierarchy:
     """One socket's L2s and LLC, driven by address traces."""
 
     def __init__(self, preset: str = "skylake-gold-6140", **overrides):
-        ov = [f"platform.{k}={_toml_value(k, v)}" for k, v in overrides.items()]
+        _text("preset", preset)
+        ov = [f"platform.{k}={_toml_value(k, _text(k, v))}" for k, v in overrides.items()]
         self._h = _core.TraceCache(preset, ov)
         self.preset = preset
         self.overrides = dict(overrides)
+        #: What resolving the platform warned about (also issued as Python warnings), e.g. a
+        #: measured slice map that does not fit the overridden geometry.
+        self.warnings = list(self._h.warnings())
+        for w in self.warnings:
+            warnings.warn(w, stacklevel=2)
 
     def access(self, addresses, kind: str = "core_read", core: int = 0) -> np.ndarray:
         """Access every address in order; returns a ``uint8`` array of hit levels."""
+        _text("kind", kind)
         a = np.ascontiguousarray(addresses)
+        if a.size == 0:
+            a = a.astype(np.uint64)
         if a.ndim != 1 or not (np.issubdtype(a.dtype, np.integer)) or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
             raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", "a one-dimensional array of non-negative integer byte addresses")
         if not isinstance(core, (int, np.integer)) or isinstance(core, bool) or core < 0:
@@ -69,6 +90,9 @@ class Hierarchy:
 
     def set_cat(self, core: int, mask: int) -> None:
         """Restrict `core`'s fills to the LLC ways in `mask` (it still hits in any way)."""
+        for key, v in (("core", core), ("mask", mask)):
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 0 <= v < 2**32:
+                raise config_error(key, v, "a non-negative integer below 2**32")
         self._h.set_cat(int(core), int(mask))
 
     def stats(self) -> dict:

@@ -40,6 +40,10 @@ def _overrides(items: Iterable[str]) -> list[str]:
     for ov in out:
         if not isinstance(ov, str):
             raise config_error("set", ov, "KEY.PATH=VALUE strings")
+        try:
+            ov.encode("utf-8")
+        except UnicodeEncodeError:
+            raise config_error("set", ov, "KEY.PATH=VALUE strings of valid UTF-8 text") from None
     return out
 
 

@@ -53,7 +53,12 @@ pub struct TraceCache {
     recent: [(u64, u32); RECENT],
     /// Accesses by kind and hit level.
     counts: [[u64; 4]; 4],
+    /// What resolving the platform warned about (e.g. a slice map that does not fit).
+    warnings: Vec<String>,
 }
+
+/// Distinct 2 MiB pages one hierarchy holds: simulated line numbers are 32-bit.
+const MAX_PAGES: usize = (1usize << 32) / LINES_PER_PAGE as usize - 1;
 
 impl TraceCache {
     #[inline]
@@ -192,6 +197,7 @@ impl TraceCache {
             pages: HashMap::default(),
             recent: [(u64::MAX, 0); RECENT],
             counts: [[0; 4]; 4],
+            warnings: r.warnings.clone(),
         })
     }
 
@@ -207,6 +213,17 @@ impl TraceCache {
         let addrs = addrs.as_slice(py).ok_or_else(|| {
             config_err(ConfigError::new("addresses", "a strided buffer", "a C-contiguous array"))
         })?;
+        if self.pages.len() + addrs.len() > MAX_PAGES {
+            let new: std::collections::HashSet<u64> =
+                addrs.iter().map(|a| a.get() >> PAGE_SHIFT).filter(|p| !self.pages.contains_key(p)).collect();
+            if self.pages.len() + new.len() > MAX_PAGES {
+                return Err(config_err(ConfigError::new(
+                    "addresses",
+                    format!("{} distinct 2 MiB pages", self.pages.len() + new.len()),
+                    format!("at most {MAX_PAGES} distinct 2 MiB pages (256 GiB) in one hierarchy's lifetime"),
+                )));
+            }
+        }
         // The bytes object is filled in place: nothing else can see it before it is returned.
         PyBytes::new_with(py, addrs.len(), |out| {
             self.run(py, addrs, k, core, out);
@@ -225,6 +242,11 @@ impl TraceCache {
         }
         self.h.set_cat(core, mask);
         Ok(())
+    }
+
+    /// What resolving the platform warned about.
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
     }
 
     /// (accesses by kind and level, writebacks, io_allocations, io_evictions).
