@@ -81,6 +81,8 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: h.set_cat(0, 1.5), "mask"),
     (lambda h: h.set_cat(True, 1), "core"),
     (lambda h: h.access(lines(1), "\udcff"), "kind"),
+    (lambda h: h.access(lines(1), None), "kind"),
+    (lambda h: h.access(lines(1), core=10**30), "core"),
     (lambda h: Hierarchy("\udcff"), "preset"),
     (lambda h: Hierarchy(llc_slices="\udcff"), "llc_slices"),
     # Distinct pages beyond 32-bit line numbers are refused before any is added.
@@ -111,6 +113,8 @@ def test_results_do_not_depend_on_how_the_trace_is_split():
 def test_empty_traces_and_the_slice_map_fallback_warning():
     h = Hierarchy()
     assert h.access([]).tolist() == [] and h.warnings == []
+    # NumPy scalars are numbers.
+    assert Hierarchy("icelake-silver-4314", llc_slices=np.int64(8), llc_ways=np.int32(12)).access(lines(2)).tolist() == [0, 0]
     # The measured Skylake map covers 18 slices of 2048 sets; another geometry says so.
     with pytest.warns(UserWarning, match="simulating the parity slice hash"):
         h = Hierarchy(llc_mib_per_slice=2.75)

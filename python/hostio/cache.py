@@ -53,6 +53,8 @@ def _text(key: str, v):
 def _toml_value(key: str, v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, (np.integer, np.floating)) and not isinstance(v, np.bool_):
+        v = v.item()
     if isinstance(v, (int, float)):
         return repr(v)
     if isinstance(v, str):
@@ -77,13 +79,15 @@ class Hierarchy:
 
     def access(self, addresses, kind: str = "core_read", core: int = 0) -> np.ndarray:
         """Access every address in order; returns a ``uint8`` array of hit levels."""
+        if not isinstance(kind, str):
+            raise config_error("kind", kind, f"one of {', '.join(KINDS)}")
         _text("kind", kind)
         a = np.ascontiguousarray(addresses)
         if a.size == 0:
             a = a.astype(np.uint64)
         if a.ndim != 1 or not (np.issubdtype(a.dtype, np.integer)) or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
             raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", "a one-dimensional array of non-negative integer byte addresses")
-        if not isinstance(core, (int, np.integer)) or isinstance(core, bool) or core < 0:
+        if not isinstance(core, (int, np.integer)) or isinstance(core, bool) or not 0 <= core < 2**32:
             raise config_error("core", core, "a core index from 0")
         out = self._h.access(np.ascontiguousarray(a, dtype=np.uint64), kind, int(core))
         return np.frombuffer(out, dtype=np.uint8)
