@@ -196,9 +196,9 @@ def test_slice_hash_in_a_platform_file(tmp_path):
 
 
 def test_overrides_that_are_not_utf8_are_config_errors():
-    with pytest.raises(hostio.ConfigError, match=r"set = .*valid UTF-8 text"):
+    with pytest.raises(hostio.ConfigError, match=r"set = .*valid Unicode text"):
         hostio.run("quickstart", set=["platform.llc_slices=\udcff"])
-    with pytest.raises(hostio.ConfigError, match=r"set = .*valid UTF-8 text"):
+    with pytest.raises(hostio.ConfigError, match=r"set = .*valid Unicode text"):
         sim.check("quickstart", set=["\udcff=1"])
 
 

@@ -34,20 +34,16 @@ import warnings
 import numpy as np
 
 from hostio import _core
-from hostio.errors import config_error
+from hostio.errors import checked_text, config_error
 
 KINDS = ("core_read", "core_write", "dev_write", "dev_read")
 LEVELS = ("memory", "l2", "other_l2", "llc")
 
 
-def _text(key: str, v):
-    """`v`, checked to be text the core can take (no unpaired surrogates)."""
-    if isinstance(v, str):
-        try:
-            v.encode("utf-8")
-        except UnicodeEncodeError:
-            raise config_error(key, v, "valid UTF-8 text") from None
-    return v
+def _index(key: str, v) -> None:
+    """A core index or a way mask: an integer (not a bool) in 0..2**32."""
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 0 <= v < 2**32:
+        raise config_error(key, v, "an integer in 0..2**32")
 
 
 def _toml_value(key: str, v) -> str:
@@ -58,6 +54,7 @@ def _toml_value(key: str, v) -> str:
     if isinstance(v, (int, float)):
         return repr(v)
     if isinstance(v, str):
+        v = checked_text(key, v)
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
     raise config_error(key, v, "a number, a string or a boolean")
 
@@ -66,8 +63,8 @@ class Hierarchy:
     """One socket's L2s and LLC, driven by address traces."""
 
     def __init__(self, preset: str = "skylake-gold-6140", **overrides):
-        _text("preset", preset)
-        ov = [f"platform.{k}={_toml_value(k, _text(k, v))}" for k, v in overrides.items()]
+        checked_text("preset", preset, "a preset name or file:PATH")
+        ov = [f"platform.{k}={_toml_value(k, v)}" for k, v in overrides.items()]
         self._h = _core.TraceCache(preset, ov)
         self.preset = preset
         self.overrides = dict(overrides)
@@ -79,24 +76,20 @@ class Hierarchy:
 
     def access(self, addresses, kind: str = "core_read", core: int = 0) -> np.ndarray:
         """Access every address in order; returns a ``uint8`` array of hit levels."""
-        if not isinstance(kind, str):
-            raise config_error("kind", kind, f"one of {', '.join(KINDS)}")
-        _text("kind", kind)
+        checked_text("kind", kind, f"one of {', '.join(KINDS)}")
         a = np.ascontiguousarray(addresses)
         if a.size == 0:
             a = a.astype(np.uint64)
         if a.ndim != 1 or not (np.issubdtype(a.dtype, np.integer)) or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
             raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", "a one-dimensional array of non-negative integer byte addresses")
-        if not isinstance(core, (int, np.integer)) or isinstance(core, bool) or not 0 <= core < 2**32:
-            raise config_error("core", core, "a core index from 0")
+        _index("core", core)
         out = self._h.access(np.ascontiguousarray(a, dtype=np.uint64), kind, int(core))
         return np.frombuffer(out, dtype=np.uint8)
 
     def set_cat(self, core: int, mask: int) -> None:
         """Restrict `core`'s fills to the LLC ways in `mask` (it still hits in any way)."""
-        for key, v in (("core", core), ("mask", mask)):
-            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 0 <= v < 2**32:
-                raise config_error(key, v, "a non-negative integer below 2**32")
+        _index("core", core)
+        _index("mask", mask)
         self._h.set_cat(int(core), int(mask))
 
     def stats(self) -> dict:

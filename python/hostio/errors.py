@@ -6,7 +6,7 @@ refuses a measurement) are plain ``HostioError``; ``USER_ERRORS`` is the tuple t
 turns into exit status 2."""
 from hostio._core import ConfigError, HostioError
 
-__all__ = ["ConfigError", "HostioError", "USER_ERRORS", "config_error"]
+__all__ = ["ConfigError", "HostioError", "USER_ERRORS", "checked_text", "config_error"]
 
 USER_ERRORS = (ConfigError, HostioError)
 
@@ -14,3 +14,14 @@ USER_ERRORS = (ConfigError, HostioError)
 def config_error(key: str, value, allowed: str) -> ConfigError:
     """Build the standard message: ``key = value: allowed``."""
     return ConfigError(f"{key} = {value!r}: {allowed}")
+
+
+def checked_text(key: str, value, allowed: str = "valid Unicode text") -> str:
+    """`value` if it is a string the core can take (no unpaired surrogates), else the error."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            pass
+    raise config_error(key, value, allowed)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Union
 
 from hostio import _core
-from hostio.errors import ConfigError, config_error
+from hostio.errors import ConfigError, checked_text, config_error
 
 Scenario = Union[str, os.PathLike, Mapping]
 
@@ -38,12 +38,7 @@ def _overrides(items: Iterable[str]) -> list[str]:
         raise config_error("set", items, "a list of KEY.PATH=VALUE strings, not one string")
     out = list(items)
     for ov in out:
-        if not isinstance(ov, str):
-            raise config_error("set", ov, "KEY.PATH=VALUE strings")
-        try:
-            ov.encode("utf-8")
-        except UnicodeEncodeError:
-            raise config_error("set", ov, "KEY.PATH=VALUE strings of valid UTF-8 text") from None
+        checked_text("set", ov, "KEY.PATH=VALUE strings of valid Unicode text")
     return out
 
 
@@ -102,11 +97,7 @@ def _plain(value, key: str, depth: int = 0):
             raise config_error(key, v, "a finite number")
         return v + 0.0
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise config_error(key, value, "valid Unicode text") from None
-        return value
+        return checked_text(key, value)
     if isinstance(value, Mapping):
         out = {}
         for k, v in value.items():
