@@ -133,7 +133,14 @@ def test_override_integers_beyond_toml_are_numbers():
     ("nics.nic0.socket=-1", "nics.nic0.socket = -1: 0..2 (platform.sockets)"),
     # Inside the type's range, a whole float is refused for not being an integer.
     ("nics.nic0.rx_descriptors=1024.0", "nics.nic0.rx_descriptors = 1024.0: an integer in 0..=4294967295"),
-    ("nics.nic0.rx_descriptors=1.5", "nics.nic0.rx_descriptors = 1.5: an integer in 0..=4294967295"),
+    # A fraction is answered with the key's own rule.
+    ("nics.nic0.rx_descriptors=1.5", "nics.nic0.rx_descriptors = 1.5: an integer: a power of two in 32..=65536"),
+    ("platform.llc_slices=1.5", "platform.llc_slices = 1.5: an integer: 1..=64"),
+    ("platform.llc_slices=-2.5", "platform.llc_slices = -2.5: an integer: 1..=64"),
+    ("platform.llc_mib_per_slice=nan", "platform.llc_mib_per_slice = NaN: a positive size in MiB (e.g. 1.375)"),
+    ("platform.llc_mib_per_slice=-1", "platform.llc_mib_per_slice = -1: a positive size in MiB (e.g. 1.375)"),
+    ("platform.llc_mib_per_slice=3", "platform.llc_mib_per_slice = 3: a size giving a power-of-two number of sets per slice, "
+     "at most 32768, with 11 ways of 64 B (e.g. 1.375 MiB with 11 ways = 2048 sets)"),
     ("run.seed=-1", "run.seed = -1: an integer in 0..=9223372036854775807"),
     ("run.duration_us=abc", 'run.duration_us = "abc": a number'),
     ("platform.ddio=3", "platform.ddio = 3: true or false"),
@@ -329,3 +336,39 @@ def test_latency_is_null_without_completed_packets():
     assert set(r["metrics"]["latency_ns"].values()) == {None}
     from hostio.simcli import summary
     assert "p50 n/a ns" in summary(r, "x")
+
+
+def _platform_file(path, **kw):
+    facts = {k: v for k, v in {**sim.presets()["skylake-gold-6140"], **kw}.items() if v is not None}
+    path.write_text("".join(f"{k} = {json.dumps(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else v}\n"
+                            for k, v in facts.items()))
+    return path
+
+
+def test_platform_files_that_are_not_small_regular_text_files(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.toml"
+    big.write_text("#" * (1 << 20 + 1))
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(b"name = \"\xff\"\n")
+    cases = [(fifo, "a regular file"), (tmp_path, "a regular file"), (big, "a platform file of at most 1024 KiB"),
+             (latin, "a platform file in UTF-8 text"), (tmp_path / "none.toml", "cannot read the platform file")]
+    if os.path.exists("/dev/zero"):
+        cases.append(("/dev/zero", "a regular file"))
+    for path, why in cases:
+        # A FIFO with no writer would block an open(): the check comes first (the timeout catches a hang).
+        p = hostio_cli("run", "quickstart", "--set", f'platform.preset="file:{path}"', *SHORT, timeout=30)
+        one_line_error(p, f"platform.preset = file:{path}: {why}")
+
+
+def test_one_way_llc_keeps_its_recycled_ways_inside_the_cache(tmp_path):
+    run = ["run.duration_us=30", "run.warmup_us=10"]
+    r = hostio.run("quickstart", set=run + ["platform.llc_ways=1", "platform.llc_mib_per_slice=0.125"])
+    assert (r["platform"]["llc_ways"], r["platform"]["recycled_io_mask"], r["platform"]["ddio_default_mask"]) == (1, 1, 1)
+    f = _platform_file(tmp_path / "m.toml", llc_ways=1, llc_mib_per_slice=0.125, ddio_default_mask=1,
+                       recycled_io_mask=None, slice_hash="parity", llc_slices=16)
+    r = hostio.run("quickstart", set=run + [f'platform.preset="file:{f}"'])
+    assert (r["platform"]["llc_ways"], r["platform"]["recycled_io_mask"]) == (1, 1)
+    with pytest.raises(hostio.ConfigError, match=r"^platform\.llc_ways = 33: 1\.\.=32$"):
+        sim.check("quickstart", set=["platform.llc_ways=33"])

@@ -71,6 +71,9 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: h.access(lines(1), core=18), "core"),
     (lambda h: h.access(np.array([-64])), "addresses"),
     (lambda h: h.access(np.zeros((2, 2), dtype=np.uint64)), "addresses"),
+    (lambda h: h.access([2**64, 0]), "addresses"),
+    (lambda h: h.access([-1, 2**63]), "addresses"),
+    (lambda h: h.access([0.5, 2**63]), "addresses"),
     (lambda h: Hierarchy("nope"), "platform.preset"),
     (lambda h: Hierarchy(ddio_ways=1), "platform.ddio_ways"),
     (lambda h: Hierarchy(colour=1), "platform.colour"),
@@ -119,3 +122,10 @@ def test_empty_traces_and_the_slice_map_fallback_warning():
     with pytest.warns(UserWarning, match="simulating the parity slice hash"):
         h = Hierarchy(llc_mib_per_slice=2.75)
     assert len(h.warnings) == 1
+
+
+def test_a_list_of_integers_beyond_int64_is_a_trace():
+    # NumPy makes such a list float64; its integers are still exact addresses.
+    a, b = Hierarchy(), Hierarchy()
+    big = [2**63, 2**63 + 64, 0, 2**63]
+    assert a.access(big).tolist() == b.access(np.array(big, dtype=np.uint64)).tolist() == [0, 0, 0, 1]  # the repeat hits the L2

@@ -59,6 +59,11 @@ def _toml_value(key: str, v) -> str:
     raise config_error(key, v, "a number, a string or a boolean")
 
 
+def _is_address(x) -> bool:
+    """A non-negative integer below 2**64 (not a boolean)."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) and 0 <= int(x) < 2**64
+
+
 class Hierarchy:
     """One socket's L2s and LLC, driven by address traces."""
 
@@ -78,6 +83,10 @@ class Hierarchy:
         """Access every address in order; returns a ``uint8`` array of hit levels."""
         checked_text("kind", kind, f"one of {', '.join(KINDS)}")
         a = np.ascontiguousarray(addresses)
+        if a.dtype.kind in "fO" and isinstance(addresses, (list, tuple)) and all(_is_address(x) for x in addresses):
+            # NumPy makes a list holding an integer of 2**63 or more float64 (or object); the
+            # integers themselves are addresses.
+            a = np.array(addresses, dtype=np.uint64)
         if a.size == 0:
             a = a.astype(np.uint64)
         if a.ndim != 1 or not (np.issubdtype(a.dtype, np.integer)) or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):

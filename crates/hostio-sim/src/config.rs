@@ -571,8 +571,8 @@ pub struct Platform {
     #[serde(default = "default_upi_ns")]
     pub upi_latency_ns: f64,
     /// Ways where a line written device → core → device lands ("inclusive ways", 0x003 on
-    /// Skylake/Cascade Lake); 0 = no such region. Unset in a platform file → 0x3 for
-    /// non-inclusive LLCs with DDIO, else 0.
+    /// Skylake/Cascade Lake); 0 = no such region. Unset in a platform file → 0x3 (the part of it
+    /// inside the LLC's ways) for non-inclusive LLCs with DDIO, else 0.
     #[serde(default)]
     pub recycled_io_mask: Option<u32>,
     /// Writes to IIO LLC WAYS are accepted but have no effect (Ice Lake and later).
@@ -616,6 +616,10 @@ pub const MAX_CORES_PER_SOCKET: u32 = 254;
 pub const MAX_L2_KIB: u32 = 8192;
 /// Largest LLC of one socket, MiB (the simulator keeps its tags in memory).
 pub const MAX_LLC_MIB: f64 = 512.0;
+/// Largest platform file read, bytes (one is ~1 KiB).
+pub const MAX_PLATFORM_FILE_BYTES: u64 = 1 << 20;
+/// Most sets per LLC slice (a power of two up to this).
+pub const MAX_LLC_SETS_PER_SLICE: u32 = 1 << 15;
 /// Largest latency a platform file may give, ns (1 ms).
 pub const MAX_LATENCY_NS: f64 = 1e6;
 /// Largest memory bandwidth a platform file may give, GB/s.
@@ -718,10 +722,23 @@ impl Platform {
         }
     }
 
-    /// Read a platform file (`file:PATH`).
+    /// Read a platform file (`file:PATH`): a regular file of at most `MAX_PLATFORM_FILE_BYTES`
+    /// (a device such as `/dev/zero` or a FIFO is refused before it is read).
     pub fn from_file(path: &str) -> Result<Platform, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError::new("platform.preset", format!("file:{path}"), format!("cannot read the platform file: {e}")))?;
+        use std::io::Read;
+        let err = |why: String| ConfigError::new("platform.preset", format!("file:{path}"), why);
+        // Checked before opening: opening a FIFO would wait for a writer.
+        let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read the platform file: {e}")))?;
+        if !meta.is_file() {
+            return Err(err("a regular file (a platform file written by `hostio probe --platform-out`)".into()));
+        }
+        let f = std::fs::File::open(path).map_err(|e| err(format!("cannot read the platform file: {e}")))?;
+        let mut bytes = Vec::new();
+        f.take(MAX_PLATFORM_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| err(format!("cannot read the platform file: {e}")))?;
+        if bytes.len() as u64 > MAX_PLATFORM_FILE_BYTES {
+            return Err(err(format!("a platform file of at most {} KiB", MAX_PLATFORM_FILE_BYTES / 1024)));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| err("a platform file in UTF-8 text".into()))?;
         Self::from_file_text(&text, path)
     }
 
@@ -764,6 +781,9 @@ impl Platform {
         if !(1..=64).contains(&self.llc_slices) {
             return Err(ConfigError::new(k("llc_slices"), self.llc_slices, "1..=64 slices"));
         }
+        if !(self.llc_mib_per_slice.is_finite() && self.llc_mib_per_slice > 0.0) {
+            return Err(ConfigError::new(k("llc_mib_per_slice"), self.llc_mib_per_slice, "a positive size in MiB (e.g. 1.375)"));
+        }
         let llc_mib = self.llc_slices as f64 * self.llc_mib_per_slice;
         if !(llc_mib <= MAX_LLC_MIB) {
             return Err(ConfigError::new(k("llc_mib_per_slice"), self.llc_mib_per_slice, format!("at most {MAX_LLC_MIB} MiB of LLC per socket in total ({} slices)", self.llc_slices)));
@@ -773,7 +793,7 @@ impl Platform {
             return Err(ConfigError::new(
                 k("llc_mib_per_slice"),
                 self.llc_mib_per_slice,
-                format!("a size giving a power-of-two number of sets per slice with {} ways of 64 B (e.g. 1.375 MiB with 11 ways = 2048 sets)", self.llc_ways),
+                format!("a size giving a power-of-two number of sets per slice, at most {MAX_LLC_SETS_PER_SLICE}, with {} ways of 64 B (e.g. 1.375 MiB with 11 ways = 2048 sets)", self.llc_ways),
             ));
         }
         if !(1..=32).contains(&self.l2_ways) {
@@ -824,7 +844,7 @@ impl Platform {
         let bytes = self.llc_mib_per_slice * 1024.0 * 1024.0;
         let sets = bytes / (64.0 * self.llc_ways as f64);
         let r = sets.round();
-        if (sets - r).abs() < 1e-6 && r >= 1.0 && (r as u64).is_power_of_two() && r <= (1 << 15) as f64 {
+        if (sets - r).abs() < 1e-6 && r >= 1.0 && (r as u64).is_power_of_two() && r <= MAX_LLC_SETS_PER_SLICE as f64 {
             Some(r as u32)
         } else {
             None
@@ -999,17 +1019,19 @@ fn check_scenario(value: &toml::Value) -> Result<Scenario, ConfigError> {
 /// An integer beyond its key's type (`rx_descriptors = 4294967296`, `cores = -1`) is answered with
 /// the key's own rule where it has one: the scenario is checked again with the value at the type's
 /// nearest bound, then at the other; the first check that refuses the same key gives its rule.
-/// If both bounds pass, the key takes any value of its type and the type's range stands. A value
-/// inside the type's range (`1024.0`, refused only for not being an integer) is left as it is.
+/// If both bounds pass, the key takes any value of its type and the type's range stands. A whole
+/// number inside the type's range (`1024.0`, refused only for not being an integer) is left as it
+/// is; a fraction (`llc_slices = 1.5`) gets the key's own rule the same way, as "an integer: rule".
 fn with_key_rule(value: &toml::Value, err: ConfigError) -> ConfigError {
     let Some((lo, hi)) = err.allowed.strip_prefix("an integer in ").and_then(|r| r.split_once("..=")) else { return err };
     let (Ok(lo), Ok(hi)) = (lo.parse::<i64>(), hi.parse::<i64>()) else { return err };
     let mut probe = value.clone();
     let Some(node) = node_at_key(&mut probe, "", &err.key, &err.value) else { return err };
     // A whole number beyond TOML's integers is a float here (`apply_override`).
-    let below = match *node {
-        toml::Value::Integer(i) if i < lo || i > hi => i < lo,
-        toml::Value::Float(f) if f.fract() == 0.0 && (f < lo as f64 || f > hi as f64) => f < lo as f64,
+    let (below, fraction) = match *node {
+        toml::Value::Integer(i) if i < lo || i > hi => (i < lo, false),
+        toml::Value::Float(f) if f.fract() == 0.0 && (f < lo as f64 || f > hi as f64) => (f < lo as f64, false),
+        toml::Value::Float(f) if f.is_finite() && f.fract() != 0.0 => (f < (lo as f64 + hi as f64) / 2.0, true),
         _ => return err,
     };
     for bound in if below { [lo, hi] } else { [hi, lo] } {
@@ -1018,7 +1040,8 @@ fn with_key_rule(value: &toml::Value, err: ConfigError) -> ConfigError {
         *node = toml::Value::Integer(bound);
         if let Err(e) = check_scenario(&probe) {
             if e.key == err.key {
-                return ConfigError { allowed: e.allowed, ..err };
+                let allowed = if fraction { format!("an integer: {}", e.allowed) } else { e.allowed };
+                return ConfigError { allowed, ..err };
             }
         }
     }
@@ -1200,12 +1223,14 @@ impl Scenario {
             })?
         };
         if let Some(w) = p.llc_ways {
-            if !(2..=32).contains(&w) {
-                return Err(ConfigError::new("platform.llc_ways", w, "2..=32"));
+            if !(1..=32).contains(&w) {
+                return Err(ConfigError::new("platform.llc_ways", w, "1..=32"));
             }
-            // Keep the default I/O ways left-aligned in the new geometry.
+            // Keep the default I/O ways left-aligned and the recycled ways (the lowest) inside the
+            // new geometry.
             let n = plat.ddio_default_mask.count_ones();
             plat.ddio_default_mask = if n == 0 { 0 } else { left_aligned_mask(n.min(w), w) };
+            plat.recycled_io_mask = plat.recycled_io_mask.map(|m| m & full_mask(w));
             plat.llc_ways = w;
         }
         if let Some(s) = p.llc_slices {
@@ -1219,7 +1244,7 @@ impl Scenario {
         }
         plat.check("platform.")?;
         if plat.recycled_io_mask.is_none() {
-            plat.recycled_io_mask = Some(if !plat.llc_inclusive && plat.ddio_default_mask != 0 { 0x3 } else { 0 });
+            plat.recycled_io_mask = Some(if !plat.llc_inclusive && plat.ddio_default_mask != 0 { 0x3 & full_mask(plat.llc_ways) } else { 0 });
         }
         if !(1..=2).contains(&p.sockets) {
             return Err(ConfigError::new("platform.sockets", p.sockets, "1 or 2"));
