@@ -140,7 +140,11 @@ def test_override_integers_beyond_toml_are_numbers():
     ("platform.llc_mib_per_slice=nan", "platform.llc_mib_per_slice = NaN: a positive size in MiB (e.g. 1.375)"),
     ("platform.llc_mib_per_slice=-1", "platform.llc_mib_per_slice = -1: a positive size in MiB (e.g. 1.375)"),
     ("platform.llc_mib_per_slice=3", "platform.llc_mib_per_slice = 3: a size giving a power-of-two number of sets per slice, "
-     "at most 32768, with 11 ways of 64 B (e.g. 1.375 MiB with 11 ways = 2048 sets)"),
+     "at most 32768, with 11 way(s) of 64 B (e.g. 1.375 MiB = 2048 sets)"),
+    # Only the ways changed: the error names them, not the preset's slice size.
+    ("platform.llc_ways=2", "platform.llc_ways = 2: ways that split the preset's 1.375 MiB slices into a power-of-two number of "
+     "sets, or set platform.llc_mib_per_slice too (a size giving a power-of-two number of sets per slice, at most 32768, with "
+     "2 way(s) of 64 B (e.g. 0.25 MiB = 2048 sets))"),
     ("run.seed=-1", "run.seed = -1: an integer in 0..=9223372036854775807"),
     ("run.duration_us=abc", 'run.duration_us = "abc": a number'),
     ("platform.ddio=3", "platform.ddio = 3: true or false"),
@@ -354,12 +358,17 @@ def test_platform_files_that_are_not_small_regular_text_files(tmp_path):
     latin.write_bytes(b"name = \"\xff\"\n")
     cases = [(fifo, "a regular file"), (tmp_path, "a regular file"), (big, "a platform file of at most 1024 KiB"),
              (latin, "a platform file in UTF-8 text"), (tmp_path / "none.toml", "cannot read the platform file")]
+    long_line = tmp_path / "line.toml"
+    long_line.write_text("x" * 100_000)
     if os.path.exists("/dev/zero"):
         cases.append(("/dev/zero", "a regular file"))
     for path, why in cases:
         # A FIFO with no writer would block an open(): the check comes first (the timeout catches a hang).
         p = hostio_cli("run", "quickstart", "--set", f'platform.preset="file:{path}"', *SHORT, timeout=30)
         one_line_error(p, f"platform.preset = file:{path}: {why}")
+    # A parser's message quotes the offending line; it is cut, not the whole file.
+    p = hostio_cli("run", "quickstart", "--set", f'platform.preset="file:{long_line}"', *SHORT)
+    assert len(one_line_error(p, "not valid TOML")) < 500
 
 
 def test_one_way_llc_keeps_its_recycled_ways_inside_the_cache(tmp_path):

@@ -82,7 +82,14 @@ class Hierarchy:
     def access(self, addresses, kind: str = "core_read", core: int = 0) -> np.ndarray:
         """Access every address in order; returns a ``uint8`` array of hit levels."""
         checked_text("kind", kind, f"one of {', '.join(KINDS)}")
-        a = np.ascontiguousarray(addresses)
+        if isinstance(addresses, (list, tuple)):
+            for x in addresses:
+                if isinstance(x, (bool, np.bool_)):
+                    raise config_error("addresses", f"a list holding {x!r}", "a one-dimensional array of non-negative integer byte addresses")
+        try:
+            a = np.ascontiguousarray(addresses)
+        except ValueError:  # a ragged nested list
+            raise config_error("addresses", f"a ragged {type(addresses).__name__}", "a one-dimensional array of non-negative integer byte addresses") from None
         if a.dtype.kind in "fO" and isinstance(addresses, (list, tuple)) and all(_is_address(x) for x in addresses):
             # NumPy makes a list holding an integer of 2**63 or more float64 (or object); the
             # integers themselves are addresses.

@@ -793,7 +793,11 @@ impl Platform {
             return Err(ConfigError::new(
                 k("llc_mib_per_slice"),
                 self.llc_mib_per_slice,
-                format!("a size giving a power-of-two number of sets per slice, at most {MAX_LLC_SETS_PER_SLICE}, with {} ways of 64 B (e.g. 1.375 MiB with 11 ways = 2048 sets)", self.llc_ways),
+                format!(
+                    "a size giving a power-of-two number of sets per slice, at most {MAX_LLC_SETS_PER_SLICE}, with {} way(s) of 64 B (e.g. {} MiB = 2048 sets)",
+                    self.llc_ways,
+                    self.llc_ways as f64 / 8.0
+                ),
             ));
         }
         if !(1..=32).contains(&self.l2_ways) {
@@ -889,8 +893,15 @@ pub fn left_aligned_mask(n: u32, ways: u32) -> u32 {
 // Parsing, overrides and validation
 // ------------------------------------------------------------------------------------------------
 
+/// `s` on one line, cut after `ONE_LINE_MAX` characters (a parser's message quotes the offending
+/// source line, which may be a whole file).
 fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    const ONE_LINE_MAX: usize = 300;
+    let line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(ONE_LINE_MAX) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line,
+    }
 }
 
 fn deserialize_value<T: serde::de::DeserializeOwned>(original: &toml::Value, prefix: &str) -> Result<T, ConfigError> {
@@ -1242,7 +1253,15 @@ impl Scenario {
         if let Some(m) = p.llc_mib_per_slice {
             plat.llc_mib_per_slice = m;
         }
-        plat.check("platform.")?;
+        plat.check("platform.").map_err(|e| match p.llc_ways {
+            // Only the ways were changed: the preset's slice size no longer makes whole sets.
+            Some(w) if p.llc_mib_per_slice.is_none() && e.key == "platform.llc_mib_per_slice" => ConfigError::new(
+                "platform.llc_ways",
+                w,
+                format!("ways that split the preset's {} MiB slices into a power-of-two number of sets, or set platform.llc_mib_per_slice too ({})", plat.llc_mib_per_slice, e.allowed),
+            ),
+            _ => e,
+        })?;
         if plat.recycled_io_mask.is_none() {
             plat.recycled_io_mask = Some(if !plat.llc_inclusive && plat.ddio_default_mask != 0 { 0x3 & full_mask(plat.llc_ways) } else { 0 });
         }
