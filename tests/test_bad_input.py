@@ -137,8 +137,8 @@ def test_override_integers_beyond_toml_are_numbers():
     ("nics.nic0.rx_descriptors=1.5", "nics.nic0.rx_descriptors = 1.5: an integer: a power of two in 32..=65536"),
     ("platform.llc_slices=1.5", "platform.llc_slices = 1.5: an integer: 1..=64"),
     ("platform.llc_slices=-2.5", "platform.llc_slices = -2.5: an integer: 1..=64"),
-    ("platform.llc_mib_per_slice=nan", "platform.llc_mib_per_slice = NaN: a positive size in MiB (e.g. 1.375)"),
-    ("platform.llc_mib_per_slice=-1", "platform.llc_mib_per_slice = -1: a positive size in MiB (e.g. 1.375)"),
+    ("platform.llc_mib_per_slice=nan", "platform.llc_mib_per_slice = NaN: a finite positive size in MiB (e.g. 1.375)"),
+    ("platform.llc_mib_per_slice=-1", "platform.llc_mib_per_slice = -1: a finite positive size in MiB (e.g. 1.375)"),
     ("platform.llc_mib_per_slice=3", "platform.llc_mib_per_slice = 3: a size giving a power-of-two number of sets per slice, "
      "at most 32768, with 11 way(s) of 64 B (e.g. 1.375 MiB = 2048 sets)"),
     # Only the ways changed: the error names them, not the preset's slice size.
@@ -353,7 +353,7 @@ def test_platform_files_that_are_not_small_regular_text_files(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     big = tmp_path / "big.toml"
-    big.write_text("#" * (1 << 20 + 1))
+    big.write_text("#" * ((1 << 20) + 1))
     latin = tmp_path / "latin.toml"
     latin.write_bytes(b"name = \"\xff\"\n")
     cases = [(fifo, "a regular file"), (tmp_path, "a regular file"), (big, "a platform file of at most 1024 KiB"),
@@ -366,6 +366,11 @@ def test_platform_files_that_are_not_small_regular_text_files(tmp_path):
         # A FIFO with no writer would block an open(): the check comes first (the timeout catches a hang).
         p = hostio_cli("run", "quickstart", "--set", f'platform.preset="file:{path}"', *SHORT, timeout=30)
         one_line_error(p, f"platform.preset = file:{path}: {why}")
+    # A valid file of exactly 1 MiB is read.
+    ok = _platform_file(tmp_path / "ok.toml")
+    ok.write_text(ok.read_text() + "#" * ((1 << 20) - len(ok.read_bytes()) - 1) + "\n")
+    assert ok.stat().st_size == 1 << 20
+    sim.check("quickstart", set=[f'platform.preset="file:{ok}"'])
     # A parser's message quotes the offending line; it is cut, not the whole file.
     p = hostio_cli("run", "quickstart", "--set", f'platform.preset="file:{long_line}"', *SHORT)
     assert len(one_line_error(p, "not valid TOML")) < 500
@@ -381,3 +386,7 @@ def test_one_way_llc_keeps_its_recycled_ways_inside_the_cache(tmp_path):
     assert (r["platform"]["llc_ways"], r["platform"]["recycled_io_mask"]) == (1, 1)
     with pytest.raises(hostio.ConfigError, match=r"^platform\.llc_ways = 33: 1\.\.=32$"):
         sim.check("quickstart", set=["platform.llc_ways=33"])
+    # A recycled region that is not the lowest ways is not cut down silently: the check refuses it.
+    f = _platform_file(tmp_path / "r.toml", recycled_io_mask=0x600)
+    with pytest.raises(hostio.ConfigError, match=r"recycled_io_mask = 0x600: a mask within the 8 LLC ways"):
+        sim.check("quickstart", set=[f'platform.preset="file:{f}"', "platform.llc_ways=8", "platform.llc_mib_per_slice=1"])

@@ -75,6 +75,7 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: h.access([-1, 2**63]), "addresses"),
     (lambda h: h.access([0.5, 2**63]), "addresses"),
     (lambda h: h.access([64, True]), "addresses = 'a list holding True'"),
+    (lambda h: h.access([True, 2**63]), "addresses = 'a list holding True'"),
     (lambda h: h.access([64, np.bool_(True)]), "addresses"),
     (lambda h: h.access([[0], [64, 128]]), "addresses = 'a ragged list'"),
     (lambda h: Hierarchy("nope"), "platform.preset"),

@@ -732,7 +732,18 @@ impl Platform {
         if !meta.is_file() {
             return Err(err("a regular file (a platform file written by `hostio probe --platform-out`)".into()));
         }
-        let f = std::fs::File::open(path).map_err(|e| err(format!("cannot read the platform file: {e}")))?;
+        let mut open = std::fs::OpenOptions::new();
+        open.read(true);
+        #[cfg(target_os = "linux")]
+        {
+            // O_NONBLOCK: a path swapped for a FIFO after the check does not block the open either.
+            use std::os::unix::fs::OpenOptionsExt;
+            open.custom_flags(0o4000);
+        }
+        let f = open.open(path).map_err(|e| err(format!("cannot read the platform file: {e}")))?;
+        if !f.metadata().is_ok_and(|m| m.is_file()) {
+            return Err(err("a regular file (a platform file written by `hostio probe --platform-out`)".into()));
+        }
         let mut bytes = Vec::new();
         f.take(MAX_PLATFORM_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| err(format!("cannot read the platform file: {e}")))?;
         if bytes.len() as u64 > MAX_PLATFORM_FILE_BYTES {
@@ -782,7 +793,7 @@ impl Platform {
             return Err(ConfigError::new(k("llc_slices"), self.llc_slices, "1..=64 slices"));
         }
         if !(self.llc_mib_per_slice.is_finite() && self.llc_mib_per_slice > 0.0) {
-            return Err(ConfigError::new(k("llc_mib_per_slice"), self.llc_mib_per_slice, "a positive size in MiB (e.g. 1.375)"));
+            return Err(ConfigError::new(k("llc_mib_per_slice"), self.llc_mib_per_slice, "a finite positive size in MiB (e.g. 1.375)"));
         }
         let llc_mib = self.llc_slices as f64 * self.llc_mib_per_slice;
         if !(llc_mib <= MAX_LLC_MIB) {
@@ -1241,7 +1252,8 @@ impl Scenario {
             // new geometry.
             let n = plat.ddio_default_mask.count_ones();
             plat.ddio_default_mask = if n == 0 { 0 } else { left_aligned_mask(n.min(w), w) };
-            plat.recycled_io_mask = plat.recycled_io_mask.map(|m| m & full_mask(w));
+            // A region of the lowest ways keeps as many as fit; any other is left for the check.
+            plat.recycled_io_mask = plat.recycled_io_mask.map(|m| if m == full_mask(m.count_ones()) { full_mask(m.count_ones().min(w)) } else { m });
             plat.llc_ways = w;
         }
         if let Some(s) = p.llc_slices {
@@ -1263,6 +1275,8 @@ impl Scenario {
             _ => e,
         })?;
         if plat.recycled_io_mask.is_none() {
+            // Set after the check: it must fit the ways here (a mask beyond them would pick ways
+            // a set record does not have).
             plat.recycled_io_mask = Some(if !plat.llc_inclusive && plat.ddio_default_mask != 0 { 0x3 & full_mask(plat.llc_ways) } else { 0 });
         }
         if !(1..=2).contains(&p.sockets) {
