@@ -59,9 +59,12 @@ def _toml_value(key: str, v) -> str:
     raise config_error(key, v, "a number, a string or a boolean")
 
 
+ADDRESSES = "a one-dimensional array of non-negative integer byte addresses"
+
+
 def _is_address(x) -> bool:
-    """A non-negative integer below 2**64 (not a boolean)."""
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) and 0 <= int(x) < 2**64
+    """A non-negative integer below 2**64 (booleans are refused before this is asked)."""
+    return isinstance(x, (int, np.integer)) and 0 <= int(x) < 2**64
 
 
 class Hierarchy:
@@ -85,11 +88,11 @@ class Hierarchy:
         if isinstance(addresses, (list, tuple)):
             for x in addresses:
                 if isinstance(x, (bool, np.bool_)):
-                    raise config_error("addresses", f"a list holding {x!r}", "a one-dimensional array of non-negative integer byte addresses")
+                    raise config_error("addresses", f"a list holding {x!r}", ADDRESSES)
         try:
             a = np.ascontiguousarray(addresses)
         except ValueError:  # a ragged nested list
-            raise config_error("addresses", f"a ragged {type(addresses).__name__}", "a one-dimensional array of non-negative integer byte addresses") from None
+            raise config_error("addresses", f"a ragged {type(addresses).__name__}", ADDRESSES) from None
         if a.dtype.kind in "fO" and isinstance(addresses, (list, tuple)) and all(_is_address(x) for x in addresses):
             # NumPy makes a list holding an integer of 2**63 or more float64 (or object); the
             # integers themselves are addresses.
@@ -97,7 +100,7 @@ class Hierarchy:
         if a.size == 0:
             a = a.astype(np.uint64)
         if a.ndim != 1 or not (np.issubdtype(a.dtype, np.integer)) or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
-            raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", "a one-dimensional array of non-negative integer byte addresses")
+            raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
         _index("core", core)
         out = self._h.access(np.ascontiguousarray(a, dtype=np.uint64), kind, int(core))
         return np.frombuffer(out, dtype=np.uint8)

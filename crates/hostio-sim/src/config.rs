@@ -618,6 +618,9 @@ pub const MAX_L2_KIB: u32 = 8192;
 pub const MAX_LLC_MIB: f64 = 512.0;
 /// Largest platform file read, bytes (one is ~1 KiB).
 pub const MAX_PLATFORM_FILE_BYTES: u64 = 1 << 20;
+/// `O_NONBLOCK` of Linux on x86-64 and AArch64 (`include/uapi/asm-generic/fcntl.h`: 00004000).
+#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
+const O_NONBLOCK: i32 = 0o4000;
 /// Most sets per LLC slice (a power of two up to this).
 pub const MAX_LLC_SETS_PER_SLICE: u32 = 1 << 15;
 /// Largest latency a platform file may give, ns (1 ms).
@@ -727,22 +730,23 @@ impl Platform {
     pub fn from_file(path: &str) -> Result<Platform, ConfigError> {
         use std::io::Read;
         let err = |why: String| ConfigError::new("platform.preset", format!("file:{path}"), why);
+        let not_regular = || err("a regular file (a platform file written by `hostio probe --platform-out`)".into());
         // Checked before opening: opening a FIFO would wait for a writer.
         let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read the platform file: {e}")))?;
         if !meta.is_file() {
-            return Err(err("a regular file (a platform file written by `hostio probe --platform-out`)".into()));
+            return Err(not_regular());
         }
         let mut open = std::fs::OpenOptions::new();
         open.read(true);
-        #[cfg(target_os = "linux")]
+        #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64")))]
         {
-            // O_NONBLOCK: a path swapped for a FIFO after the check does not block the open either.
+            // A path swapped for a FIFO after the check does not block the open either.
             use std::os::unix::fs::OpenOptionsExt;
-            open.custom_flags(0o4000);
+            open.custom_flags(O_NONBLOCK);
         }
         let f = open.open(path).map_err(|e| err(format!("cannot read the platform file: {e}")))?;
         if !f.metadata().is_ok_and(|m| m.is_file()) {
-            return Err(err("a regular file (a platform file written by `hostio probe --platform-out`)".into()));
+            return Err(not_regular());
         }
         let mut bytes = Vec::new();
         f.take(MAX_PLATFORM_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| err(format!("cannot read the platform file: {e}")))?;
