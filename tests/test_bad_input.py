@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tomllib
 
+import numpy as np
 import pytest
 
 import hostio
@@ -98,6 +99,18 @@ def test_api_seed_errors_are_value_errors():
 def test_largest_seed_runs():
     r = sim.run("quickstart", set=["run.duration_us=20", "run.warmup_us=5"], seed=2**64 - 1)
     assert r["seed"] == 2**64 - 1
+    # Any integer type is a seed; a NumPy boolean or float is not.
+    r = sim.run("quickstart", set=["run.duration_us=20", "run.warmup_us=5"], seed=np.uint64(2**64 - 1))
+    assert r["seed"] == 2**64 - 1 and type(r["seed"]) is int
+    for seed in (np.bool_(True), np.float64(3.0), np.int64(-1)):
+        with pytest.raises(hostio.ConfigError, match="^seed = "):
+            sim.run("quickstart", seed=seed)
+
+
+def test_a_full_device_names_the_output_path():
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    one_line_error(hostio_cli("run", "quickstart", *SHORT, "--json", "/dev/full"), "hostio: error: /dev/full: No space left on device")
 
 
 def test_override_integers_beyond_toml_are_numbers():
@@ -131,8 +144,10 @@ def test_override_integers_beyond_toml_are_numbers():
     ("nics.nic0.buffer_kib=4294967296", "nics.nic0.buffer_kib = 4294967296: 16..=1048576 KiB"),
     # A rule that takes the type's lower bound answers from the upper one.
     ("nics.nic0.socket=-1", "nics.nic0.socket = -1: 0..2 (platform.sockets)"),
-    # Inside the type's range, a whole float is refused for not being an integer.
-    ("nics.nic0.rx_descriptors=1024.0", "nics.nic0.rx_descriptors = 1024.0: an integer in 0..=4294967295"),
+    # A whole float or a boolean is no integer either: the key's own rule, not the type's range.
+    ("nics.nic0.rx_descriptors=1024.0", "nics.nic0.rx_descriptors = 1024.0: an integer: a power of two in 32..=65536"),
+    ("platform.llc_slices=2.0", "platform.llc_slices = 2.0: an integer: 1..=64"),
+    ("platform.llc_slices=true", "platform.llc_slices = true: an integer: 1..=64"),
     # A fraction is answered with the key's own rule.
     ("nics.nic0.rx_descriptors=1.5", "nics.nic0.rx_descriptors = 1.5: an integer: a power of two in 32..=65536"),
     ("platform.llc_slices=1.5", "platform.llc_slices = 1.5: an integer: 1..=64"),
@@ -374,6 +389,13 @@ def test_platform_files_that_are_not_small_regular_text_files(tmp_path):
     # A parser's message quotes the offending line; it is cut, not the whole file.
     p = hostio_cli("run", "quickstart", "--set", f'platform.preset="file:{long_line}"', *SHORT)
     assert len(one_line_error(p, "not valid TOML")) < 500
+
+
+@pytest.mark.parametrize("name", ["two\nlines", "", "   ", "x" * 101, "tab\there"])
+def test_platform_names_are_one_short_line(tmp_path, name):
+    f = _platform_file(tmp_path / "n.toml", name=name)
+    with pytest.raises(hostio.ConfigError, match=r"platform file .*: name = .*: one line of 1\.\.=100 characters, no control characters$"):
+        sim.check("quickstart", set=[f'platform.preset="file:{f}"'])
 
 
 def test_one_way_llc_keeps_its_recycled_ways_inside_the_cache(tmp_path):

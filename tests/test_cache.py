@@ -92,6 +92,12 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: h.access(lines(1), core=10**30), "core"),
     (lambda h: Hierarchy("\udcff"), "preset"),
     (lambda h: Hierarchy(llc_slices="\udcff"), "llc_slices"),
+    # A keyword name cannot carry TOML of its own; a NumPy boolean is a boolean.
+    (lambda h: Hierarchy(**{"llc_ways=1 #": 5}), "^override = 'llc_ways=1 #': a \\[platform\\] key name"),
+    (lambda h: Hierarchy(llc_slices=np.bool_(True)), "^platform.llc_slices = true: an integer: 1..=64$"),
+    # Not a sequence: named by its type.
+    (lambda h: h.access(x * 64 for x in range(3)), "^addresses = 'a generator'"),
+    (lambda h: h.access({0, 64}), "^addresses = 'a set'"),
     # Distinct pages beyond 32-bit line numbers are refused before any is added.
     (lambda h: h.access(np.arange(140_000, dtype=np.uint64) << np.uint64(21)), "addresses"),
 ])

@@ -29,6 +29,7 @@ the LLC); ``dev_read`` neither allocates nor updates replacement state.
 """
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -46,8 +47,15 @@ def _index(key: str, v) -> None:
         raise config_error(key, v, "an integer in 0..2**32")
 
 
+#: A keyword override names one ``[platform]`` key: a bare TOML key, so that the name cannot
+#: carry TOML of its own (``llc_ways=1 #``).
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _toml_value(key: str, v) -> str:
-    if isinstance(v, bool):
+    if not _KEY.fullmatch(key):
+        raise config_error("override", key, "a [platform] key name: letters, digits and underscores")
+    if isinstance(v, (bool, np.bool_)):
         return "true" if v else "false"
     if isinstance(v, (np.integer, np.floating)) and not isinstance(v, np.bool_):
         v = v.item()
@@ -99,6 +107,8 @@ class Hierarchy:
             a = np.array(addresses, dtype=np.uint64)
         if a.size == 0:
             a = a.astype(np.uint64)
+        if a.dtype.kind == "O" and not isinstance(addresses, (list, tuple, np.ndarray)):  # a generator, a set, ...
+            raise config_error("addresses", f"a {type(addresses).__name__}", ADDRESSES)
         if a.ndim != 1 or not (np.issubdtype(a.dtype, np.integer)) or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
             raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
         _index("core", core)

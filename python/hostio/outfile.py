@@ -46,8 +46,13 @@ def write_text(path: str, text: str) -> None:
     except FileNotFoundError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(text)
+        try:
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:  # a failed flush on close (``/dev/full``) names no file
+            if exc.filename is None:
+                raise type(exc)(exc.errno, exc.strerror, path) from None
+            raise
         return
 
     def write(tmp: str) -> None:

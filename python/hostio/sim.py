@@ -149,8 +149,11 @@ def run(
     ``check_invariants`` a run that breaks one of the simulator's invariants (packet conservation,
     rates within [0, 1], no negative queue) raises :class:`hostio.HostioError`; debug builds always
     check them."""
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
-        raise config_error("seed", seed, f"an integer in 0..={MAX_SEED}")
+    if seed is not None:
+        # Any integer type (NumPy's too), but not a boolean.
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= MAX_SEED:
+            raise config_error("seed", seed, f"an integer in 0..={MAX_SEED}")
+        seed = int(seed)
     text, is_json = _source(scenario)
     return json.loads(_core.simulate(text, _overrides(set), seed, progress, is_json, check_invariants))
 

@@ -610,6 +610,9 @@ fn default_link_bw() -> f64 {
     41.6
 }
 
+/// Longest platform name (it heads summaries and report titles).
+pub const MAX_PLATFORM_NAME_CHARS: usize = 100;
+
 /// Largest core count per socket: the per-line directory stores an L2 owner in a byte (0xFF = none).
 pub const MAX_CORES_PER_SOCKET: u32 = 254;
 /// Largest L2, KiB (the simulator keeps every core's L2 in memory).
@@ -784,6 +787,10 @@ impl Platform {
 
     fn check(&self, prefix: &str) -> Result<(), ConfigError> {
         let k = |name: &str| format!("{prefix}{name}");
+        // The name is printed in one-line summaries and reports.
+        if self.name.trim().is_empty() || self.name.chars().any(char::is_control) || self.name.chars().count() > MAX_PLATFORM_NAME_CHARS {
+            return Err(ConfigError::new(k("name"), format!("{:?}", self.name), format!("one line of 1..={MAX_PLATFORM_NAME_CHARS} characters, no control characters")));
+        }
         if !(self.clock_ghz > 0.1 && self.clock_ghz < 10.0) {
             return Err(ConfigError::new(k("clock_ghz"), self.clock_ghz, "a clock in (0.1, 10) GHz"));
         }
@@ -1045,9 +1052,9 @@ fn check_scenario(value: &toml::Value) -> Result<Scenario, ConfigError> {
 /// An integer beyond its key's type (`rx_descriptors = 4294967296`, `cores = -1`) is answered with
 /// the key's own rule where it has one: the scenario is checked again with the value at the type's
 /// nearest bound, then at the other; the first check that refuses the same key gives its rule.
-/// If both bounds pass, the key takes any value of its type and the type's range stands. A whole
-/// number inside the type's range (`1024.0`, refused only for not being an integer) is left as it
-/// is; a fraction (`llc_slices = 1.5`) gets the key's own rule the same way, as "an integer: rule".
+/// If both bounds pass, the key takes any value of its type and the type's range stands. A value
+/// that is no integer at all (a fraction such as `llc_slices = 1.5`, a whole float such as `2.0`,
+/// a boolean) gets the key's own rule the same way, as "an integer: rule".
 fn with_key_rule(value: &toml::Value, err: ConfigError) -> ConfigError {
     let Some((lo, hi)) = err.allowed.strip_prefix("an integer in ").and_then(|r| r.split_once("..=")) else { return err };
     let (Ok(lo), Ok(hi)) = (lo.parse::<i64>(), hi.parse::<i64>()) else { return err };
@@ -1057,7 +1064,9 @@ fn with_key_rule(value: &toml::Value, err: ConfigError) -> ConfigError {
     let (below, fraction) = match *node {
         toml::Value::Integer(i) if i < lo || i > hi => (i < lo, false),
         toml::Value::Float(f) if f.fract() == 0.0 && (f < lo as f64 || f > hi as f64) => (f < lo as f64, false),
-        toml::Value::Float(f) if f.is_finite() && f.fract() != 0.0 => (f < (lo as f64 + hi as f64) / 2.0, true),
+        // Not an integer at all: a fraction, a whole float inside the type's range, a boolean.
+        toml::Value::Float(f) if f.is_finite() => (f < (lo as f64 + hi as f64) / 2.0, true),
+        toml::Value::Boolean(_) => (true, true),
         _ => return err,
     };
     for bound in if below { [lo, hi] } else { [hi, lo] } {
