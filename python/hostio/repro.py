@@ -340,7 +340,7 @@ def fig6_claims(rows):
     return [
         Claim("1500 B, 128 descriptors: ~10 % misses", "write hit ≈ 0.90", _v(rows, "write_hit", rx_descriptors=128, packet_size=1500),
               _have(w128) and 0.80 <= w128 <= 0.95, "write hit at 1500 B, 128 descriptors in [0.80, 0.95] (5–20 % misses)",
-              "with Skylake-SP's measured slice map, the buffers hostio keeps in use at 128 descriptors (the RX ring, frames waiting to be sent, the mempool cache) fit the two I/O ways but for the few (slice, set) pairs that take three lines of a 2 MiB page: ~2 % misses, with TX buffers freed on completion or at a threshold alike. The paper saw ~10 % and suspected the undocumented replacement policy or the complex addressing; the measured addressing alone does not give it. Missing: what else takes room in the I/O ways of the testbed's LLC (its replacement policy is not published)"),
+              "the ~1200 buffers hostio keeps in use at 128 descriptors (the RX ring, frames waiting to be sent, the mempool cache; 1.8 MiB) are physically contiguous, as DPDK's memory is in the testbed's 1 GiB hugepages, and Skylake-SP's measured slice map piles more of their lines on some (slice, set) pairs than the two I/O ways hold: the paper's suspected 'complex addressing'. How many depends on where the buffers start in their hugepage (DPDK's heap layout, not published): hostio's layout gives ~10 % misses, other offsets ~2–14 %"),
         Claim("1500 B, 4096 descriptors: DDIO at ~40 %", "write hit ≈ 0.40, read hit similar",
               f"write {_v(rows, 'write_hit', rx_descriptors=4096, packet_size=1500)}, read {_v(rows, 'read_hit', rx_descriptors=4096, packet_size=1500)}",
               _have(w4096, r4096) and 0.25 <= w4096 <= 0.55 and abs(r4096 - w4096) <= 0.15,
@@ -352,7 +352,7 @@ def fig6_claims(rows):
         Claim("> 512 B: hit rate falls with more descriptors", "monotonic decrease",
               f"1024 B: {'falls' if mono1024 else 'rises somewhere'}; 1500 B: {text1500}", mono1024 and ok1500,
               "write hit never rises by more than 0.01 from one descriptor count to the next at 1024 B and 1500 B, and drops by >= 0.30 from 128 to 4096 descriptors at 1500 B",
-              "at 1500 B and ≤ 512 RX descriptors hostio's buffers fit the I/O ways, so the write hit is flat (~0.98) before it falls from 1024 descriptors on"),
+              "hostio's write hit at 1500 B falls with the descriptors (contiguous buffers crowd some (slice, set) pairs before the footprint reaches the I/O ways' capacity); where it rises between two counts, the buffers' placement in their hugepage makes some rings conflict less than smaller ones"),
     ]
 
 
@@ -438,7 +438,7 @@ def fig8_claims(rows):
               "lowest read hit at rates <= 90 Gb/s >= 0.90"),
         Claim("write hits need ~25 % allocations", "write hit ≈ 0.75", f"{_f(mid)} at 40–70 Gb/s", mid is not None and 0.6 <= mid <= 0.9,
               "mean write hit over 40–70 Gb/s in [0.60, 0.90]",
-              "hostio's write hit rate is set by the buffer reuse distance: 2 × 2048 posted 1500 B buffers are ~6 MiB of payload against 4.5 MiB of I/O ways. The paper's 0.75 here, where one saturated core with the same 4096 descriptors gets 0.40 (Fig. 6), means its effective footprint shrinks when the cores keep up; a FIFO descriptor ring refilled from a LIFO mempool cache (what DPDK does and hostio models) reuses every posted buffer once per ring cycle whatever the occupancy. Set-dueling insertion keeps part of the ring cached (~0.54 here). Skylake-SP's measured slice map does not spread contiguous buffers evenly either (a 2 MiB page reaches 57 % of the (slice, set) pairs). Missing: the mechanism by which ring occupancy, not ring size, sets the footprint"),
+              "hostio's write hit rate is set by the buffer reuse distance: 2 × 2048 posted 1500 B buffers are ~6 MiB of payload against 4.5 MiB of I/O ways. The paper's 0.75 here, where one saturated core with the same 4096 descriptors gets 0.40 (Fig. 6), means its effective footprint shrinks when the cores keep up; a FIFO descriptor ring refilled from a LIFO mempool cache (what DPDK does and hostio models) reuses every posted buffer once per ring cycle whatever the occupancy. Set-dueling insertion keeps part of the ring cached (~0.40 here), less than the I/O ways' share of the footprint (0.75) because the buffers are physically contiguous (DPDK's 1 GiB hugepages) and Skylake-SP's measured slice map piles a contiguous run unevenly on the (slice, set) pairs. Missing: the mechanism by which ring occupancy, not ring size, sets the footprint"),
         Claim("above ~75 Gb/s write hits worsen", "drop beyond 75 Gb/s", f"{_f(mid)} at 40–70 → {_f(high)} at 90–100 Gb/s",
               _have(mid, high) and high <= mid - 0.05, "mean write hit over 90–100 Gb/s <= mean over 40–70 Gb/s − 0.05",
               "the reuse distance in hostio is the ring size, which does not depend on the rate, so neither does the write hit rate (see the claim above for the missing mechanism)"),
@@ -705,8 +705,9 @@ def remote_claims(rows):
     ratio = _ratio(rem, loc)
     shown = f"{_v(rows, 'io.llc_misses_per_packet', 3, nic_socket=0)} → {_v(rows, 'io.llc_misses_per_packet', 3, nic_socket=1)} misses/packet"
     note = ("the remote case adds the ~1 header miss per packet the paper describes; the local baseline is the forwarder's "
-            "own 2 MiB working set missing in its 2 CAT ways (0x0C0) where Skylake-SP's measured slice map crowds some "
-            "(slice, set) pairs. The ratio follows that baseline, whose size (FastClick's own data) is an estimate")
+            "own 2 MiB working set (code and heap in 4 KiB pages, spread over the (slice, set) pairs like balls in bins) "
+            "missing in its 2 CAT ways (0x0C0). The ratio follows that baseline, whose size (FastClick's own data) is an "
+            "estimate: the paper's ~20× implies less of it reaches the LLC. Missing: the size of FastClick's own data")
     if ratio is None:
         note = "local has 0 misses per packet: ratio undefined" if loc == 0 else "no misses per packet measured"
     elif ratio > 40:

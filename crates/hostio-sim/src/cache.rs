@@ -2,7 +2,8 @@
 //!
 //! # Mechanism
 //! * **Geometry.** `slices × sets × ways` lines of 64 B. The set index is physical-address bits
-//!   6.. (inside a 2 MiB page, so a buffer's offset decides its set). The slice comes from the
+//!   6.. (the engine's physical layout is `memsys::AddressSpace`'s: packet buffers are
+//!   contiguous in 1 GiB hugepages, so a buffer's offset decides its set). The slice comes from the
 //!   platform's `slice_hash`: on Skylake-SP with 18 slices, the map measured on those processors
 //!   (`crate::slice_map`: a 4096-line base sequence permuted by parities of the higher address
 //!   bits), under which one 2 MiB page reaches only 57 % of the (slice, set) pairs, up to three

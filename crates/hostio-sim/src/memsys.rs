@@ -1,8 +1,10 @@
 //! The memory system as one facade: every agent's access to simulated memory goes through here.
 //!
-//! * **Page homes.** Memory is laid out in 2 MiB pages ([`AddressSpace`]); a page is homed on a
-//!   socket's DRAM or in a device's memory zone (the DRAM of a memory-channel NIC, see
-//!   [`crate::attach::memchan`]).
+//! * **Page homes and placement.** Memory is laid out in 2 MiB pages ([`AddressSpace`]); a page is
+//!   homed on a socket's DRAM or in a device's memory zone (the DRAM of a memory-channel NIC, see
+//!   [`crate::attach::memchan`]). Physically, DPDK memory (packet buffers, rings) is contiguous in
+//!   1 GiB hugepages and everything else lies in scattered 4 KiB pages, which decides how lines
+//!   spread over the LLC's slices and sets.
 //! * **Core accesses** ([`MemSys::core_access`]) go through the core's socket hierarchy (L2, LLC,
 //!   other L2s); a miss is served by the other socket's caches over UPI, by a device that holds
 //!   the line Modified in its own cache (a cache-coherent NIC: one line transfer, the platform's
@@ -67,44 +69,121 @@ pub(crate) enum Served {
     Dram,
 }
 
-/// Lays simulated memory out in 2 MiB pages homed on a socket or a device zone, each at a random
-/// physical frame.
+/// 2 MiB frames per 1 GiB hugepage.
+pub(crate) const FRAMES_PER_HUGEPAGE: u64 = 512;
+/// Lines per 4 KiB base page.
+const LINES_PER_BASE_PAGE: u64 = 64;
+
+/// What a region of simulated memory holds, which decides where its pages lie physically.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Region {
+    /// DPDK memory (packet buffers, descriptor and completion rings): from 1 GiB hugepages.
+    Dpdk,
+    /// Anything else (working sets, an app's own buffers): 4 KiB pages anywhere.
+    Other,
+}
+
+/// Lays simulated memory out in 2 MiB pages homed on a socket or a device zone, and places them
+/// in 64 GiB of physical memory ([`AddressSpace::pa_lines`]):
+/// * **DPDK memory** comes from 1 GiB hugepages: each home's DPDK pages are physically
+///   contiguous, in allocation order, from the start of a 1 GiB frame, and fill it before the
+///   next (a random free one) is taken. The DDIO paper's testbed boots with
+///   `default_hugepagesz=1GB hugepagesz=1G hugepages=128` (its artifact, ddio-bench
+///   `TESTBED.md`), and DPDK's EAL maps its heap, and so the mempools and rings, from those
+///   pages. Contiguity matters on Skylake-SP: its slice map spreads a physically contiguous run
+///   of buffers less evenly over the (slice, set) pairs than buffers scattered in 2 MiB frames.
+/// * **Other memory** (the apps' code and heaps, a co-runner's data) is in the kernel's 4 KiB
+///   base pages: each 4 KiB of it lies at a random 4 KiB frame outside those hugepages (frames
+///   are not kept distinct: two chunks that drew one frame only share its sets).
 pub(crate) struct AddressSpace {
     pub next_page: u32,
     pub page_home: Vec<u8>,
-    /// Per home: (page, next free line in it) for small allocations.
-    open: std::collections::BTreeMap<u8, (u32, u32)>,
+    /// Per page: what it holds.
+    region: Vec<Region>,
+    /// Per home and region: (page, next free line in it) for small allocations.
+    open: std::collections::BTreeMap<(u8, Region), (u32, u32)>,
 }
 
 impl AddressSpace {
     pub fn new() -> AddressSpace {
-        AddressSpace { next_page: 0, page_home: Vec::new(), open: Default::default() }
+        AddressSpace { next_page: 0, page_home: Vec::new(), region: Vec::new(), open: Default::default() }
     }
 
-    /// Allocate `bytes` homed at `home` (a socket, or `ZONE_BASE + zone`); returns the first line.
-    pub fn alloc(&mut self, bytes: u64, home: u8) -> u32 {
+    /// Allocate `bytes` of `region` homed at `home` (a socket, or `ZONE_BASE + zone`); returns the
+    /// first line.
+    pub fn alloc(&mut self, bytes: u64, home: u8, region: Region) -> u32 {
         let lines = bytes.div_ceil(64).max(1) as u32;
         if lines >= LINES_PER_PAGE / 4 {
             let pages = lines.div_ceil(LINES_PER_PAGE);
             let first = self.next_page;
-            self.next_page += pages;
-            self.page_home.extend(std::iter::repeat(home).take(pages as usize));
+            self.new_pages(pages, home, region);
             return first * LINES_PER_PAGE;
         }
         // Small regions (rings) are packed into an open page, 4 KiB aligned.
         let lines = lines.div_ceil(64) * 64;
-        match self.open.get(&home).copied() {
+        match self.open.get(&(home, region)).copied() {
             Some((page, used)) if used + lines <= LINES_PER_PAGE => {
-                self.open.insert(home, (page, used + lines));
+                self.open.insert((home, region), (page, used + lines));
                 page * LINES_PER_PAGE + used
             }
             _ => {
                 let page = self.next_page;
-                self.next_page += 1;
-                self.page_home.push(home);
-                self.open.insert(home, (page, lines));
+                self.new_pages(1, home, region);
+                self.open.insert((home, region), (page, lines));
                 page * LINES_PER_PAGE
             }
+        }
+    }
+
+    fn new_pages(&mut self, pages: u32, home: u8, region: Region) {
+        self.next_page += pages;
+        self.page_home.extend(std::iter::repeat(home).take(pages as usize));
+        self.region.extend(std::iter::repeat(region).take(pages as usize));
+    }
+
+    /// The physical line address of every simulated line (see the type's doc), drawn from `rng`:
+    /// first the 1 GiB frames of DPDK memory, home by home in page order, then a 4 KiB frame for
+    /// every 4 KiB of the other pages.
+    pub fn pa_lines(&self, rng: &mut crate::rng::Rng) -> Vec<u64> {
+        const HUGEPAGES: u64 = crate::config::PHYS_PAGES / FRAMES_PER_HUGEPAGE;
+        const LINES_PER_HUGEPAGE: u64 = FRAMES_PER_HUGEPAGE * LINES_PER_PAGE as u64;
+        let pages = self.page_home.len();
+        let mut frames = vec![0u64; pages];
+        let mut huge_used = std::collections::HashSet::new();
+        // Per home: the 1 GiB frame being filled and how many of its 2 MiB frames are taken.
+        let mut filling: std::collections::BTreeMap<u8, (u64, u64)> = Default::default();
+        for p in (0..pages).filter(|&p| self.region[p] == Region::Dpdk) {
+            let f = filling.entry(self.page_home[p]).or_insert((0, FRAMES_PER_HUGEPAGE));
+            if f.1 == FRAMES_PER_HUGEPAGE {
+                *f = (draw_free(rng, HUGEPAGES, |h| huge_used.contains(&h)), 0);
+                huge_used.insert(f.0);
+            }
+            frames[p] = f.0 * FRAMES_PER_HUGEPAGE + f.1;
+            f.1 += 1;
+        }
+        let mut pa = Vec::with_capacity(pages * LINES_PER_PAGE as usize);
+        for p in 0..pages {
+            if self.region[p] == Region::Dpdk {
+                pa.extend((0..LINES_PER_PAGE as u64).map(|l| frames[p] * LINES_PER_PAGE as u64 + l));
+            } else {
+                for _ in 0..LINES_PER_PAGE as u64 / LINES_PER_BASE_PAGE {
+                    let line = draw_free(rng, crate::config::PHYS_PAGES * LINES_PER_PAGE as u64, |l| huge_used.contains(&(l / LINES_PER_HUGEPAGE)));
+                    let first = line & !(LINES_PER_BASE_PAGE - 1);
+                    pa.extend(first..first + LINES_PER_BASE_PAGE);
+                }
+            }
+        }
+        pa
+    }
+}
+
+/// A uniform draw from `0..n` that `taken` does not refuse (the scenario's memory bound keeps
+/// enough free).
+fn draw_free(rng: &mut crate::rng::Rng, n: u64, taken: impl Fn(u64) -> bool) -> u64 {
+    loop {
+        let f = rng.below(n);
+        if !taken(f) {
+            return f;
         }
     }
 }
@@ -375,5 +454,59 @@ impl MemSys {
             }
         }
         dirty
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LPP: u64 = LINES_PER_PAGE as u64;
+    const HUGE_LINES: u64 = FRAMES_PER_HUGEPAGE * LPP;
+
+    #[test]
+    fn dpdk_memory_is_contiguous_in_1_gib_frames_and_the_rest_in_scattered_4_kib_pages() {
+        let mut s = AddressSpace::new();
+        let ws = s.alloc(3 << 20, 0, Region::Other);
+        // A home's DPDK memory: a pool bigger than one 1 GiB frame, then a ring packed in a page.
+        let pool = s.alloc(600 * (2 << 20), 0, Region::Dpdk);
+        let ring = s.alloc(4096, 0, Region::Dpdk);
+        let other_home = s.alloc(2 << 20, 1, Region::Dpdk);
+        let pa = s.pa_lines(&mut crate::rng::Rng::new(7));
+        assert_eq!(pa.len(), s.next_page as usize * LPP as usize);
+        let at = |line: u32| pa[line as usize];
+        // The pool starts a 1 GiB frame and runs on contiguously, line after line, through its
+        // first 512 pages; the 513th page opens another 1 GiB frame.
+        let p0 = at(pool);
+        assert_eq!(p0 % HUGE_LINES, 0);
+        for l in 1..FRAMES_PER_HUGEPAGE * LPP {
+            assert_eq!(at(pool + l as u32), p0 + l);
+        }
+        let next = at(pool + HUGE_LINES as u32);
+        assert_eq!(next % HUGE_LINES, 0);
+        assert_ne!(next / HUGE_LINES, p0 / HUGE_LINES);
+        // Small DPDK regions follow in the same frame; another home gets its own frame.
+        assert_eq!(at(ring), next + (600 - 512) * LPP);
+        let h1 = at(other_home) / HUGE_LINES;
+        assert!(h1 != p0 / HUGE_LINES && h1 != next / HUGE_LINES);
+        // The working set: contiguous within each 4 KiB, scattered between them, never inside a
+        // DPDK frame.
+        let huge = [p0 / HUGE_LINES, next / HUGE_LINES, h1];
+        let mut runs = 0;
+        for c in 0..(3 << 20) / 4096u32 {
+            let first = at(ws + c * 64);
+            assert_eq!(first % 64, 0);
+            for l in 1..64 {
+                assert_eq!(at(ws + c * 64 + l), first + l as u64);
+            }
+            assert!(!huge.contains(&(first / HUGE_LINES)));
+            if c > 0 && first == at(ws + c * 64 - 1) + 1 {
+                runs += 1;
+            }
+        }
+        assert!(runs < 3, "{runs} chunks follow their predecessor physically");
+        // Deterministic in the seed.
+        assert_eq!(pa, s.pa_lines(&mut crate::rng::Rng::new(7)));
+        assert_ne!(pa, s.pa_lines(&mut crate::rng::Rng::new(8)));
     }
 }

@@ -27,7 +27,7 @@ use crate::config::{full_mask, Attach, AppKind, Resolved};
 use crate::hist::Histogram;
 use crate::mem::{Mba, Memory};
 use crate::attach::pcie::{CQE_BYTES, RX_DESC_BYTES, TX_WQE_BYTES};
-use crate::memsys::{AddressSpace, MemSys, Socket, Timing, LINES_PER_PAGE, ZONE_BASE};
+use crate::memsys::{AddressSpace, MemSys, Region, Socket, Timing, FRAMES_PER_HUGEPAGE, LINES_PER_PAGE, ZONE_BASE};
 use crate::mempool::Mempool;
 use crate::rng::{mix64, Rng};
 use cores::{App, AppStats, Core};
@@ -127,9 +127,11 @@ struct Mbuf {
     copy_ps: u64,
 }
 
-/// An upper bound of the 2 MiB pages [`Engine::new`] lays out for one app (working set, mempool
-/// and per-core rings, each rounded up to whole pages), so that a scenario can be refused before
-/// the 64 GiB of simulated physical memory run out.
+/// An upper bound of the 2 MiB frames [`Engine::new`] takes for one app (working set, mempool
+/// and per-core rings, each rounded up to whole pages; DPDK memory rounded up to whole 1 GiB
+/// hugepages, see [`AddressSpace`]), so that a scenario can be refused before the 64 GiB of
+/// simulated physical memory run out. Apps that share a home share its hugepages, so the sum
+/// over apps bounds the whole layout.
 pub(crate) fn app_pages_bound(a: &crate::config::AppCfg, nic: Option<&crate::config::NicCfg>) -> u64 {
     let pages = |bytes: u64| bytes.div_ceil(LINES_PER_PAGE as u64 * 64) + 1;
     let mut n = 0;
@@ -141,8 +143,8 @@ pub(crate) fn app_pages_bound(a: &crate::config::AppCfg, nic: Option<&crate::con
     if let Some(nc) = nic {
         let (q, rx, tx) = (a.cores as u64, nc.rx_descriptors as u64, nc.tx_descriptors as u64);
         let count = (q * (rx + tx + 2 * BURST as u64) + q * (MEMPOOL_CACHE as u64 * 3 / 2)).max(8192);
-        n += pages(count * MBUF_STRIDE);
-        n += q * (pages(rx * RX_DESC_BYTES) + pages(rx * CQE_BYTES) + pages(tx * TX_WQE_BYTES) + 2 * pages(4096));
+        let dpdk = pages(count * MBUF_STRIDE) + q * (pages(rx * RX_DESC_BYTES) + pages(rx * CQE_BYTES) + pages(tx * TX_WQE_BYTES) + 2 * pages(4096));
+        n += dpdk.div_ceil(FRAMES_PER_HUGEPAGE) * FRAMES_PER_HUGEPAGE;
         if a.kind == AppKind::Copy {
             n += q * pages(COPY_SLOTS as u64 * COPY_SLOT_BYTES);
         }
@@ -230,7 +232,7 @@ impl Engine {
             let per_packet_default = if a.kind == AppKind::StatefulChain { 4 } else { 2 };
             if ws_mib > 0.0 {
                 let bytes = (ws_mib * 1024.0 * 1024.0) as u64;
-                ws_base = space.alloc(bytes, a.socket as u8);
+                ws_base = space.alloc(bytes, a.socket as u8, Region::Other);
                 ws_lines = bytes.div_ceil(64) as u32;
             }
             let mut pool_idx = usize::MAX;
@@ -240,7 +242,7 @@ impl Engine {
                 let count = (q * (nc.rx_descriptors as u64 + nc.tx_descriptors as u64 + 2 * BURST as u64)
                     + q * (MEMPOOL_CACHE as u64 * 3 / 2))
                     .max(8192);
-                let base = space.alloc(count * MBUF_STRIDE, home) as u64 * 64;
+                let base = space.alloc(count * MBUF_STRIDE, home, Region::Dpdk) as u64 * 64;
                 let first = mbufs.len() as u32;
                 for i in 0..count {
                     let obj = base + i * MBUF_STRIDE;
@@ -263,15 +265,15 @@ impl Engine {
                     let nc = &sc.nics[a.nic.as_deref().unwrap()];
                     let rxn = nc.rx_descriptors as u64;
                     let txn = nc.tx_descriptors as u64;
-                    let desc_line = space.alloc(rxn * RX_DESC_BYTES, home);
-                    let cq_line = space.alloc(rxn * CQE_BYTES, home);
-                    let wqe_line = space.alloc(txn * TX_WQE_BYTES, home);
-                    let txcq_line = space.alloc(4096, home);
-                    let idx_line = if nc.attachment == Attach::Coherent { space.alloc(128, home) } else { 0 };
+                    let desc_line = space.alloc(rxn * RX_DESC_BYTES, home, Region::Dpdk);
+                    let cq_line = space.alloc(rxn * CQE_BYTES, home, Region::Dpdk);
+                    let wqe_line = space.alloc(txn * TX_WQE_BYTES, home, Region::Dpdk);
+                    let txcq_line = space.alloc(4096, home, Region::Dpdk);
+                    let idx_line = if nc.attachment == Attach::Coherent { space.alloc(128, home, Region::Dpdk) } else { 0 };
                     // A `copy` app's buffers: in the NIC's DRAM when the NIC clones into them,
                     // else in the app's socket memory.
                     if a.kind == AppKind::Copy {
-                        copy_line = space.alloc(COPY_SLOTS as u64 * COPY_SLOT_BYTES, if nc.clones() { home } else { a.socket as u8 });
+                        copy_line = space.alloc(COPY_SLOTS as u64 * COPY_SLOT_BYTES, if nc.clones() { home } else { a.socket as u8 }, Region::Other);
                     }
                     queue = nic_queues[ni].len();
                     nic_queues[ni].push(Queue {
@@ -343,18 +345,8 @@ impl Engine {
 
         // ---- physical placement and hierarchies -----------------------------------------------
         let pages = space.next_page as usize;
-        let mut frames = Vec::with_capacity(pages);
-        let mut used = std::collections::HashSet::new();
-        assert!(pages <= 1 << 15, "scenario validation bounds the simulated memory to 64 GiB");
-        while frames.len() < pages {
-            // 64 GiB of physical memory: 32768 frames of 2 MiB.
-            let f = rng.below(1 << 15);
-            if used.insert(f) {
-                frames.push(f);
-            }
-        }
-        let total_lines = pages * LINES_PER_PAGE as usize;
-        let pa_lines: Vec<u64> = (0..total_lines).map(|l| frames[l >> 15] * LINES_PER_PAGE as u64 + (l as u64 & (LINES_PER_PAGE as u64 - 1))).collect();
+        assert!(pages as u64 <= crate::config::PHYS_PAGES, "scenario validation bounds the simulated memory to 64 GiB");
+        let pa_lines = space.pa_lines(&mut rng);
         let mut sockets: Vec<Socket> = (0..nsock)
             .map(|s| (s, space.page_home.contains(&(s as u8))
                     || cat_of_core.iter().any(|c| c.0 == s)
