@@ -54,7 +54,7 @@ def test_write_text_writes_through_a_fifo(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
-    outfile.write_text(str(fifo), "hello\n")
+    outfile.write_text(str(fifo), "hello\n", "--json")
     assert reader.communicate(timeout=10)[0] == "hello\n"
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
@@ -102,15 +102,40 @@ def test_largest_seed_runs():
     # Any integer type is a seed; a NumPy boolean or float is not.
     r = sim.run("quickstart", set=["run.duration_us=20", "run.warmup_us=5"], seed=np.uint64(2**64 - 1))
     assert r["seed"] == 2**64 - 1 and type(r["seed"]) is int
-    for seed in (np.bool_(True), np.float64(3.0), np.int64(-1)):
+    for seed in (np.bool_(True), np.float64(3.0), np.int64(-1), np.timedelta64(3)):
         with pytest.raises(hostio.ConfigError, match="^seed = "):
             sim.run("quickstart", seed=seed)
+
+
+def test_numpy_scalars_in_scenario_dicts_and_sweep_seeds():
+    from hostio import sweep
+    app = {"apps": {"fwd": {"kind": "l2fwd", "nic": "nic0", "cores": np.int8(1)}}}
+    r = sim.check({"platform": {"ddio": np.bool_(False)}, "nics": {"nic0": {"rx_descriptors": np.int64(512)}}, **app})
+    assert r["scenario"]["platform"]["ddio"] is False and r["scenario"]["nics"]["nic0"]["rx_descriptors"] == 512
+    with pytest.raises(hostio.ConfigError, match=r"^nics\.nic0\.rx_descriptors = np\.timedelta64\(512\): .*not a time"):
+        sim.check({"nics": {"nic0": {"rx_descriptors": np.timedelta64(512)}}, **app})
+    assert sweep._seed_count(np.int64(2)) == 2 and sweep._seed_count([np.uint8(1), 2]) == 2
+    with pytest.raises(hostio.ConfigError, match="^--seeds = "):
+        sweep._seed_count([np.bool_(True)])
 
 
 def test_a_full_device_names_the_output_path():
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
-    one_line_error(hostio_cli("run", "quickstart", *SHORT, "--json", "/dev/full"), "hostio: error: /dev/full: No space left on device")
+    one_line_error(hostio_cli("run", "quickstart", *SHORT, "--json", "/dev/full"),
+                   "hostio: error: --json = '/dev/full': a path this user may write (No space left on device)")
+
+
+def test_output_paths_that_cannot_be_files_are_refused_before_the_work(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    one_line_error(hostio_cli("run", "quickstart", *SHORT, "--json", f"{afile}/"), "--json", "a file path, not a directory")
+    one_line_error(hostio_cli("run", "quickstart", *SHORT, "--json", str(loop)), "--json", "a path that can be opened")
+    one_line_error(hostio_cli("pcie", "bandwidth", "--size", "64", "--csv", f"{afile}/x"), "--csv", "a path that can be opened")
+    assert afile.read_text() == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "loop"]
 
 
 def test_override_integers_beyond_toml_are_numbers():
@@ -391,10 +416,10 @@ def test_platform_files_that_are_not_small_regular_text_files(tmp_path):
     assert len(one_line_error(p, "not valid TOML")) < 500
 
 
-@pytest.mark.parametrize("name", ["two\nlines", "", "   ", "x" * 101, "tab\there"])
+@pytest.mark.parametrize("name", ["two\nlines", "", "   ", "\u3000", "x" * 101, "tab\there", "a\u2028b", "a\u2029b"])
 def test_platform_names_are_one_short_line(tmp_path, name):
     f = _platform_file(tmp_path / "n.toml", name=name)
-    with pytest.raises(hostio.ConfigError, match=r"platform file .*: name = .*: one line of 1\.\.=100 characters, no control characters$"):
+    with pytest.raises(hostio.ConfigError, match=r"platform file .*: name = .*: one line of 1\.\.=100 characters, not blank, without control characters or line separators$"):
         sim.check("quickstart", set=[f'platform.preset="file:{f}"'])
 
 

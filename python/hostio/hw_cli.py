@@ -26,7 +26,7 @@ def _emit_json(dest: str, obj, lines: bool = False) -> None:
     if dest == "-":
         print(text)
     else:
-        outfile.write_text(dest, text + "\n")
+        outfile.write_text(dest, text + "\n", "--json")
 
 
 def register(subparsers) -> None:
@@ -86,7 +86,7 @@ def _probe(args) -> int:
     report = probe.run_probe(opts, progress=None if quiet else lambda m: print(f"probe: {m}", file=sys.stderr))
     if args.platform_out:
         text = probe.platform_toml(report)
-        outfile.write_text(args.platform_out, text)
+        outfile.write_text(args.platform_out, text, "--platform-out")
         if not quiet:
             print(f"probe: platform file written to {args.platform_out}", file=sys.stderr)
     if args.json:

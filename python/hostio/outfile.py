@@ -24,6 +24,14 @@ def check(key: str, path: str | None) -> None:
         return
     if path == "":
         raise config_error(key, path, "a file path, or - for stdout")
+    if path.endswith(os.sep):
+        raise config_error(key, path, "a file path, not a directory")
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        pass  # a new file, or a symbolic link to one
+    except OSError as exc:  # a loop of symbolic links, a component that is not a folder, ...
+        raise config_error(key, path, f"a path that can be opened ({exc.strerror})") from None
     target = os.path.realpath(path)
     if os.path.isdir(target):
         raise config_error(key, path, "a file path, not a directory")
@@ -38,28 +46,28 @@ def check(key: str, path: str | None) -> None:
         raise config_error(key, path, f"a path in a directory this user may write ({parent})")
 
 
-def write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` (see the module doc for how special files are treated)."""
+def write_text(path: str, text: str, key: str) -> None:
+    """Write ``text`` to ``path``, the value of option ``key`` (see the module doc for how special
+    files are treated). A write the system refuses (a full device, a read-only file system, a
+    folder removed meanwhile) is the user's error about ``key``."""
     target = os.path.realpath(path)
     try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        mode = None
-    if mode is not None and not stat.S_ISREG(mode):
         try:
+            mode = os.stat(target).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
             with open(target, "w", encoding="utf-8") as f:
                 f.write(text)
-        except OSError as exc:  # a failed flush on close (``/dev/full``) names no file
-            if exc.filename is None:
-                raise type(exc)(exc.errno, exc.strerror, path) from None
-            raise
-        return
+            return
 
-    def write(tmp: str) -> None:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
+        def write(tmp: str) -> None:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text)
 
-    replace(target, write)
+        replace(target, write)
+    except OSError as exc:
+        raise config_error(key, path, f"a path this user may write ({exc.strerror or exc})") from None
 
 
 def replace(path: str | os.PathLike, write: Callable[[str], None]) -> None:

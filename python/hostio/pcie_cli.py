@@ -79,17 +79,17 @@ def _add_output(p, csv_too: bool = True) -> None:
         p.add_argument("--csv", metavar="FILE", help="write CSV to FILE ('-' = stdout) instead of a table")
 
 
-def _write(path: str, text: str) -> None:
+def _write(key: str, path: str, text: str) -> None:
     if path == "-":
         sys.stdout.write(text)
     else:
-        outfile.write_text(path, text)
+        outfile.write_text(path, text, key)
 
 
 def _emit(args, rows: list[dict], columns: list[tuple[str, str, str]]) -> None:
     """Write rows as JSON, CSV or an aligned table. ``columns`` = (key, header, format)."""
     if getattr(args, "json", None):
-        _write(args.json, json.dumps(rows, indent=2) + "\n")
+        _write("--json", args.json, json.dumps(rows, indent=2) + "\n")
         return
     if getattr(args, "csv", None):
         buf = io.StringIO(newline="")
@@ -97,7 +97,7 @@ def _emit(args, rows: list[dict], columns: list[tuple[str, str, str]]) -> None:
         w.writerow([c[0] for c in columns])
         for r in rows:
             w.writerow([r[c[0]] for c in columns])
-        _write(args.csv, buf.getvalue())
+        _write("--csv", args.csv, buf.getvalue())
         return
     print(format_table(rows, columns))
 

@@ -57,10 +57,7 @@ def write(folder: str | Path, dest: str | Path) -> None:
     if str(dest) == "-":
         sys.stdout.write(page)
         return
-    try:
-        outfile.write_text(str(dest), page)
-    except OSError as exc:  # e.g. a read-only file system, or a folder removed meanwhile
-        raise config_error("--out", str(dest), f"a path this user may write ({exc.strerror or exc})") from None
+    outfile.write_text(str(dest), page, "--out")
 
 
 def _doc(title: str, body: list[str]) -> str:

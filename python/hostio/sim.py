@@ -68,6 +68,20 @@ MAX_DEPTH = 32
 TOML_INT = (-(2**63), 2**63 - 1)
 
 
+def _numpy_type(value) -> str | None:
+    """The name of `value`'s NumPy scalar type (``bool`` for NumPy 2's boolean), else None."""
+    t = type(value)
+    return t.__name__ if t.__module__ == "numpy" else None
+
+
+def integer(value) -> int | None:
+    """`value` as an int when it is an integer of any integer type (NumPy's too), else None: not
+    a boolean, and not a NumPy time, which NumPy files under the integers."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or _numpy_type(value) in ("timedelta64", "datetime64"):
+        return None
+    return int(value)
+
+
 def _plain(value, key: str, depth: int = 0):
     """A scenario mapping as plain JSON-ready data (dicts with string keys, lists, str, bool, int,
     float; numpy-style scalars become Python numbers, -0.0 becomes 0.0). Refuses, naming the first
@@ -79,8 +93,10 @@ def _plain(value, key: str, depth: int = 0):
     if value is None:
         item = key.endswith("]")
         raise config_error(key, None, "a value (TOML has no None" + (")" if item else "; a key left out takes its default, if it has one)"))
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    if isinstance(value, bool) or _numpy_type(value) in ("bool_", "bool"):
         return bool(value)
+    if _numpy_type(value) in ("timedelta64", "datetime64"):
+        raise config_error(key, value, "a string, number, boolean, list or table (not a time)")
     if isinstance(value, numbers.Integral):
         v = int(value)
         if not TOML_INT[0] <= v <= TOML_INT[1]:
@@ -150,10 +166,10 @@ def run(
     rates within [0, 1], no negative queue) raises :class:`hostio.HostioError`; debug builds always
     check them."""
     if seed is not None:
-        # Any integer type (NumPy's too), but not a boolean.
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= MAX_SEED:
+        v = integer(seed)
+        if v is None or not 0 <= v <= MAX_SEED:
             raise config_error("seed", seed, f"an integer in 0..={MAX_SEED}")
-        seed = int(seed)
+        seed = v
     text, is_json = _source(scenario)
     return json.loads(_core.simulate(text, _overrides(set), seed, progress, is_json, check_invariants))
 

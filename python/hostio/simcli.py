@@ -156,7 +156,7 @@ def write_json(obj, dest: str) -> None:
     if dest == "-":
         print(text)
         return
-    outfile.write_text(dest, text + "\n")
+    outfile.write_text(dest, text + "\n", "--json")
 
 
 def cmd_run(args) -> int:

@@ -578,11 +578,21 @@ def _check_out(out) -> None:
         raise config_error("--out", os.fspath(out), "a folder (a file of that name is in the way)")
 
 
+def _plain_seeds(seeds):
+    """``seeds`` with integers of any integer type (NumPy's too) as Python ints."""
+    if sim.integer(seeds) is not None:
+        return sim.integer(seeds)
+    if isinstance(seeds, Sequence) and not isinstance(seeds, (str, bytes)):
+        return [s if sim.integer(s) is None else sim.integer(s) for s in seeds]
+    return seeds
+
+
 def _seed_count(seeds) -> int:
     """How many seeds ``seeds`` asks for: None (1), a count >= 1, or a non-empty list of distinct
     integers >= 0."""
     if seeds is None:
         return 1
+    seeds = _plain_seeds(seeds)
     if _int(seeds):
         if seeds < 1:
             raise config_error("--seeds", seeds, "a count of 1 or more")
@@ -600,6 +610,7 @@ def _seed_count(seeds) -> int:
 def _seeds(text: str, base: list[str], seeds) -> list[int] | None:
     if seeds is None:
         return None
+    seeds = _plain_seeds(seeds)
     if _int(seeds):
         first = int(sim.check(text, set=base)["scenario"]["run"]["seed"])
         return [first + k for k in range(seeds)]

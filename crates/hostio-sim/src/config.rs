@@ -788,8 +788,10 @@ impl Platform {
     fn check(&self, prefix: &str) -> Result<(), ConfigError> {
         let k = |name: &str| format!("{prefix}{name}");
         // The name is printed in one-line summaries and reports.
-        if self.name.trim().is_empty() || self.name.chars().any(char::is_control) || self.name.chars().count() > MAX_PLATFORM_NAME_CHARS {
-            return Err(ConfigError::new(k("name"), format!("{:?}", self.name), format!("one line of 1..={MAX_PLATFORM_NAME_CHARS} characters, no control characters")));
+        // Unicode's line and paragraph separators end a line too.
+        let breaks = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+        if self.name.trim().is_empty() || self.name.chars().any(breaks) || self.name.chars().count() > MAX_PLATFORM_NAME_CHARS {
+            return Err(ConfigError::new(k("name"), format!("{:?}", self.name), format!("one line of 1..={MAX_PLATFORM_NAME_CHARS} characters, not blank, without control characters or line separators")));
         }
         if !(self.clock_ghz > 0.1 && self.clock_ghz < 10.0) {
             return Err(ConfigError::new(k("clock_ghz"), self.clock_ghz, "a clock in (0.1, 10) GHz"));
@@ -1522,7 +1524,7 @@ impl Scenario {
                     format!("apps.{name}.{key}"),
                     value,
                     format!(
-                        "the apps' memory (working sets, packet buffers and rings: {} MiB up to apps.{name}) must fit the {} GiB of simulated physical memory",
+                        "the apps' memory (working sets, and packet buffers and rings in whole 1 GiB hugepages per app with a NIC: {} MiB up to apps.{name}) must fit the {} GiB of simulated physical memory",
                         pages * PAGE_BYTES >> 20,
                         PHYS_PAGES * PAGE_BYTES >> 30
                     ),
