@@ -340,7 +340,7 @@ def fig6_claims(rows):
     return [
         Claim("1500 B, 128 descriptors: ~10 % misses", "write hit ≈ 0.90", _v(rows, "write_hit", rx_descriptors=128, packet_size=1500),
               _have(w128) and 0.80 <= w128 <= 0.95, "write hit at 1500 B, 128 descriptors in [0.80, 0.95] (5–20 % misses)",
-              "the ~1200 buffers hostio keeps in use at 128 descriptors (the RX ring, frames waiting to be sent, the mempool cache; 1.8 MiB) are physically contiguous, as DPDK's memory is in the testbed's 1 GiB hugepages, and Skylake-SP's measured slice map piles more of their lines on some (slice, set) pairs than the two I/O ways hold: the paper's suspected 'complex addressing'. How many depends on where the buffers start in their hugepage (DPDK's heap layout, not published): hostio's layout gives ~10 % misses, other offsets ~2–14 %"),
+              "the ~1200 buffers hostio keeps in use at 128 descriptors (the RX ring, frames waiting to be sent, the mempool cache; 1.8 MiB) are physically contiguous, as DPDK's memory is in the testbed's 1 GiB hugepages, and Skylake-SP's measured slice map piles more of their lines on some (slice, set) pairs than the two I/O ways hold: the paper's suspected 'complex addressing'. How many depends on where the buffers start in their hugepage (DPDK's heap layout, not published): hostio's layout gives ~10 % misses, other offsets ~2–10 %"),
         Claim("1500 B, 4096 descriptors: DDIO at ~40 %", "write hit ≈ 0.40, read hit similar",
               f"write {_v(rows, 'write_hit', rx_descriptors=4096, packet_size=1500)}, read {_v(rows, 'read_hit', rx_descriptors=4096, packet_size=1500)}",
               _have(w4096, r4096) and 0.25 <= w4096 <= 0.55 and abs(r4096 - w4096) <= 0.15,

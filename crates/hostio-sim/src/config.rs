@@ -632,6 +632,8 @@ pub const MAX_LATENCY_NS: f64 = 1e6;
 pub const MAX_BANDWIDTH_GBYTE_S: f64 = 1e5;
 /// Simulated physical memory: 32768 frames of 2 MiB (64 GiB) shared by every socket.
 pub const PHYS_PAGES: u64 = 1 << 15;
+/// 2 MiB frames per 1 GiB hugepage (where DPDK's memory lies, `memsys::AddressSpace`).
+pub const PAGES_PER_HUGEPAGE: u64 = 512;
 /// Bytes of one simulated page.
 pub const PAGE_BYTES: u64 = 2 << 20;
 
@@ -1230,11 +1232,21 @@ pub struct Resolved {
 impl Scenario {
     /// Upper bound of the simulated memory the apps lay out (working sets, packet buffers, rings), MiB.
     pub fn simulated_memory_mib(&self) -> u64 {
-        self.apps.values().map(|a| self.app_pages(a)).sum::<u64>() * PAGE_BYTES >> 20
+        self.apps.values().map(|a| self.app_pages(a)).map(|(other, dpdk)| other + dpdk).sum::<u64>() * PAGE_BYTES >> 20
     }
 
-    fn app_pages(&self, a: &AppCfg) -> u64 {
+    /// (pages outside DPDK, DPDK pages) of app `a`, upper bounds.
+    fn app_pages(&self, a: &AppCfg) -> (u64, u64) {
         crate::engine::app_pages_bound(a, a.nic.as_ref().and_then(|n| self.nics.get(n)))
+    }
+
+    /// Where app `a`'s DPDK memory lives, as the engine places it: the DRAM of its memory-channel
+    /// NIC, else its mempool's socket.
+    fn dpdk_home(&self, a: &AppCfg) -> String {
+        match a.nic.as_ref().and_then(|n| self.nics.get(n).map(|c| (n, c))) {
+            Some((n, c)) if c.attachment == Attach::MemoryChannel => format!("nic {n}"),
+            _ => format!("socket {}", a.mempool_socket.unwrap_or(a.socket)),
+        }
     }
 
     /// Check every cross-table rule; the error names the key, value and what is allowed.
@@ -1512,10 +1524,17 @@ impl Scenario {
                 return Err(ConfigError::new(k("allocator"), "\"any\"", "only with clone = \"rowclone\" for a NIC whose app is of kind = \"copy\"; remove the key"));
             }
         }
-        let mut pages = 0u64;
+        // Physical memory: pages outside DPDK, plus each home's DPDK pages in whole 1 GiB hugepages
+        // (`memsys::AddressSpace`), which leaves a hugepage's worth of frames free for the rest.
+        let (mut other, mut dpdk) = (0u64, std::collections::BTreeMap::<String, u64>::new());
         for (name, a) in &self.apps {
-            pages += self.app_pages(a);
-            if pages > PHYS_PAGES {
+            let (o, d) = self.app_pages(a);
+            other += o;
+            if d > 0 {
+                *dpdk.entry(self.dpdk_home(a)).or_default() += d;
+            }
+            let hugepages: u64 = dpdk.values().map(|&d| d.div_ceil(PAGES_PER_HUGEPAGE)).sum();
+            if other + hugepages * PAGES_PER_HUGEPAGE > PHYS_PAGES {
                 let (key, value) = match a.working_set_mib {
                     Some(ws) => ("working_set_mib", ws.to_string()),
                     None => ("cores", a.cores.to_string()),
@@ -1524,8 +1543,8 @@ impl Scenario {
                     format!("apps.{name}.{key}"),
                     value,
                     format!(
-                        "the apps' memory (working sets, and packet buffers and rings in whole 1 GiB hugepages per app with a NIC: {} MiB up to apps.{name}) must fit the {} GiB of simulated physical memory",
-                        pages * PAGE_BYTES >> 20,
+                        "the apps' memory up to apps.{name} (working sets {} MiB, packet buffers and rings in {hugepages} whole 1 GiB hugepages) must fit the {} GiB of simulated physical memory",
+                        other * PAGE_BYTES >> 20,
                         PHYS_PAGES * PAGE_BYTES >> 30
                     ),
                 ));

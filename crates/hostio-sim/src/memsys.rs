@@ -69,8 +69,7 @@ pub(crate) enum Served {
     Dram,
 }
 
-/// 2 MiB frames per 1 GiB hugepage.
-pub(crate) const FRAMES_PER_HUGEPAGE: u64 = 512;
+use crate::config::PAGES_PER_HUGEPAGE as FRAMES_PER_HUGEPAGE;
 /// Lines per 4 KiB base page.
 const LINES_PER_BASE_PAGE: u64 = 64;
 
@@ -79,7 +78,7 @@ const LINES_PER_BASE_PAGE: u64 = 64;
 pub(crate) enum Region {
     /// DPDK memory (packet buffers, descriptor and completion rings): from 1 GiB hugepages.
     Dpdk,
-    /// Anything else (working sets, an app's own buffers): 4 KiB pages anywhere.
+    /// Anything else (working sets, an app's own buffers): 4 KiB pages outside DPDK's hugepages.
     Other,
 }
 
@@ -142,21 +141,21 @@ impl AddressSpace {
     }
 
     /// The physical line address of every simulated line (see the type's doc), drawn from `rng`:
-    /// first the 1 GiB frames of DPDK memory, home by home in page order, then a 4 KiB frame for
-    /// every 4 KiB of the other pages.
+    /// first a 1 GiB frame for each run of DPDK pages as page order reaches it (one run per home),
+    /// then a 4 KiB frame for every 4 KiB of the other pages, outside those 1 GiB frames.
+    /// Validation leaves enough 1 GiB frames (and one more whenever there are other pages).
     pub fn pa_lines(&self, rng: &mut crate::rng::Rng) -> Vec<u64> {
-        const HUGEPAGES: u64 = crate::config::PHYS_PAGES / FRAMES_PER_HUGEPAGE;
         const LINES_PER_HUGEPAGE: u64 = FRAMES_PER_HUGEPAGE * LINES_PER_PAGE as u64;
         let pages = self.page_home.len();
+        let mut free: Vec<u64> = (0..crate::config::PHYS_PAGES / FRAMES_PER_HUGEPAGE).collect();
         let mut frames = vec![0u64; pages];
-        let mut huge_used = std::collections::HashSet::new();
         // Per home: the 1 GiB frame being filled and how many of its 2 MiB frames are taken.
         let mut filling: std::collections::BTreeMap<u8, (u64, u64)> = Default::default();
         for p in (0..pages).filter(|&p| self.region[p] == Region::Dpdk) {
             let f = filling.entry(self.page_home[p]).or_insert((0, FRAMES_PER_HUGEPAGE));
             if f.1 == FRAMES_PER_HUGEPAGE {
-                *f = (draw_free(rng, HUGEPAGES, |h| huge_used.contains(&h)), 0);
-                huge_used.insert(f.0);
+                assert!(!free.is_empty(), "validation bounds DPDK memory to the 64 1 GiB frames");
+                *f = (free.swap_remove(rng.below(free.len() as u64) as usize), 0);
             }
             frames[p] = f.0 * FRAMES_PER_HUGEPAGE + f.1;
             f.1 += 1;
@@ -166,25 +165,15 @@ impl AddressSpace {
             if self.region[p] == Region::Dpdk {
                 pa.extend((0..LINES_PER_PAGE as u64).map(|l| frames[p] * LINES_PER_PAGE as u64 + l));
             } else {
+                assert!(!free.is_empty(), "validation leaves a 1 GiB frame for memory outside DPDK");
                 for _ in 0..LINES_PER_PAGE as u64 / LINES_PER_BASE_PAGE {
-                    let line = draw_free(rng, crate::config::PHYS_PAGES * LINES_PER_PAGE as u64, |l| huge_used.contains(&(l / LINES_PER_HUGEPAGE)));
-                    let first = line & !(LINES_PER_BASE_PAGE - 1);
+                    let huge = free[rng.below(free.len() as u64) as usize];
+                    let first = huge * LINES_PER_HUGEPAGE + rng.below(LINES_PER_HUGEPAGE / LINES_PER_BASE_PAGE) * LINES_PER_BASE_PAGE;
                     pa.extend(first..first + LINES_PER_BASE_PAGE);
                 }
             }
         }
         pa
-    }
-}
-
-/// A uniform draw from `0..n` that `taken` does not refuse (the scenario's memory bound keeps
-/// enough free).
-fn draw_free(rng: &mut crate::rng::Rng, n: u64, taken: impl Fn(u64) -> bool) -> u64 {
-    loop {
-        let f = rng.below(n);
-        if !taken(f) {
-            return f;
-        }
     }
 }
 

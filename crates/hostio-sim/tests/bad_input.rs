@@ -60,6 +60,31 @@ fn memory_beyond_the_address_space_is_refused_not_hung() {
     assert!(sc.simulated_memory_mib() <= 64 << 10);
 }
 
+/// DPDK memory takes whole 1 GiB hugepages per home (socket or memory-channel NIC), and the rest
+/// must fit beside them: a forwarder (its 2 MiB working set and one hugepage of buffers) next to
+/// co-runners that leave exactly the frames they need fits; 2 MiB more does not.
+#[test]
+fn hugepages_and_the_rest_must_fit_together() {
+    let text = |last_mib: u64| {
+        let mut t = String::from(
+            "[run]\nduration_us = 10\nwarmup_us = 0\n[nics.nic0]\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 1500\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\n",
+        );
+        for i in 0..16 {
+            let ws = if i == 15 { last_mib } else { 4096 };
+            t += &format!("[apps.hog{i:02}]\nkind = \"cache-hungry\"\nworking_set_mib = {ws}\naccesses_per_us = 10\n");
+        }
+        t
+    };
+    // 64 GiB = 32768 frames: 512 for the hugepage, 2 for the forwarder's working set, 2049 for
+    // each 4 GiB co-runner (pages are rounded up with one to spare), 1519 left for the last.
+    let fits = 1518 * 2;
+    let sc = parse_scenario(&text(fits), &[]).unwrap();
+    assert!(sc.simulated_memory_mib() < 64 << 10, "host memory is the pages laid out, not whole hugepages: {}", sc.simulated_memory_mib());
+    let e = parse_scenario(&text(fits + 2), &[]).unwrap_err();
+    assert_eq!(e.key, "apps.hog15.working_set_mib", "{e}");
+    assert!(e.allowed.contains("in 1 whole 1 GiB hugepages") && e.allowed.contains("64 GiB"), "{e}");
+}
+
 #[test]
 fn arrays_are_not_read_as_tables() {
     let no_run = BASE.replace("[run]\nduration_us = 60\nwarmup_us = 20\n", "");

@@ -27,7 +27,7 @@ use crate::config::{full_mask, Attach, AppKind, Resolved};
 use crate::hist::Histogram;
 use crate::mem::{Mba, Memory};
 use crate::attach::pcie::{CQE_BYTES, RX_DESC_BYTES, TX_WQE_BYTES};
-use crate::memsys::{AddressSpace, MemSys, Region, Socket, Timing, FRAMES_PER_HUGEPAGE, LINES_PER_PAGE, ZONE_BASE};
+use crate::memsys::{AddressSpace, MemSys, Region, Socket, Timing, LINES_PER_PAGE, ZONE_BASE};
 use crate::mempool::Mempool;
 use crate::rng::{mix64, Rng};
 use cores::{App, AppStats, Core};
@@ -127,29 +127,38 @@ struct Mbuf {
     copy_ps: u64,
 }
 
-/// An upper bound of the 2 MiB frames [`Engine::new`] takes for one app (working set, mempool
-/// and per-core rings, each rounded up to whole pages; DPDK memory rounded up to whole 1 GiB
-/// hugepages, see [`AddressSpace`]), so that a scenario can be refused before the 64 GiB of
-/// simulated physical memory run out. Apps that share a home share its hugepages, so the sum
-/// over apps bounds the whole layout.
-pub(crate) fn app_pages_bound(a: &crate::config::AppCfg, nic: Option<&crate::config::NicCfg>) -> u64 {
+/// An app's own code and data, MiB: its `working_set_mib`, else its kind's default.
+pub(crate) fn app_ws_mib(a: &crate::config::AppCfg) -> f64 {
+    a.working_set_mib.unwrap_or(match a.kind {
+        AppKind::StatefulChain => 16.0,
+        AppKind::L2fwd | AppKind::Compute | AppKind::Copy => FORWARDER_WS_MIB,
+        AppKind::CacheHungry => 0.0,
+    })
+}
+
+/// Packet buffers in an app's mempool: every RX and TX slot of its cores, two bursts each and
+/// the per-core caches' flush thresholds, at least 8192 (DPDK's usual pool size).
+fn mempool_count(cores: u64, rx: u64, tx: u64) -> u64 {
+    (cores * (rx + tx + 2 * BURST as u64) + cores * (MEMPOOL_CACHE as u64 * 3 / 2)).max(8192)
+}
+
+/// Upper bounds of the 2 MiB pages [`Engine::new`] lays out for one app (each region rounded up
+/// to whole pages): (pages outside DPDK: working set and a `copy` app's buffers; DPDK pages:
+/// mempool and per-core rings). Validation checks the sum against the 64 GiB of simulated
+/// physical memory, with each home's DPDK pages in whole 1 GiB hugepages (see [`AddressSpace`]).
+pub(crate) fn app_pages_bound(a: &crate::config::AppCfg, nic: Option<&crate::config::NicCfg>) -> (u64, u64) {
     let pages = |bytes: u64| bytes.div_ceil(LINES_PER_PAGE as u64 * 64) + 1;
-    let mut n = 0;
-    if let Some(ws) = a.working_set_mib.filter(|&w| w > 0.0) {
-        n += pages((ws * 1024.0 * 1024.0) as u64);
-    } else if a.kind == AppKind::StatefulChain {
-        n += pages(16 << 20);
-    }
+    let ws = app_ws_mib(a);
+    let mut other = if ws > 0.0 { pages((ws * 1024.0 * 1024.0) as u64) } else { 0 };
+    let mut dpdk = 0;
     if let Some(nc) = nic {
         let (q, rx, tx) = (a.cores as u64, nc.rx_descriptors as u64, nc.tx_descriptors as u64);
-        let count = (q * (rx + tx + 2 * BURST as u64) + q * (MEMPOOL_CACHE as u64 * 3 / 2)).max(8192);
-        let dpdk = pages(count * MBUF_STRIDE) + q * (pages(rx * RX_DESC_BYTES) + pages(rx * CQE_BYTES) + pages(tx * TX_WQE_BYTES) + 2 * pages(4096));
-        n += dpdk.div_ceil(FRAMES_PER_HUGEPAGE) * FRAMES_PER_HUGEPAGE;
+        dpdk = pages(mempool_count(q, rx, tx) * MBUF_STRIDE) + q * (pages(rx * RX_DESC_BYTES) + pages(rx * CQE_BYTES) + pages(tx * TX_WQE_BYTES) + 2 * pages(4096));
         if a.kind == AppKind::Copy {
-            n += q * pages(COPY_SLOTS as u64 * COPY_SLOT_BYTES);
+            other += q * pages(COPY_SLOTS as u64 * COPY_SLOT_BYTES);
         }
     }
-    n
+    (other, dpdk)
 }
 
 /// Traffic offered to the NICs since the warm-up.
@@ -224,11 +233,7 @@ impl Engine {
             };
             let mut ws_base = 0;
             let mut ws_lines = 0;
-            let ws_mib = a.working_set_mib.unwrap_or(match a.kind {
-                AppKind::StatefulChain => 16.0,
-                AppKind::L2fwd | AppKind::Compute | AppKind::Copy => FORWARDER_WS_MIB,
-                AppKind::CacheHungry => 0.0,
-            });
+            let ws_mib = app_ws_mib(a);
             let per_packet_default = if a.kind == AppKind::StatefulChain { 4 } else { 2 };
             if ws_mib > 0.0 {
                 let bytes = (ws_mib * 1024.0 * 1024.0) as u64;
@@ -239,9 +244,7 @@ impl Engine {
             if nic.is_some() {
                 let nc = &sc.nics[a.nic.as_deref().unwrap()];
                 let q = a.cores as u64;
-                let count = (q * (nc.rx_descriptors as u64 + nc.tx_descriptors as u64 + 2 * BURST as u64)
-                    + q * (MEMPOOL_CACHE as u64 * 3 / 2))
-                    .max(8192);
+                let count = mempool_count(q, nc.rx_descriptors as u64, nc.tx_descriptors as u64);
                 let base = space.alloc(count * MBUF_STRIDE, home, Region::Dpdk) as u64 * 64;
                 let first = mbufs.len() as u32;
                 for i in 0..count {
