@@ -95,9 +95,14 @@ def test_lru_matches_a_reference_model_on_one_set():
     # A keyword name cannot carry TOML of its own; a NumPy boolean is a boolean.
     (lambda h: Hierarchy(**{"llc_ways=1 #": 5}), "^override = 'llc_ways=1 #': a \\[platform\\] key name"),
     (lambda h: Hierarchy(llc_slices=np.bool_(True)), "^platform.llc_slices = true: an integer: 1..=64$"),
-    # Not a sequence: named by its type.
-    (lambda h: h.access(x * 64 for x in range(3)), "^addresses = 'a generator'"),
-    (lambda h: h.access({0, 64}), "^addresses = 'a set'"),
+    # Not a sequence (a scalar too): named by its type; timedeltas are not addresses.
+    (lambda h: h.access(x * 64 for x in range(3)), "^addresses = 'generator object'"),
+    (lambda h: h.access({0, 64}), "^addresses = 'set object'"),
+    (lambda h: h.access(64), "^addresses = 'int object'"),
+    (lambda h: h.access(np.array(64)), "^addresses = 'ndarray object'"),
+    (lambda h: h.access(np.array([0, 64], dtype="m8[s]")), "^addresses = 'array of timedelta64"),
+    # A string override is one TOML string whatever it holds.
+    (lambda h: Hierarchy(replacement='lru"\n'), "^platform.replacement: unknown variant"),
     # Distinct pages beyond 32-bit line numbers are refused before any is added.
     (lambda h: h.access(np.arange(140_000, dtype=np.uint64) << np.uint64(21)), "addresses"),
 ])

@@ -63,7 +63,8 @@ def _toml_value(key: str, v) -> str:
         return repr(v)
     if isinstance(v, str):
         v = checked_text(key, v)
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        # A TOML basic string: backslash, quote and control characters escaped.
+        return '"' + "".join(f"\\u{ord(c):04x}" if c in '\\"' or ord(c) < 0x20 or ord(c) == 0x7F else c for c in v) + '"'
     raise config_error(key, v, "a number, a string or a boolean")
 
 
@@ -97,6 +98,8 @@ class Hierarchy:
             for x in addresses:
                 if isinstance(x, (bool, np.bool_)):
                     raise config_error("addresses", f"a list holding {x!r}", ADDRESSES)
+        if not isinstance(addresses, (list, tuple)) and np.ndim(addresses) == 0:  # a scalar, a generator, a set, ...
+            raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
         try:
             a = np.ascontiguousarray(addresses)
         except ValueError:  # a ragged nested list
@@ -107,9 +110,9 @@ class Hierarchy:
             a = np.array(addresses, dtype=np.uint64)
         if a.size == 0:
             a = a.astype(np.uint64)
-        if a.dtype.kind == "O" and not isinstance(addresses, (list, tuple, np.ndarray)):  # a generator, a set, ...
-            raise config_error("addresses", f"a {type(addresses).__name__}", ADDRESSES)
-        if a.ndim != 1 or not (np.issubdtype(a.dtype, np.integer)) or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
+        if a.dtype.kind == "O" and not isinstance(addresses, (list, tuple, np.ndarray)):  # e.g. a Series of objects
+            raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
+        if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
             raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
         _index("core", core)
         out = self._h.access(np.ascontiguousarray(a, dtype=np.uint64), kind, int(core))
