@@ -161,7 +161,7 @@ def test_override_integers_beyond_toml_are_numbers():
 
 
 @pytest.mark.parametrize("override, message", [
-    ("nics.nic0.rx_descriptors=abc", 'nics.nic0.rx_descriptors = "abc": an integer in 0..=4294967295'),
+    ("nics.nic0.rx_descriptors=abc", 'nics.nic0.rx_descriptors = "abc": an integer: a power of two in 32..=65536'),
     # Beyond the key's type: the key's own rule where it has one, else the type's range.
     ("nics.nic0.rx_descriptors=-4", "nics.nic0.rx_descriptors = -4: a power of two in 32..=65536"),
     ("nics.nic0.rx_descriptors=4294967296", "nics.nic0.rx_descriptors = 4294967296: a power of two in 32..=65536"),
@@ -188,9 +188,11 @@ def test_override_integers_beyond_toml_are_numbers():
     ("run.seed=-1", "run.seed = -1: an integer in 0..=9223372036854775807"),
     ("run.duration_us=abc", 'run.duration_us = "abc": a number'),
     ("platform.ddio=3", "platform.ddio = 3: true or false"),
-    ("apps.fwd.cores=[1, 2]", "apps.fwd.cores = [1, 2]: an integer in 0..=4294967295"),
-    ("nics.nic0.rx_descriptors=1979-05-27T07:32:00Z", "nics.nic0.rx_descriptors = 1979-05-27T07:32:00Z: an integer in 0..=4294967295"),
-    ('nics.nic0.rx_descriptors="a\\nb"', 'nics.nic0.rx_descriptors = "a\\nb": an integer in 0..=4294967295'),
+    ("apps.fwd.cores=[1, 2]", "apps.fwd.cores = [1, 2]: an integer: 1..=18 cores"),
+    ("nics.nic0.rx_descriptors=1979-05-27T07:32:00Z", "nics.nic0.rx_descriptors = 1979-05-27T07:32:00Z: an integer: a power of two in 32..=65536"),
+    ("platform.llc_slices=nan", "platform.llc_slices = nan: an integer: 1..=64"),
+    ("platform.llc_slices=-inf", "platform.llc_slices = -inf: an integer: 1..=64"),
+    ('nics.nic0.rx_descriptors="a\\nb"', 'nics.nic0.rx_descriptors = "a\\nb": an integer: a power of two in 32..=65536'),
 ])
 def test_type_errors_name_key_value_and_what_is_allowed(override, message):
     with pytest.raises(hostio.ConfigError) as e:
@@ -208,7 +210,7 @@ def test_key_rule_only_from_the_key_itself():
 def test_type_errors_under_dotted_names_and_in_platform_files(tmp_path):
     with pytest.raises(hostio.ConfigError) as e:
         sim.check('[nics."a.b"]\nrx_descriptors = "x"\n[traffic.t0]\nnic = "a.b"\n[apps.fwd]\nkind = "l2fwd"\nnic = "a.b"\n')
-    assert str(e.value) == 'nics.a.b.rx_descriptors = "x": an integer in 0..=4294967295'
+    assert str(e.value) == 'nics.a.b.rx_descriptors = "x": an integer: a power of two in 32..=65536'
     with pytest.raises(hostio.ConfigError) as e:
         sim.check('[nics."a.b"]\nrx_descriptors = -1\n[traffic.t0]\nnic = "a.b"\n[apps.fwd]\nkind = "l2fwd"\nnic = "a.b"\n')
     assert str(e.value) == 'nics.a.b.rx_descriptors = -1: a power of two in 32..=65536'

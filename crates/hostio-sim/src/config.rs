@@ -1057,8 +1057,8 @@ fn check_scenario(value: &toml::Value) -> Result<Scenario, ConfigError> {
 /// the key's own rule where it has one: the scenario is checked again with the value at the type's
 /// nearest bound, then at the other; the first check that refuses the same key gives its rule.
 /// If both bounds pass, the key takes any value of its type and the type's range stands. A value
-/// that is no integer at all (a fraction such as `llc_slices = 1.5`, a whole float such as `2.0`,
-/// a boolean) gets the key's own rule the same way, as "an integer: rule".
+/// that is no integer at all (a fraction such as `llc_slices = 1.5`, a float such as `2.0` or
+/// `nan`, a boolean, a string) gets the key's own rule the same way, as "an integer: rule".
 fn with_key_rule(value: &toml::Value, err: ConfigError) -> ConfigError {
     let Some((lo, hi)) = err.allowed.strip_prefix("an integer in ").and_then(|r| r.split_once("..=")) else { return err };
     let (Ok(lo), Ok(hi)) = (lo.parse::<i64>(), hi.parse::<i64>()) else { return err };
@@ -1067,11 +1067,14 @@ fn with_key_rule(value: &toml::Value, err: ConfigError) -> ConfigError {
     // A whole number beyond TOML's integers is a float here (`apply_override`).
     let (below, fraction) = match *node {
         toml::Value::Integer(i) if i < lo || i > hi => (i < lo, false),
+        toml::Value::Integer(_) => return err,
+        // A whole number beyond the type's range (also an integer beyond TOML's): just the rule.
         toml::Value::Float(f) if f.fract() == 0.0 && (f < lo as f64 || f > hi as f64) => (f < lo as f64, false),
-        // Not an integer at all: a fraction, a whole float inside the type's range, a boolean.
+        // Not an integer at all: a fraction, a whole float inside the type's range, NaN, a boolean,
+        // a string, an array.
         toml::Value::Float(f) if f.is_finite() => (f < (lo as f64 + hi as f64) / 2.0, true),
-        toml::Value::Boolean(_) => (true, true),
-        _ => return err,
+        toml::Value::Float(f) => (f.is_sign_negative(), true),
+        _ => (true, true),
     };
     for bound in if below { [lo, hi] } else { [hi, lo] } {
         let mut probe = value.clone();
