@@ -1233,7 +1233,8 @@ pub struct Resolved {
 }
 
 impl Scenario {
-    /// Upper bound of the simulated memory the apps lay out (working sets, packet buffers, rings), MiB.
+    /// Upper bound of the simulated memory the apps lay out (working sets, app buffers, packet
+    /// buffers, rings; not rounded to hugepages), MiB.
     pub fn simulated_memory_mib(&self) -> u64 {
         self.apps.values().map(|a| self.app_pages(a)).map(|(other, dpdk)| other + dpdk).sum::<u64>() * PAGE_BYTES >> 20
     }
@@ -1527,8 +1528,8 @@ impl Scenario {
                 return Err(ConfigError::new(k("allocator"), "\"any\"", "only with clone = \"rowclone\" for a NIC whose app is of kind = \"copy\"; remove the key"));
             }
         }
-        // Physical memory: pages outside DPDK, plus each home's DPDK pages in whole 1 GiB hugepages
-        // (`memsys::AddressSpace`), which leaves a hugepage's worth of frames free for the rest.
+        // Physical memory: each home's DPDK pages in whole 1 GiB hugepages (`memsys::AddressSpace`),
+        // and as many frames again outside them as there are other pages.
         let (mut other, mut dpdk) = (0u64, std::collections::BTreeMap::<String, u64>::new());
         for (name, a) in &self.apps {
             let (o, d) = self.app_pages(a);
@@ -1546,7 +1547,7 @@ impl Scenario {
                     format!("apps.{name}.{key}"),
                     value,
                     format!(
-                        "the apps' memory up to apps.{name} (working sets {} MiB, packet buffers and rings in {hugepages} whole 1 GiB hugepages) must fit the {} GiB of simulated physical memory",
+                        "the apps' memory up to apps.{name} (working sets and app buffers {} MiB, packet buffers and rings in {hugepages} whole 1 GiB hugepages) must fit the {} GiB of simulated physical memory",
                         other * PAGE_BYTES >> 20,
                         PHYS_PAGES * PAGE_BYTES >> 30
                     ),

@@ -141,9 +141,9 @@ impl AddressSpace {
     }
 
     /// The physical line address of every simulated line (see the type's doc), drawn from `rng`:
-    /// first a 1 GiB frame for each run of DPDK pages as page order reaches it (one run per home),
-    /// then a 4 KiB frame for every 4 KiB of the other pages, outside those 1 GiB frames.
-    /// Validation leaves enough 1 GiB frames (and one more whenever there are other pages).
+    /// first 1 GiB frames for the DPDK pages, in page order (each home fills one frame before it
+    /// takes the next), then a 4 KiB frame for every 4 KiB of the other pages, outside those 1 GiB
+    /// frames. Validation leaves enough 1 GiB frames, and frames for the other pages besides.
     pub fn pa_lines(&self, rng: &mut crate::rng::Rng) -> Vec<u64> {
         const LINES_PER_HUGEPAGE: u64 = FRAMES_PER_HUGEPAGE * LINES_PER_PAGE as u64;
         let pages = self.page_home.len();

@@ -79,7 +79,7 @@ fn hugepages_and_the_rest_must_fit_together() {
     // each 4 GiB co-runner (pages are rounded up with one to spare), 1519 left for the last.
     let fits = 1518 * 2;
     let sc = parse_scenario(&text(fits), &[]).unwrap();
-    assert!(sc.simulated_memory_mib() < 64 << 10, "host memory is the pages laid out, not whole hugepages: {}", sc.simulated_memory_mib());
+    assert!(sc.simulated_memory_mib() < 64 << 10, "the bound counts pages, not whole hugepages: {}", sc.simulated_memory_mib());
     let e = parse_scenario(&text(fits + 2), &[]).unwrap_err();
     assert_eq!(e.key, "apps.hog15.working_set_mib", "{e}");
     assert!(e.allowed.contains("in 1 whole 1 GiB hugepages") && e.allowed.contains("64 GiB"), "{e}");
