@@ -36,15 +36,18 @@ import numpy as np
 
 from hostio import _core
 from hostio.errors import checked_text, config_error
+from hostio.sim import integer
 
 KINDS = ("core_read", "core_write", "dev_write", "dev_read")
 LEVELS = ("memory", "l2", "other_l2", "llc")
 
 
-def _index(key: str, v) -> None:
+def _index(key: str, v) -> int:
     """A core index or a way mask: an integer (not a bool) in 0..2**32."""
-    if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not 0 <= v < 2**32:
+    i = integer(v)
+    if i is None or not 0 <= i < 2**32:
         raise config_error(key, v, "an integer in 0..2**32")
+    return i
 
 
 #: A keyword override names one ``[platform]`` key: a bare TOML key, so that the name cannot
@@ -57,7 +60,7 @@ def _toml_value(key: str, v) -> str:
         raise config_error("override", key, "a [platform] key name: letters, digits and underscores")
     if isinstance(v, (bool, np.bool_)):
         return "true" if v else "false"
-    if isinstance(v, (np.integer, np.floating)) and not isinstance(v, np.bool_):
+    if isinstance(v, (np.integer, np.floating)):
         v = v.item()
     if isinstance(v, (int, float)):
         return repr(v)
@@ -72,8 +75,9 @@ ADDRESSES = "a one-dimensional array of non-negative integer byte addresses"
 
 
 def _is_address(x) -> bool:
-    """A non-negative integer below 2**64 (booleans are refused before this is asked)."""
-    return isinstance(x, (int, np.integer)) and 0 <= int(x) < 2**64
+    """A non-negative integer below 2**64."""
+    i = integer(x)
+    return i is not None and 0 <= i < 2**64
 
 
 class Hierarchy:
@@ -114,15 +118,12 @@ class Hierarchy:
             raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
         if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
             raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
-        _index("core", core)
-        out = self._h.access(np.ascontiguousarray(a, dtype=np.uint64), kind, int(core))
+        out = self._h.access(np.ascontiguousarray(a, dtype=np.uint64), kind, _index("core", core))
         return np.frombuffer(out, dtype=np.uint8)
 
     def set_cat(self, core: int, mask: int) -> None:
         """Restrict `core`'s fills to the LLC ways in `mask` (it still hits in any way)."""
-        _index("core", core)
-        _index("mask", mask)
-        self._h.set_cat(int(core), int(mask))
+        self._h.set_cat(_index("core", core), _index("mask", mask))
 
     def stats(self) -> dict:
         """Accesses per kind and hit level, and the hierarchy's write-backs and DDIO counters."""

@@ -580,10 +580,10 @@ def _check_out(out) -> None:
 
 def _plain_seeds(seeds):
     """``seeds`` with integers of any integer type (NumPy's too) as Python ints."""
-    if sim.integer(seeds) is not None:
-        return sim.integer(seeds)
+    if (n := sim.integer(seeds)) is not None:
+        return n
     if isinstance(seeds, Sequence) and not isinstance(seeds, (str, bytes)):
-        return [s if sim.integer(s) is None else sim.integer(s) for s in seeds]
+        return [s if (n := sim.integer(s)) is None else n for s in seeds]
     return seeds
 
 

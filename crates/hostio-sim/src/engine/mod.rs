@@ -137,7 +137,8 @@ pub(crate) fn app_ws_mib(a: &crate::config::AppCfg) -> f64 {
 }
 
 /// Packet buffers in an app's mempool: every RX and TX slot of its cores, two bursts each and
-/// the per-core caches' flush thresholds, at least 8192 (DPDK's usual pool size).
+/// the per-core caches' flush thresholds, at least 8192 (DPDK's sample applications size their
+/// pools at 8191 mbufs, `NUM_MBUFS` in `examples/skeleton/basicfwd.c`).
 fn mempool_count(cores: u64, rx: u64, tx: u64) -> u64 {
     (cores * (rx + tx + 2 * BURST as u64) + cores * (MEMPOOL_CACHE as u64 * 3 / 2)).max(8192)
 }
