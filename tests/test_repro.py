@@ -463,3 +463,39 @@ def test_reproduce_refuses_a_seed_override(tmp_path, ov):
     with pytest.raises(ConfigError, match=r"overrides = .*run.seed"):
         repro.reproduce(tmp_path / "o", only=["pause"], seeds=2, progress=False, overrides=["run.duration_us=100", ov])
     assert not (tmp_path / "o").exists()
+
+
+def test_quick_keeps_a_points_own_warmup(tmp_path, monkeypatch):
+    """--quick shortens the warm-up only where a point does not set its own (Fig. 8 warms every
+    buffer twice); an explicit override still applies to every point."""
+    seen = []
+
+    def run_points(todo, **kw):
+        seen.extend(ov for _, ov in todo)
+        return [{"error": "not run"} for _ in todo]
+
+    monkeypatch.setattr(repro.sweep, "run_points", run_points)
+    repro.reproduce(tmp_path, only=["fig8", "fig9"], quick=True, seeds=1, progress=False)
+    warm = [[o for o in ov if o.startswith("run.warmup_us=")] for ov in seen]
+    fig8 = warm[:len(repro.RATES)]
+    assert all(len(w) == 1 and w[0] != "run.warmup_us=1500" for w in fig8), fig8
+    assert all(w == ["run.warmup_us=1500"] for w in warm[len(repro.RATES):])
+    seen.clear()
+    repro.reproduce(tmp_path, only=["fig8"], quick=True, seeds=1, progress=False, overrides=["run.warmup_us=300"])
+    assert all(ov[-1] == "run.warmup_us=300" for ov in seen)
+
+
+def test_failed_experiment_leaves_no_stale_figure_or_comparison(tmp_path, monkeypatch):
+    (tmp_path / "fig10.png").write_text("old")
+    (tmp_path / "fig10_testbed.csv").write_text("old")
+    monkeypatch.setattr(repro.sweep, "run_points", lambda todo, **kw: [{"error": "boom"} for _ in todo])
+    assert repro.reproduce(tmp_path, only=["fig10"], seeds=1, progress=False) is False
+    assert not (tmp_path / "fig10.png").exists() and not (tmp_path / "fig10_testbed.csv").exists()
+
+
+def test_testbed_comparison_refuses_unknown_experiments_and_skips_non_finite():
+    with pytest.raises(ConfigError, match="experiment"):
+        repro.testbed_comparison("FIG8", [])
+    rows = rows_of([({"cores": n}, {"write_hit": float("nan"), "read_hit": 1.0}) for n in repro.CORES])
+    cmp = repro.testbed_comparison("fig10", rows)
+    assert cmp and all(c["metric"] == "read_hit" for c in cmp)

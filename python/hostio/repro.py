@@ -26,6 +26,7 @@ Where the paper's artifact published the testbed's own measurements of an experi
 from __future__ import annotations
 
 import json
+import math
 import os
 import statistics
 from dataclasses import dataclass
@@ -1112,14 +1113,16 @@ def testbed_comparison(exp_id: str, rows: list[dict]) -> list[dict]:
     point and hit rate with the point's labels, ``metric``, ``testbed``, hostio's median
     (``hostio``, ``hostio_min``, ``hostio_max`` over the seeds) and ``difference`` (hostio's
     median − testbed). Throughput is left out: the testbed counts 24 B of framing per packet and
-    its cores ran at 3 GHz."""
+    its cores ran at 3 GHz. A missing or non-finite hostio value leaves its row out."""
+    if exp_id not in {e.id for e in EXPERIMENTS}:
+        raise config_error("experiment", exp_id, "an experiment id among: " + ", ".join(e.id for e in EXPERIMENTS))
     out = []
     for t in testbed.BY_EXPERIMENT.get(exp_id, []):
         labels = {k: v for k, v in t.items() if k not in testbed.METRICS}
         r = _one_row(rows, **labels)
         for m in ("write_hit", "read_hit"):
             h = r.get(m)
-            if h is None:
+            if not isinstance(h, (int, float)) or isinstance(h, bool) or not math.isfinite(h):
                 continue
             out.append({**labels, "metric": m, "testbed": t[m], "hostio": h, "hostio_min": r.get(f"{m}_min"),
                         "hostio_max": r.get(f"{m}_max"), "difference": h - t[m]})
@@ -1188,7 +1191,7 @@ def reproduce(
 ) -> bool:
     """Run the experiments, each point once per seed 1..``seeds``; write ``<out>/<id>.png``,
     ``<id>.csv`` (one row per point and seed), ``<id>_summary.csv`` (median, min, max per point),
-    ``summary.md``, ``claims.csv`` and ``summary.json``. ``quick`` shortens the simulated time;
+    ``summary.md``, ``claims.csv`` and ``summary.json``. ``quick`` shortens the simulated time (where a point does not set it itself);
     ``overrides`` (``KEY.PATH=VALUE``, not ``run.seed``) are applied to every run after it; ``scheduler`` is
     ``local``, ``dask`` or ``tcp://HOST:PORT`` (see :mod:`hostio.sweep`). Returns True when every
     run succeeded (claims may still disagree: that is reported, not an error)."""
@@ -1212,7 +1215,7 @@ def reproduce(
     if outp.exists() and not outp.is_dir():
         raise config_error("--out", str(out), "a folder (this path is a file)")
     outp.mkdir(parents=True, exist_ok=True)
-    extra = (QUICK if quick else []) + list(overrides)
+    quick_ov = QUICK if quick else []
     texts: dict = {}
     failed_exps = []
     sections = []
@@ -1224,6 +1227,9 @@ def reproduce(
         failed: list[tuple[int, int, str]] = []
         for i, p in enumerate(pts):
             text = _scenario_text(p.scenario, texts)
+            # --quick shortens what the point does not set itself (Fig. 8 sets its own warm-up).
+            own = {o.partition("=")[0] for o in p.overrides}
+            extra = [o for o in quick_ov if o.partition("=")[0] not in own] + list(overrides)
             for k in range(1, seeds + 1):
                 if isinstance(text, ConfigError):
                     failed.append((i, k, str(text)))
@@ -1243,6 +1249,9 @@ def reproduce(
         sec = [f"## {e.figure}: {e.title}", ""]
         if failed:
             failed_exps.append(e.id)
+            # No figure or comparison for this run: drop those of an earlier one.
+            for stale in (outp / f"{e.id}.png", outp / f"{e.id}_testbed.csv"):
+                stale.unlink(missing_ok=True)
             groups: dict[tuple[int, str], list[int]] = {}
             for i, k, err in sorted(failed):
                 groups.setdefault((i, err), []).append(k)
