@@ -22,8 +22,9 @@ the DUT's ``ToDPDKDevice`` has a 1024-packet software queue, flow control is off
 * ``CORES_VS_WAYS`` (Fig. 11, ``cores-vs-ways``): 4096 descriptors in total, split over the
   cores, ``ddio_ways`` I/O ways.
 
-Each row's keys other than the three metrics are the labels of the matching hostio point in
-:mod:`hostio.repro`.
+Each row's keys other than the three metrics are labels of hostio's points in :mod:`hostio.repro`;
+rows where hostio runs no point (Fig. 9 beyond 100 calls, Fig. 10 at 6, 10, 12, 14 and 18 cores)
+appear in the plots only.
 """
 from __future__ import annotations
 
