@@ -185,8 +185,8 @@ def test_testbed_rows_match_hostio_points():
     fractions are hit rates."""
     for exp_id, data in testbed.BY_EXPERIMENT.items():
         labels = {frozenset(p.labels.items()) for p in next(e for e in repro.EXPERIMENTS if e.id == exp_id).points()}
-        matched = [t for t in data if frozenset((k, v) for k, v in t.items() if k not in testbed.METRICS) in labels]
-        unmatched = {tuple(sorted((k, v) for k, v in t.items() if k not in testbed.METRICS)) for t in data if t not in matched}
+        matched = [t for t in data if frozenset(testbed.labels(t).items()) in labels]
+        unmatched = {tuple(sorted(testbed.labels(t).items())) for t in data if t not in matched}
         expected = {"fig9": {(("mt19937_calls", c),) for c in range(120, 401, 20)},
                     "fig10": {(("cores", n),) for n in (6, 10, 12, 14, 18)}}.get(exp_id, set())
         assert unmatched == expected, exp_id
@@ -205,6 +205,8 @@ def test_testbed_comparison():
     assert repro.testbed_comparison("fig2", rows) == []
     lines = repro._testbed_section("fig10", cmp)
     assert "write hits: mean |hostio − testbed|" in lines[0] and "largest" in lines[0]
+    assert "(5 more testbed points, where hostio runs none, are in the plot only)" in lines[0]
+    assert "| cores | metric | testbed | hostio | difference |" in lines[2]
 
 
 def test_fig2_claims():

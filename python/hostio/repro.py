@@ -219,18 +219,18 @@ def _err(rows, key, scale=1.0):
     return med, [lo, hi]
 
 
-def _line(ax, rows, x: str, key: str, label: str, marker: str = "o", scale: float = 1.0, **kw) -> None:
-    """The median of ``key`` against ``x`` with min–max error bars."""
+def _line(ax, rows, x: str, key: str, label: str, marker: str = "o", scale: float = 1.0, **kw) -> str:
+    """The median of ``key`` against ``x`` with min–max error bars; returns the line's colour."""
     med, yerr = _err(rows, key, scale)
     bars = ax.errorbar([r[x] for r in rows], med, yerr=yerr, marker=marker, capsize=3, label=label, **kw)
     return bars.lines[0].get_color()
 
 
-def _testbed_marks(ax, exp_id: str, x: str, key: str, label: str | None, color: str = "k", scale: float = 1.0, **sel) -> None:
+def _testbed_marks(ax, exp_id: str, x: str, key: str, label: str | None, color: str = "k", **sel) -> None:
     """The testbed's measurements of ``key`` (:mod:`hostio.testbed`) against ``x``, as unconnected
     crosses, at its points that match ``sel``."""
     pts = sorted((t for t in testbed.BY_EXPERIMENT[exp_id] if all(t.get(k) == v for k, v in sel.items())), key=lambda t: t[x])
-    ax.plot([t[x] for t in pts], [t[key] * scale for t in pts], ls="none", marker="x", ms=7, color=color, label=label)
+    ax.plot([t[x] for t in pts], [t[key] for t in pts], ls="none", marker="x", ms=7, color=color, label=label)
 
 
 def _bars(ax, names, rows, key, scale: float = 1.0, **kw) -> None:
@@ -1120,7 +1120,7 @@ def testbed_comparison(exp_id: str, rows: list[dict]) -> list[dict]:
         raise config_error("experiment", exp_id, "an experiment id among: " + ", ".join(e.id for e in EXPERIMENTS))
     out = []
     for t in testbed.BY_EXPERIMENT.get(exp_id, []):
-        labels = {k: v for k, v in t.items() if k not in testbed.METRICS}
+        labels = testbed.labels(t)
         r = _one_row(rows, **labels)
         for m in ("write_hit", "read_hit"):
             h = r.get(m)
@@ -1135,16 +1135,15 @@ def _testbed_section(exp_id: str, cmp: list[dict]) -> list[str]:
     """summary.md's lines comparing an experiment with the testbed."""
     if not cmp:
         return []
+    labels = list(testbed.labels(testbed.BY_EXPERIMENT[exp_id][0]))
+    compared = {tuple(c[k] for k in labels) for c in cmp}
+    extra = len(testbed.BY_EXPERIMENT[exp_id]) - len(compared)
     parts = []
-    seen = {tuple(sorted((k, v) for k, v in c.items() if k not in ("metric", "testbed", "hostio", "hostio_min", "hostio_max", "difference"))) for c in cmp}
-    extra = len(testbed.BY_EXPERIMENT[exp_id]) - len(seen)
     for m, name in (("write_hit", "write"), ("read_hit", "read")):
         d = [abs(c["difference"]) for c in cmp if c["metric"] == m]
         if d:
             parts.append(f"{name} hits: mean |hostio − testbed| {_f(sum(d) / len(d))}, largest {_f(max(d))} over {len(d)} points")
-    labels = [k for k in cmp[0] if k not in ("metric", "testbed", "hostio", "hostio_min", "hostio_max", "difference")]
-    table = _md_table([{k: c[k] for k in labels + ["metric", "testbed", "hostio", "hostio_min", "hostio_max", "difference"]} for c in cmp],
-                      labels + ["metric", "testbed", "hostio", "difference"])
+    table = _md_table(cmp, labels + ["metric", "testbed", "hostio", "difference"])
     also = f" ({extra} more testbed points, where hostio runs none, are in the plot only)" if extra else ""
     return [f"Against the testbed's own measurements (the paper's artifact, ddio-bench, DUT at 3 GHz; see hostio.testbed): {'; '.join(parts)}{also}.",
             "", f"<details><summary>table: hostio's median (min–max) beside the testbed's median of 10 runs; {exp_id}_testbed.csv</summary>\n\n{table}\n\n</details>", ""]

@@ -36,6 +36,11 @@ def _pt(**kw) -> dict:
     return kw
 
 
+def labels(row: dict) -> dict:
+    """A row's point labels: its keys other than the metrics."""
+    return {k: v for k, v in row.items() if k not in METRICS}
+
+
 PKTSIZE_DESC = [
     _pt(packet_size=256, rx_descriptors=128, write_hit=1.0, read_hit=1.0, throughput_gbps=26.68),
     _pt(packet_size=256, rx_descriptors=256, write_hit=1.0, read_hit=1.0, throughput_gbps=26.72),
