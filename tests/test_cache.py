@@ -104,11 +104,24 @@ def test_lru_matches_a_reference_model_on_one_set():
     # A string override is one TOML string whatever it holds.
     (lambda h: Hierarchy(replacement='lru"\n'), "^platform.replacement: unknown variant"),
     # Distinct pages beyond 32-bit line numbers are refused before any is added.
-    (lambda h: h.access(np.arange(140_000, dtype=np.uint64) << np.uint64(21)), "addresses"),
+    (lambda h: h.access(np.arange(140_000, dtype=np.uint64) << np.uint64(21)), "^addresses = 140000 distinct 2 MiB pages: at most 131071"),
 ])
 def test_bad_input_names_the_key(call, key):
     with pytest.raises(hostio.ConfigError, match=key):
         call(Hierarchy())
+
+
+def test_page_limit_counts_distinct_pages_not_their_span():
+    # Two pages 2^60 bytes apart are two pages; a refused call adds none, so its count is the same
+    # the second time (page 0 was added by the first call and is not counted again).
+    h = Hierarchy()
+    far = np.array([0, 1 << 60, 64, (1 << 60) + 64], dtype=np.uint64)
+    assert list(h.access(far, "core_read")) == [0, 0, 0, 0]
+    many = np.arange(140_000, dtype=np.uint64) << np.uint64(21)
+    for _ in range(2):
+        with pytest.raises(hostio.ConfigError, match="^addresses = 140001 distinct 2 MiB pages: at most 131071"):
+            h.access(many, "core_read")
+    assert list(h.access(far, "core_read")) == [1, 1, 1, 1]
 
 
 def test_results_do_not_depend_on_how_the_trace_is_split():

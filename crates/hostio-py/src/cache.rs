@@ -8,7 +8,7 @@ use hostio_sim::ConfigError;
 use pyo3::buffer::{PyBuffer, ReadOnlyCell};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 const PAGE_SHIFT: u32 = 21;
 const LINES_PER_PAGE: u64 = 1 << (PAGE_SHIFT - 6);
@@ -81,6 +81,28 @@ impl TraceCache {
         };
         self.recent[(page % RECENT as u64) as usize] = (page, base);
         base + off
+    }
+
+    /// How many distinct 2 MiB pages of `addrs` have no directory entries yet, counted exactly only
+    /// while that could matter: when even the span of `addrs`'s pages fits under `MAX_PAGES`, the
+    /// span is returned instead (an upper bound, found in one pass without hashing).
+    fn new_pages(&self, addrs: &[ReadOnlyCell<u64>]) -> usize {
+        let (lo, hi) = addrs.iter().fold((u64::MAX, 0), |(lo, hi), a| (lo.min(a.get()), hi.max(a.get())));
+        if addrs.is_empty() {
+            return 0;
+        }
+        let span = ((hi >> PAGE_SHIFT) - (lo >> PAGE_SHIFT)) as usize + 1;
+        if self.pages.len() + span <= MAX_PAGES {
+            return span;
+        }
+        let mut new: HashSet<u64, std::hash::BuildHasherDefault<PageHasher>> = HashSet::default();
+        for a in addrs {
+            let page = a.get() >> PAGE_SHIFT;
+            if !self.pages.contains_key(&page) {
+                new.insert(page);
+            }
+        }
+        new.len()
     }
 
     /// Line numbers of `addrs`, in order (pages get directory entries in order of first use).
@@ -213,16 +235,13 @@ impl TraceCache {
         let addrs = addrs.as_slice(py).ok_or_else(|| {
             config_err(ConfigError::new("addresses", "a strided buffer", "a C-contiguous array"))
         })?;
-        if self.pages.len() + addrs.len() > MAX_PAGES {
-            let new: std::collections::HashSet<u64> =
-                addrs.iter().map(|a| a.get() >> PAGE_SHIFT).filter(|p| !self.pages.contains_key(p)).collect();
-            if self.pages.len() + new.len() > MAX_PAGES {
-                return Err(config_err(ConfigError::new(
-                    "addresses",
-                    format!("{} distinct 2 MiB pages", self.pages.len() + new.len()),
-                    format!("at most {MAX_PAGES} distinct 2 MiB pages (256 GiB) in one hierarchy's lifetime"),
-                )));
-            }
+        let new = self.new_pages(addrs);
+        if self.pages.len() + new > MAX_PAGES {
+            return Err(config_err(ConfigError::new(
+                "addresses",
+                format!("{} distinct 2 MiB pages", self.pages.len() + new),
+                format!("at most {MAX_PAGES} distinct 2 MiB pages (256 GiB) in one hierarchy's lifetime"),
+            )));
         }
         // The bytes object is filled in place: nothing else can see it before it is returned.
         PyBytes::new_with(py, addrs.len(), |out| {
