@@ -642,6 +642,24 @@ pub const PRESETS: &[&str] = &["skylake-gold-6140", "haswell-e5-2699v3", "icelak
 
 impl Platform {
     /// A built-in preset by name.
+    ///
+    /// Where the numbers come from:
+    /// * Geometry, clocks, cores and links: Intel ARK for each part; DDIO's default ways and the
+    ///   recycled-line ways: the DDIO paper (ATC'20) and the measurements named at those fields.
+    /// * L1 and L2 latencies: the load-to-use cycles of Intel's optimization reference manual
+    ///   (Skylake-SP L1 4, L2 14; Haswell L2 12; Sunny Cove L1 5, L2 14) at each base clock.
+    /// * `dram_latency_ns`: the DDIO paper's "every access to main memory takes ~100 ns" read as
+    ///   loaded-idle latency, 85–95 ns by generation (an estimate). `upi_latency_ns` makes a remote
+    ///   DRAM read about twice a local one (CC-NIC, ASPLOS'24, Fig. 7: remote uncached DRAM ≈ 2×
+    ///   local).
+    /// * `llc_latency_ns` and `c2c_latency_ns`: estimates within the range that microbenchmark
+    ///   reports give for these mesh (Skylake-SP, Ice Lake-SP) and ring (Haswell-EP) LLCs; no one
+    ///   published source.
+    /// * `memory_bandwidth_gbyte_s`: ~80 % of the channels' peak (ARK: 6 × DDR4-2666 = 128 GB/s,
+    ///   4 × DDR4-2133 = 68 GB/s, 8 × DDR4-2666 = 170 GB/s), an estimate of sustained bandwidth.
+    /// * `core_memory_bandwidth_gbyte_s`: an estimate of one core's streaming bandwidth (its
+    ///   ~10–12 line-fill buffers of 64 B per DRAM latency, raised by the L2 prefetchers), the
+    ///   ceiling MBA percentages scale.
     pub fn preset(name: &str) -> Option<Platform> {
         match name {
             "skylake-gold-6140" => Some(Platform {

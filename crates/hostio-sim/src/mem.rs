@@ -3,16 +3,24 @@
 //!
 //! The load is the number of 64 B transfers (reads, write-backs, non-allocating DMA writes) in a
 //! sliding 1 µs window, as a share ρ of the socket's sustained bandwidth. A read then costs
-//! `latency × (1 + 0.25·ρ/(1−ρ))` (ρ capped at 0.95): +22 ns at half load, +90 ns at 80 %,
-//! several hundred ns near saturation on a 90 ns part — the shape of Intel MLC loaded-latency
-//! curves on Skylake-SP. A windowed load, rather than one server's busy-until time, keeps the model
+//! `latency × (1 + LOAD_SLOPE·ρ/(1−ρ))` (ρ capped at `MAX_LOAD`): +22 ns at half load, +90 ns at
+//! 80 %, several hundred ns near saturation on a 90 ns part — the hockey-stick shape of Intel MLC
+//! loaded-latency curves. The two constants are estimates chosen for that shape, not a fit to a
+//! published curve. A windowed load, rather than one server's busy-until time, keeps the model
 //! correct when agents report transfers slightly out of time order (a NIC's DMA reads are issued at
 //! doorbell time but spread over the link time). MBA (Memory Bandwidth Allocation) is a request
 //! rate controller between a core's L2 and the mesh (Intel SDM Vol. 3B, "Memory Bandwidth
 //! Allocation"): it spaces every request that leaves the L2 — LLC hits as well as DRAM reads — so
 //! that the core alone cannot exceed `mba% × core bandwidth`.
 
+/// The load window, ps: long enough to hold a few hundred DRAM transfers at the presets'
+/// bandwidths, short next to the bursts being modelled (a modelling choice).
 const WINDOW_PS: u64 = 1_000_000;
+/// Slope of the loaded-latency curve (an estimate: +90 ns at 80 % load on a 90 ns part).
+const LOAD_SLOPE: f64 = 0.25;
+/// Highest load share the curve is evaluated at (an estimate: keeps the latency finite, 5.75× the
+/// idle latency, when the offered load exceeds the bandwidth).
+const MAX_LOAD: f64 = 0.95;
 
 #[derive(Debug, Clone)]
 pub struct Memory {
@@ -49,7 +57,7 @@ impl Memory {
         }
         self.cur += lines;
         let frac = (now % WINDOW_PS) as f64 / WINDOW_PS as f64;
-        ((self.prev * (1.0 - frac) + self.cur) / self.lines_per_window).min(0.95)
+        ((self.prev * (1.0 - frac) + self.cur) / self.lines_per_window).min(MAX_LOAD)
     }
 
     /// The load ρ at `now` (share of the bandwidth used in the last window), without adding any.
@@ -64,13 +72,13 @@ impl Memory {
             (0.0, 0.0)
         };
         let frac = (now % WINDOW_PS) as f64 / WINDOW_PS as f64;
-        ((prev * (1.0 - frac) + cur) / self.lines_per_window).min(0.95)
+        ((prev * (1.0 - frac) + cur) / self.lines_per_window).min(MAX_LOAD)
     }
 
     /// A read's latency at load ρ, ps.
     #[inline]
     pub fn latency_at(&self, rho: f64) -> u64 {
-        (self.base_ps * (1.0 + 0.25 * rho / (1.0 - rho))) as u64
+        (self.base_ps * (1.0 + LOAD_SLOPE * rho / (1.0 - rho))) as u64
     }
 
     /// A demand read at `now`; returns its latency in ps.
