@@ -32,9 +32,11 @@ pub struct BenchDevice {
     /// Read DMAs the device keeps in flight on the link (PCIe tags it uses), effective. Fitted:
     /// 64 B warm/cold reads reach 32.7/28.6 Gb/s with 270/323 ns of host round trip.
     pub max_outstanding_reads: f64,
-    /// Shortest time between two read DMAs the engine can issue, ns.
+    /// Shortest time between two read DMAs the engine can issue, ns. Fitted, with
+    /// `max_outstanding_reads` and `blend_exponent`, to the NFP-6000 bandwidth runs of the
+    /// published data set (`hostio pcie validate` reports the error).
     pub read_issue_ns: f64,
-    /// Shortest time between two write DMAs the engine can issue, ns.
+    /// Shortest time between two write DMAs the engine can issue, ns. Fitted as `read_issue_ns`.
     pub write_issue_ns: f64,
     /// p of the p-norm that blends the stages' times per transaction.
     pub blend_exponent: f64,

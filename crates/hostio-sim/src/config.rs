@@ -352,6 +352,8 @@ pub struct NetdimmCfg {
 
 impl Default for NetdimmCfg {
     fn default() -> Self {
+        // nCache 256 KiB (NetDIMM, MICRO'19); the paper leaves the prefetch depth n open: 4 lines
+        // is an estimate.
         NetdimmCfg { ncache_kib: 256, prefetch_lines: 4, channel: Channel::Ddr4_2400, clone: CloneMode::Rowclone, allocator: Allocator::Subarray }
     }
 }
@@ -408,6 +410,8 @@ impl Default for NicCfg {
             tx_descriptors: 1024,
             pause_frames: false,
             ddio: None,
+            // On-NIC receive buffer: an estimate (Mellanox publishes no per-port figure for the
+            // ConnectX-5); §3.1's PAUSE counts at 1024 descriptors are the check on it.
             buffer_kib: 512,
             design: NicDesign::Cx5,
             tx_release: TxRelease::Completion,

@@ -41,6 +41,7 @@ const BURST: usize = 32;
 const MBUF_STRIDE: u64 = 2368;
 const MBUF_META_OFF: u64 = 64;
 const MBUF_DATA_OFF: u64 = 320;
+/// Per-core mempool cache, buffers: DPDK's l2fwd example (`MEMPOOL_CACHE_SIZE 256`).
 const MEMPOOL_CACHE: usize = 256;
 /// A `copy` app's own buffers per core: one per packet of a burst, reused burst after burst (a
 /// socket reader's receive buffers), each as large as the largest frame (9018 B) allows.
@@ -404,6 +405,7 @@ impl Engine {
                 buf_bytes: 0,
                 buf_cap: cap,
                 pause: n.pause_frames,
+                // PAUSE thresholds: estimates (the NIC's firmware thresholds are not published).
                 xoff: cap * 3 / 4,
                 xon: cap / 2,
                 pausing: false,
