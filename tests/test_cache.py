@@ -1,4 +1,6 @@
 """The trace-driven cache API (`hostio.cache.Hierarchy`)."""
+import subprocess
+import sys
 import numpy as np
 import pytest
 
@@ -112,15 +114,21 @@ def test_bad_input_names_the_key(call, key):
 
 
 def test_page_limit_counts_distinct_pages_not_their_span():
-    # Two pages 2^60 bytes apart are two pages; a refused call adds none, so its count is the same
-    # the second time (page 0 was added by the first call and is not counted again).
+    # Two pages 2^60 bytes apart are two pages; a refused call adds none (page 0 was added by the
+    # first call and is not counted again).
     h = Hierarchy()
     far = np.array([0, 1 << 60, 64, (1 << 60) + 64], dtype=np.uint64)
     assert list(h.access(far, "core_read")) == [0, 0, 0, 0]
-    many = np.arange(140_000, dtype=np.uint64) << np.uint64(21)
+    # Two addresses per page: pages are counted, not addresses.
+    many = np.repeat(np.arange(140_000, dtype=np.uint64) << np.uint64(21), 2) + np.tile(np.array([0, 64], np.uint64), 140_000)
     for _ in range(2):
         with pytest.raises(hostio.ConfigError, match="^addresses = 140001 distinct 2 MiB pages: at most 131071"):
             h.access(many, "core_read")
+    # Pages the refused calls brought are still new: had they been added, this count would be
+    # 280001 (or the call would have been accepted had they not been counted).
+    other = (np.arange(140_000, dtype=np.uint64) + np.uint64(1 << 20)) << np.uint64(21)
+    with pytest.raises(hostio.ConfigError, match="^addresses = 140002 distinct 2 MiB pages: at most 131071"):
+        h.access(other, "core_read")
     assert list(h.access(far, "core_read")) == [1, 1, 1, 1]
 
 
@@ -157,3 +165,31 @@ def test_a_list_of_integers_beyond_int64_is_a_trace():
     a, b = Hierarchy(), Hierarchy()
     big = [2**63, 2**63 + 64, 0, 2**63]
     assert a.access(big).tolist() == b.access(np.array(big, dtype=np.uint64)).tolist() == [0, 0, 0, 1]  # the repeat hits the L2
+
+
+def test_masked_arrays_are_refused_and_misaligned_ones_read():
+    with pytest.raises(hostio.ConfigError, match="^addresses = 'a masked array'"):
+        Hierarchy().access(np.ma.array([0, 64], mask=[0, 1], dtype=np.uint64))
+    misaligned = np.frombuffer(bytearray(8 * 4 + 1), dtype=np.uint64, offset=1)
+    assert not misaligned.flags.aligned
+    assert list(Hierarchy().access(misaligned, "dev_write")) == list(Hierarchy().access(np.zeros(4, np.uint64), "dev_write"))
+
+
+def test_a_host_without_room_for_the_directory_refuses_the_call():
+    # 8000 new pages need 2 GiB of directory: under a 1.5 GiB address-space limit the call is
+    # refused with a ConfigError (not an abort), and the hierarchy still works afterwards.
+    code = """
+import resource, numpy as np, hostio
+from hostio.cache import Hierarchy
+h = Hierarchy("skylake-gold-6140")
+resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))
+try:
+    h.access(np.arange(8000, dtype=np.uint64) << np.uint64(21), "core_read")
+except hostio.ConfigError as e:
+    print("refused:", e)
+print(h.access(np.array([0, 0], dtype=np.uint64), "core_read").tolist())
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "refused: addresses = 8000 new 2 MiB pages: as many as this host's memory holds" in r.stdout
+    assert r.stdout.strip().endswith("[0, 1]")

@@ -102,6 +102,8 @@ class Hierarchy:
             for x in addresses:
                 if isinstance(x, (bool, np.bool_)):
                     raise config_error("addresses", f"a list holding {x!r}", ADDRESSES)
+        if isinstance(addresses, np.ma.MaskedArray):
+            raise config_error("addresses", "a masked array", ADDRESSES)
         if not isinstance(addresses, (list, tuple)) and np.ndim(addresses) == 0:  # a scalar, a generator, a set, ...
             raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
         try:
@@ -118,7 +120,9 @@ class Hierarchy:
             raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
         if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
             raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
-        out = self._h.access(np.ascontiguousarray(a, dtype=np.uint64), kind, _index("core", core))
+        # A private, aligned copy: the simulation releases the GIL between blocks, and another
+        # thread must not change the addresses after their pages were counted.
+        out = self._h.access(np.array(a, dtype=np.uint64, order="C", copy=True), kind, _index("core", core))
         return np.frombuffer(out, dtype=np.uint8)
 
     def set_cat(self, core: int, mask: int) -> None:

@@ -14,6 +14,9 @@ const PAGE_SHIFT: u32 = 21;
 const LINES_PER_PAGE: u64 = 1 << (PAGE_SHIFT - 6);
 /// Slots of `TraceCache::recent`.
 const RECENT: usize = 64;
+/// Calls touching at most this many pages (by their span or their count) are not counted page
+/// by page (`TraceCache::new_pages`).
+const SPAN_BOUND: usize = 64;
 
 /// Hit levels returned per access.
 const MEM: u8 = 0;
@@ -83,24 +86,27 @@ impl TraceCache {
         base + off
     }
 
-    /// How many distinct 2 MiB pages of `addrs` have no directory entries yet, counted exactly only
-    /// while that could matter: when even the span of `addrs`'s pages fits under `MAX_PAGES`, the
-    /// span is returned instead (an upper bound, found in one pass without hashing).
+    /// How many distinct 2 MiB pages of `addrs` have no directory entries yet. When a bound on
+    /// them (the span of `addrs`'s pages, or the number of addresses if smaller) is at most
+    /// `SPAN_BOUND` and leaves the total within `MAX_PAGES`, the bound is returned instead: found
+    /// in one pass without hashing, it over-counts by fewer than `SPAN_BOUND` pages.
     fn new_pages(&self, addrs: &[ReadOnlyCell<u64>]) -> usize {
         let (lo, hi) = addrs.iter().fold((u64::MAX, 0), |(lo, hi), a| (lo.min(a.get()), hi.max(a.get())));
         if addrs.is_empty() {
             return 0;
         }
-        let span = ((hi >> PAGE_SHIFT) - (lo >> PAGE_SHIFT)) as usize + 1;
-        if self.pages.len() + span <= MAX_PAGES {
-            return span;
+        let bound = (((hi >> PAGE_SHIFT) - (lo >> PAGE_SHIFT)) as usize + 1).min(addrs.len());
+        if bound <= SPAN_BOUND && self.pages.len() + bound <= MAX_PAGES {
+            return bound;
         }
         let mut new: HashSet<u64, std::hash::BuildHasherDefault<PageHasher>> = HashSet::default();
+        let mut last = u64::MAX;
         for a in addrs {
             let page = a.get() >> PAGE_SHIFT;
-            if !self.pages.contains_key(&page) {
+            if page != last && !self.pages.contains_key(&page) {
                 new.insert(page);
             }
+            last = page;
         }
         new.len()
     }
@@ -243,6 +249,15 @@ impl TraceCache {
                 format!("at most {MAX_PAGES} distinct 2 MiB pages (256 GiB) in one hierarchy's lifetime"),
             )));
         }
+        // Room for the new pages' directory entries is taken before anything changes, so a host
+        // that cannot hold them refuses the call instead of failing halfway.
+        self.h.try_reserve_lines(new * LINES_PER_PAGE as usize).map_err(|_| {
+            config_err(ConfigError::new(
+                "addresses",
+                format!("{new} new 2 MiB pages"),
+                format!("as many as this host's memory holds ({} KiB of directory per page)", LINES_PER_PAGE * 8 / 1024),
+            ))
+        })?;
         // The bytes object is filled in place: nothing else can see it before it is returned.
         PyBytes::new_with(py, addrs.len(), |out| {
             self.run(py, addrs, k, core, out);

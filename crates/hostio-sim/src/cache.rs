@@ -614,6 +614,17 @@ impl Hierarchy {
         }));
     }
 
+    /// Make room for `n` more lines' directory entries (for `add_lines`), or say that the host's
+    /// memory cannot hold them; nothing else changes.
+    pub fn try_reserve_lines(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
+        let cap = self.dir.capacity();
+        self.dir.try_reserve(n)?;
+        if self.dir.capacity() != cap {
+            advise_huge_pages(&self.dir);
+        }
+        Ok(())
+    }
+
     /// Simulated lines with a directory entry.
     pub fn lines(&self) -> usize {
         self.dir.len()

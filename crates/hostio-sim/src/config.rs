@@ -648,10 +648,13 @@ impl Platform {
     /// A built-in preset by name.
     ///
     /// Where the numbers come from:
-    /// * Geometry, clocks, cores and links: Intel ARK for each part; DDIO's default ways and the
-    ///   recycled-line ways: the DDIO paper (ATC'20) and the measurements named at those fields.
-    /// * L1 and L2 latencies: the load-to-use cycles of Intel's optimization reference manual
-    ///   (Skylake-SP L1 4, L2 14; Haswell L2 12; Sunny Cove L1 5, L2 14) at each base clock.
+    /// * Clocks, cores and links: Intel ARK for each part. Cache geometry (ways, slices, L2
+    ///   associativity): what the parts report through CPUID leaf 4; the LLC ways, DDIO's default
+    ///   ways and the recycled-line ways as the DDIO paper (ATC'20) and the studies named at those
+    ///   fields give them.
+    /// * L1 and L2 latencies: load-to-use cycle counts commonly measured for these cores
+    ///   (Skylake-SP L1 4, L2 14; Haswell L2 ~12; Sunny Cove L1 5, L2 14) at each base clock;
+    ///   estimates, no one source.
     /// * `dram_latency_ns`: the DDIO paper's "every access to main memory takes ~100 ns" read as
     ///   loaded-idle latency, 85–95 ns by generation (an estimate). `upi_latency_ns` makes a remote
     ///   DRAM read about twice a local one (CC-NIC, ASPLOS'24, Fig. 7: remote uncached DRAM ≈ 2×
@@ -659,7 +662,7 @@ impl Platform {
     /// * `llc_latency_ns` and `c2c_latency_ns`: estimates within the range that microbenchmark
     ///   reports give for these mesh (Skylake-SP, Ice Lake-SP) and ring (Haswell-EP) LLCs; no one
     ///   published source.
-    /// * `memory_bandwidth_gbyte_s`: ~80 % of the channels' peak (ARK: 6 × DDR4-2666 = 128 GB/s,
+    /// * `memory_bandwidth_gbyte_s`: 76–80 % of the channels' peak (ARK: 6 × DDR4-2666 = 128 GB/s,
     ///   4 × DDR4-2133 = 68 GB/s, 8 × DDR4-2666 = 170 GB/s), an estimate of sustained bandwidth.
     /// * `core_memory_bandwidth_gbyte_s`: an estimate of one core's streaming bandwidth (its
     ///   ~10–12 line-fill buffers of 64 B per DRAM latency, raised by the L2 prefetchers), the

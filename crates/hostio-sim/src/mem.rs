@@ -13,7 +13,7 @@
 //! Allocation"): it spaces every request that leaves the L2 — LLC hits as well as DRAM reads — so
 //! that the core alone cannot exceed `mba% × core bandwidth`.
 
-/// The load window, ps: long enough to hold a few hundred DRAM transfers at the presets'
+/// The load window, ps: long enough to hold ~900–2,000 DRAM transfers at the presets'
 /// bandwidths, short next to the bursts being modelled (a modelling choice).
 const WINDOW_PS: u64 = 1_000_000;
 /// Slope of the loaded-latency curve (an estimate: +90 ns at 80 % load on a 90 ns part).

@@ -67,9 +67,9 @@ pub(super) fn mix_table(m: SizeMix) -> Vec<(f64, u32)> {
     let raw: &[(f64, u32)] = match m {
         // 7:4:1 simple IMIX.
         SizeMix::Imix => &[(7.0, 64), (4.0, 576), (1.0, 1500)],
-        // Campus-like: ACK-heavy small frames and MTU-sized data. The mean, ≈ 981 B, is the DDIO
-        // paper's campus trace (its Fig. 12 setup: "an average size of 981 B"); the buckets' weights are an estimate (the trace's size
-        // distribution is not published).
+        // Campus-like: ACK-heavy small frames and MTU-sized data. The mean, ≈ 981 B, is the
+        // DDIO paper's campus trace (its Fig. 12 setup: "an average size of 981 B"); the
+        // buckets' weights are an estimate (the trace's size distribution is not published).
         SizeMix::Campus => &[(0.265, 64), (0.04, 128), (0.03, 256), (0.03, 512), (0.035, 1024), (0.60, 1500)],
     };
     let total: f64 = raw.iter().map(|r| r.0).sum();
