@@ -105,6 +105,11 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: h.access(np.array([0, 64], dtype="m8[s]")), "^addresses = 'array of timedelta64"),
     # A string override is one TOML string whatever it holds.
     (lambda h: Hierarchy(replacement='lru"\n'), "^platform.replacement: unknown variant"),
+    # Raw bytes are not addresses; list elements outside 0..2**64 are named.
+    (lambda h: h.access(bytearray(8)), "^addresses = 'bytearray object'"),
+    (lambda h: h.access(b"\0" * 8), "^addresses = 'bytes object'"),
+    (lambda h: h.access([-1, 2**64 - 1]), "^addresses = 'a list holding -1'"),
+    (lambda h: h.access((0, 2**64)), "^addresses = 'a tuple holding 18446744073709551616'"),
     # Distinct pages beyond 32-bit line numbers are refused before any is added.
     (lambda h: h.access(np.arange(140_000, dtype=np.uint64) << np.uint64(21)), "^addresses = 140000 distinct 2 MiB pages: at most 131071"),
 ])
@@ -193,3 +198,21 @@ print(h.access(np.array([0, 0], dtype=np.uint64), "core_read").tolist())
     assert r.returncode == 0, r.stderr
     assert "refused: addresses = 8000 new 2 MiB pages: as many as this host's memory holds" in r.stdout
     assert r.stdout.strip().endswith("[0, 1]")
+
+
+def test_a_second_thread_is_told_the_hierarchy_is_busy():
+    import threading
+
+    h = Hierarchy()
+    trace = np.arange(4_000_000, dtype=np.uint64) * 64
+    t = threading.Thread(target=h.access, args=(trace, "dev_write"))
+    t.start()
+    refused = []
+    while t.is_alive():
+        try:
+            h.stats()
+        except RuntimeError as e:
+            refused.append(str(e))
+    t.join()
+    assert refused and all("serves one call at a time" in m for m in refused)
+    assert h.stats()["dev_write"]["accesses"] == len(trace)

@@ -80,6 +80,17 @@ def _is_address(x) -> bool:
     return i is not None and 0 <= i < 2**64
 
 
+def _one_at_a_time(f, *args):
+    """Call a method of the binding; a call while another thread is inside the same hierarchy
+    (its simulation releases the GIL) is refused with a message that says so."""
+    try:
+        return f(*args)
+    except RuntimeError as e:
+        if "borrowed" not in str(e):
+            raise
+        raise RuntimeError("this Hierarchy is busy with a call from another thread: a Hierarchy serves one call at a time (use one per thread)") from None
+
+
 class Hierarchy:
     """One socket's L2s and LLC, driven by address traces."""
 
@@ -98,10 +109,13 @@ class Hierarchy:
     def access(self, addresses, kind: str = "core_read", core: int = 0) -> np.ndarray:
         """Access every address in order; returns a ``uint8`` array of hit levels."""
         checked_text("kind", kind, f"one of {', '.join(KINDS)}")
+        if isinstance(addresses, (bytes, bytearray, memoryview)):
+            # Raw bytes are not addresses (read them with np.frombuffer(..., dtype=np.uint64)).
+            raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
         if isinstance(addresses, (list, tuple)):
             for x in addresses:
-                if isinstance(x, (bool, np.bool_)):
-                    raise config_error("addresses", f"a list holding {x!r}", ADDRESSES)
+                if isinstance(x, (bool, np.bool_)) or (integer(x) is not None and not _is_address(x)):
+                    raise config_error("addresses", f"a {type(addresses).__name__} holding {x!r}", ADDRESSES)
         if isinstance(addresses, np.ma.MaskedArray):
             raise config_error("addresses", "a masked array", ADDRESSES)
         if not isinstance(addresses, (list, tuple)) and np.ndim(addresses) == 0:  # a scalar, a generator, a set, ...
@@ -122,16 +136,16 @@ class Hierarchy:
             raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
         # A private, aligned copy: the simulation releases the GIL between blocks, and another
         # thread must not change the addresses after their pages were counted.
-        out = self._h.access(np.array(a, dtype=np.uint64, order="C", copy=True), kind, _index("core", core))
+        out = _one_at_a_time(self._h.access, np.array(a, dtype=np.uint64, order="C", copy=True), kind, _index("core", core))
         return np.frombuffer(out, dtype=np.uint8)
 
     def set_cat(self, core: int, mask: int) -> None:
         """Restrict `core`'s fills to the LLC ways in `mask` (it still hits in any way)."""
-        self._h.set_cat(_index("core", core), _index("mask", mask))
+        _one_at_a_time(self._h.set_cat, _index("core", core), _index("mask", mask))
 
     def stats(self) -> dict:
         """Accesses per kind and hit level, and the hierarchy's write-backs and DDIO counters."""
-        counts, wb, alloc, evict = self._h.counters()
+        counts, wb, alloc, evict = _one_at_a_time(self._h.counters)
         out = {k: dict(zip(LEVELS, counts[i])) for i, k in enumerate(KINDS)}
         for k in KINDS:
             out[k]["accesses"] = sum(out[k][lv] for lv in LEVELS)
