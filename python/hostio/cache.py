@@ -109,7 +109,7 @@ class Hierarchy:
     def access(self, addresses, kind: str = "core_read", core: int = 0) -> np.ndarray:
         """Access every address in order; returns a ``uint8`` array of hit levels."""
         checked_text("kind", kind, f"one of {', '.join(KINDS)}")
-        if isinstance(addresses, (bytes, bytearray, memoryview)):
+        if isinstance(addresses, (bytes, bytearray)) or (isinstance(addresses, memoryview) and addresses.itemsize == 1):
             # Raw bytes are not addresses (read them with np.frombuffer(..., dtype=np.uint64)).
             raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
         if isinstance(addresses, (list, tuple)):
@@ -144,10 +144,11 @@ class Hierarchy:
         _one_at_a_time(self._h.set_cat, _index("core", core), _index("mask", mask))
 
     def stats(self) -> dict:
-        """Accesses per kind and hit level, and the hierarchy's write-backs and DDIO counters."""
-        counts, wb, alloc, evict = _one_at_a_time(self._h.counters)
+        """Accesses per kind and hit level, the hierarchy's write-backs and DDIO counters, and the
+        2 MiB pages it holds directory entries for (256 KiB of memory each)."""
+        counts, wb, alloc, evict, pages = _one_at_a_time(self._h.counters)
         out = {k: dict(zip(LEVELS, counts[i])) for i, k in enumerate(KINDS)}
         for k in KINDS:
             out[k]["accesses"] = sum(out[k][lv] for lv in LEVELS)
-        out.update(writebacks=wb, io_allocations=alloc, io_evictions=evict)
+        out.update(writebacks=wb, io_allocations=alloc, io_evictions=evict, pages=pages)
         return out

@@ -51,6 +51,9 @@ pub struct TraceCache {
     llc_ways: u32,
     allocating: bool,
     pages: HashMap<u64, u32, std::hash::BuildHasherDefault<PageHasher>>,
+    /// One page's physical line addresses, for `Hierarchy::add_lines` (reused, so adding a page
+    /// allocates nothing beyond what `access` reserved).
+    pa: Vec<u64>,
     /// Recently used pages and their first line, by page number modulo RECENT (the map is the
     /// fallback: most traces touch few pages, often in turn).
     recent: [(u64, u32); RECENT],
@@ -76,8 +79,12 @@ impl TraceCache {
             Some(&b) => b,
             None => {
                 let b = self.h.lines() as u32;
-                let pa: Vec<u64> = (0..LINES_PER_PAGE).map(|l| (page << (PAGE_SHIFT - 6)) + l).collect();
+                // Within the room `access` reserved: no allocation here.
+                let mut pa = std::mem::take(&mut self.pa);
+                pa.clear();
+                pa.extend((0..LINES_PER_PAGE).map(|l| (page << (PAGE_SHIFT - 6)) + l));
                 self.h.add_lines(&pa);
+                self.pa = pa;
                 self.pages.insert(page, b);
                 b
             }
@@ -86,10 +93,11 @@ impl TraceCache {
         base + off
     }
 
-    /// How many distinct 2 MiB pages of `addrs` have no directory entries yet. When a bound on
+    /// How many distinct 2 MiB pages of `addrs` have no directory entries yet, counted up to one
+    /// past what `MAX_PAGES` allows (so the count's own memory stays bounded). When a bound on
     /// them (the span of `addrs`'s pages, or the number of addresses if smaller) is at most
     /// `SPAN_BOUND` and leaves the total within `MAX_PAGES`, the bound is returned instead: found
-    /// in one pass without hashing, it over-counts by fewer than `SPAN_BOUND` pages.
+    /// in one pass without hashing, it over-counts by at most `SPAN_BOUND` pages.
     fn new_pages(&self, addrs: &[ReadOnlyCell<u64>]) -> usize {
         let (lo, hi) = addrs.iter().fold((u64::MAX, 0), |(lo, hi), a| (lo.min(a.get()), hi.max(a.get())));
         if addrs.is_empty() {
@@ -103,8 +111,8 @@ impl TraceCache {
         let mut last = u64::MAX;
         for a in addrs {
             let page = a.get() >> PAGE_SHIFT;
-            if page != last && !self.pages.contains_key(&page) {
-                new.insert(page);
+            if page != last && !self.pages.contains_key(&page) && new.insert(page) && self.pages.len() + new.len() > MAX_PAGES {
+                break;
             }
             last = page;
         }
@@ -223,6 +231,7 @@ impl TraceCache {
             llc_ways: p.llc_ways,
             allocating: r.scenario.platform.ddio && r.io_mask != 0,
             pages: HashMap::default(),
+            pa: Vec::new(),
             recent: [(u64::MAX, 0); RECENT],
             counts: [[0; 4]; 4],
             warnings: r.warnings.clone(),
@@ -245,17 +254,26 @@ impl TraceCache {
         if self.pages.len() + new > MAX_PAGES {
             return Err(config_err(ConfigError::new(
                 "addresses",
-                format!("{} distinct 2 MiB pages", self.pages.len() + new),
+                format!("more than {MAX_PAGES} distinct 2 MiB pages"),
                 format!("at most {MAX_PAGES} distinct 2 MiB pages (256 GiB) in one hierarchy's lifetime"),
             )));
         }
-        // Room for the new pages' directory entries is taken before anything changes, so a host
-        // that cannot hold them refuses the call instead of failing halfway.
-        self.h.try_reserve_lines(new * LINES_PER_PAGE as usize).map_err(|_| {
+        // Room for the new pages (directory entries, the page map, one page's addresses) is
+        // taken before anything changes, so an allocator that refuses it (an address-space limit,
+        // strict overcommit) refuses the call instead of failing halfway.
+        let room = if new == 0 {
+            Ok(())
+        } else {
+            self.h
+                .try_reserve_lines(new * LINES_PER_PAGE as usize)
+                .and_then(|_| self.pages.try_reserve(new))
+                .and_then(|_| self.pa.try_reserve(LINES_PER_PAGE as usize))
+        };
+        room.map_err(|_| {
             config_err(ConfigError::new(
                 "addresses",
                 format!("{new} new 2 MiB pages"),
-                format!("as many as this host's memory holds ({} KiB of directory per page)", LINES_PER_PAGE * 8 / 1024),
+                format!("as many as the process may allocate ({} KiB of directory per page)", LINES_PER_PAGE * 8 / 1024),
             ))
         })?;
         // The bytes object is filled in place: nothing else can see it before it is returned.
@@ -283,10 +301,10 @@ impl TraceCache {
         self.warnings.clone()
     }
 
-    /// (accesses by kind and level, writebacks, io_allocations, io_evictions).
-    fn counters(&self) -> ([[u64; 4]; 4], u64, u64, u64) {
+    /// (accesses by kind and level, writebacks, io_allocations, io_evictions, pages).
+    fn counters(&self) -> ([[u64; 4]; 4], u64, u64, u64, usize) {
         let s = &self.h.stats;
-        (self.counts, s.writebacks, s.io_allocations, s.io_evictions)
+        (self.counts, s.writebacks, s.io_allocations, s.io_evictions, self.pages.len())
     }
 }
 

@@ -618,7 +618,10 @@ impl Hierarchy {
     /// memory cannot hold them; nothing else changes.
     pub fn try_reserve_lines(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
         let cap = self.dir.capacity();
-        self.dir.try_reserve(n)?;
+        // Amortised growth first; just `n` more when doubling is refused.
+        if self.dir.try_reserve(n).is_err() {
+            self.dir.try_reserve_exact(n)?;
+        }
         if self.dir.capacity() != cap {
             advise_huge_pages(&self.dir);
         }
