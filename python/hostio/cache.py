@@ -114,7 +114,8 @@ class Hierarchy:
             raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
         if isinstance(addresses, (list, tuple)):
             for x in addresses:
-                if isinstance(x, (bool, np.bool_)) or (integer(x) is not None and not _is_address(x)):
+                i = integer(x)
+                if isinstance(x, (bool, np.bool_)) or (i is not None and not 0 <= i < 2**64):
                     raise config_error("addresses", f"a {type(addresses).__name__} holding {x!r}", ADDRESSES)
         if isinstance(addresses, np.ma.MaskedArray):
             raise config_error("addresses", "a masked array", ADDRESSES)

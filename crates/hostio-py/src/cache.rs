@@ -15,7 +15,8 @@ const LINES_PER_PAGE: u64 = 1 << (PAGE_SHIFT - 6);
 /// Slots of `TraceCache::recent`.
 const RECENT: usize = 64;
 /// Calls touching at most this many pages (by their span or their count) are not counted page
-/// by page (`TraceCache::new_pages`).
+/// by page (`TraceCache::new_pages`): a speed choice, trading at most 64 pages' worth (16 MiB) of
+/// directory reserved ahead for no hashing on small or compact calls.
 const SPAN_BOUND: usize = 64;
 
 /// Hit levels returned per access.
@@ -267,7 +268,10 @@ impl TraceCache {
             self.h
                 .try_reserve_lines(new * LINES_PER_PAGE as usize)
                 .and_then(|_| self.pages.try_reserve(new))
-                .and_then(|_| self.pa.try_reserve(LINES_PER_PAGE as usize))
+                .and_then(|_| {
+                    self.pa.clear();
+                    self.pa.try_reserve(LINES_PER_PAGE as usize)
+                })
         };
         room.map_err(|_| {
             config_err(ConfigError::new(
