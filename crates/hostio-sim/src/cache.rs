@@ -1,8 +1,8 @@
 //! One socket's cache hierarchy: private L2s and a sliced, way-partitioned LLC with DDIO.
 //!
 //! # Mechanism
-//! * **Geometry.** `slices × sets × ways` lines of 64 B. The set index is physical-address bits
-//!   6.. (the engine's physical layout is `memsys::AddressSpace`'s: packet buffers are
+//! * **Geometry.** `slices × sets × ways` lines of 64 B. The LLC set index is physical-address
+//!   bits 6.. (the engine's physical layout is `memsys::AddressSpace`'s: packet buffers are
 //!   contiguous in 1 GiB hugepages, so a buffer's offset decides its set). The slice comes from the
 //!   platform's `slice_hash`: on Skylake-SP with 18 slices, the map measured on those processors
 //!   (`crate::slice_map`: a 4096-line base sequence permuted by parities of the higher address
@@ -10,7 +10,9 @@
 //!   lines each, so contiguous buffers conflict below the cache's capacity. Elsewhere a map
 //!   built the way Intel's are, but no processor's ([`SliceMap`]): for other slice counts that
 //!   are not a power of two (Haswell-EP's 18), the same structure with a balanced pseudo-random
-//!   base sequence; for powers of two, XOR parities of the address.
+//!   base sequence; for powers of two, XOR parities of the address. An L2 set is the low bits of
+//!   the simulated line number: lines are numbered 2 MiB page by page, so within a page these are
+//!   the physical address's bits too.
 //! * **Directory.** Every simulated line has a directory entry (where it is in this socket: LLC
 //!   way, which core's L2 and way, dirty bits, I/O history), in a vector indexed by line number.
 //!   Lookups are O(1); only victim selection scans a set.

@@ -6,9 +6,9 @@
 //! path, the value and what is allowed. `--set a.b.c=value` overrides are applied to the parsed
 //! TOML tree before it is checked, so every key is reachable.
 //!
-//! Platform presets carry the machine facts (BRIEF §3). Sources: Intel Xeon Gold 6140 and
-//! E5-2699 v3 product pages (cores, clock, LLC size/ways, L2), the DDIO paper (ATC'20) for the
-//! default IIO LLC WAYS masks, and typical published load-to-use latencies for these parts
+//! Platform presets carry the machine facts. Sources: Intel Xeon Gold 6140, E5-2699 v3 and
+//! Silver 4314 product pages (cores, clock, LLC size/ways, L2), the DDIO paper (ATC'20) for the
+//! default IIO LLC WAYS masks, CC-NIC (ASPLOS'24) for Ice Lake's coherent line transfer, and typical published load-to-use latencies for these parts
 //! (Skylake-SP: L2 ≈ 14 cycles, LLC ≈ 60 cycles, DRAM ≈ 90 ns; Haswell-EP: L2 ≈ 12 cycles,
 //! LLC ≈ 45 cycles, DRAM ≈ 85 ns). Memory bandwidth is the sustained (≈ 80 %) share of the
 //! channels' peak: 6 × DDR4-2666 on Skylake-SP, 4 × DDR4-2133 on Haswell-EP.
@@ -76,8 +76,9 @@ pub struct Scenario {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunCfg {
-    /// Seed of the simulation's one RNG (traffic sizes and flows, page placement, random
-    /// replacement). Same scenario + seed → bit-identical results.
+    /// Seed of the simulation's random draws (traffic sizes and flows, page placement, random
+    /// replacement; each component's RNG is derived from it). Same scenario + seed →
+    /// bit-identical results.
     pub seed: u64,
     /// Simulated time that is measured, µs.
     pub duration_us: f64,
@@ -171,8 +172,10 @@ pub enum NicDesign {
 pub enum TxRelease {
     /// As completions arrive, at every TX burst (DPDK mlx5 PMD: `mlx5_tx_handle_completion`).
     Completion,
-    /// Only once fewer than 32 TX slots are free (DPDK ixgbe/i40e `tx_free_thresh` = 32), so
-    /// transmitted buffers stay in flight and lengthen the buffer reuse distance.
+    /// Only when the ring is short of room: completed buffers are freed, oldest first, only
+    /// while fewer than the burst's packets plus 32 slots are free (DPDK ixgbe/i40e
+    /// `tx_free_thresh` = 32), so transmitted buffers stay in flight and lengthen the buffer
+    /// reuse distance.
     Threshold,
 }
 
@@ -260,7 +263,8 @@ pub enum Homing {
     /// At the ring's producer (CC-NIC's choice).
     #[default]
     Writer,
-    /// At its consumer: each transfer also triggers a speculative read of the home's memory.
+    /// At its consumer: each line a core takes from the NIC also triggers a speculative read of
+    /// the home's memory.
     Reader,
 }
 
@@ -428,7 +432,7 @@ impl Default for NicCfg {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum SizeMix {
-    /// Simple IMIX 7:4:1 of 64, 576, 1500 B (mean ≈ 353 B).
+    /// Simple IMIX 7:4:1 of 64, 576, 1500 B (mean ≈ 354 B).
     Imix,
     /// A campus-trace-like mix, mean ≈ 981 B (bimodal: small ACKs and MTU-sized data).
     Campus,
@@ -506,7 +510,8 @@ pub struct AppCfg {
     /// Cache-hungry co-runner: accesses per µs.
     pub accesses_per_us: Option<f64>,
     /// I/O kinds with a working set: lines looked up per packet (default 4 for the stateful chain,
-    /// 2 otherwise), addressed by a hash of the flow.
+    /// 2 otherwise; estimates, as the working sets). The stateful chain's lines are addressed by
+    /// a hash of the flow (its per-flow state); the other kinds' at random in their working set.
     pub accesses_per_packet: Option<u32>,
     /// MBA throttle: share of a core's memory bandwidth, % (10..=100, steps of 10).
     pub mba_percent: u32,
@@ -603,13 +608,16 @@ pub struct Platform {
     pub slice_hash: SliceHash,
 }
 
+/// A platform file's defaults for the keys `hostio probe --platform-out` cannot measure: the
+/// Skylake-SP preset's values (`upi_latency_ns` and `core_memory_bandwidth_gbyte_s` are
+/// documented, with their sources and estimates, on [`Platform`]).
 fn default_upi_ns() -> f64 {
     50.0
 }
 fn default_core_bw() -> f64 {
     12.0
 }
-/// Two UPI links at 10.4 GT/s.
+/// Two UPI links at 10.4 GT/s (the Ice Lake preset's, Intel ARK).
 fn default_link_bw() -> f64 {
     41.6
 }

@@ -242,8 +242,9 @@ impl MemSys {
         dirty
     }
 
-    /// A core access by core `local` of socket `s`; returns (latency ps without MBA, where it was
-    /// served). `mba` is the core's throttle, applied to every request that leaves the L2.
+    /// A core access by core `local` of socket `s`; returns (latency ps, where it was served).
+    /// `mba` is the core's throttle: its delay is part of the latency of every request that
+    /// leaves the L2.
     pub fn core_access(&mut self, s: usize, local: usize, mba: &mut Mba, line: u32, write: bool, now: u64) -> (u64, Served) {
         let src = self.sockets[s].hier.core_access(local, line, write);
         let wb = self.sockets[s].hier.take_writebacks();
@@ -273,7 +274,9 @@ impl MemSys {
                 if self.sockets.len() > 1 && self.sockets[1 - s].used {
                     let o = 1 - s;
                     if self.sockets[o].hier.is_cached(line) {
-                        // Served by the other socket's caches over UPI.
+                        // Served by the other socket's caches over UPI: a lookup in each LLC
+                        // and a UPI round trip (a composition of the preset's latencies, not a
+                        // measured figure).
                         if write {
                             self.sockets[o].hier.invalidate(line);
                         }

@@ -17,9 +17,10 @@
 //!   `coherent_line_ns`, a line Modified in the far side's L2: 114 ns on Ice Lake, CC-NIC §3)
 //!   each; independent ones overlap `MLP` at a time (the same count as `hostio ringbench`'s
 //!   coherent-link model). CXL.cache adds `CXL_EXTRA_NS` per transfer. On receive the NIC
-//!   already knows the next buffer and ring slot, so it takes ownership of their lines ahead of
-//!   the frame: those transfers load the link and the agents but add no latency; a tail index
-//!   (doorbell signaling) is written after the descriptor and is on the path.
+//!   already knows the next buffer and ring slot, so none of the ownership transfers of their
+//!   lines waits for another: they overlap, each adding `T / MLP` (and any backlog of the
+//!   queue's agents) to when the frame is visible, where a dependent transfer adds `T`; a tail
+//!   index (doorbell signaling) is written after the descriptor and costs a full `T`.
 //! * **Throughput.** The link carries `LINE_WIRE_BYTES` per line the NIC transfers at the
 //!   platform's `coherent_link_gbyte_s` (UPI links × their rate; one queue for both directions,
 //!   a conservative simplification), and the NIC's agents overlap `MLP` transfers per queue: the
@@ -56,7 +57,8 @@ const LINE_WIRE_BYTES: f64 = 80.0;
 /// Extra latency of a CXL.cache line transfer over UPI's, ns: two CXL port traversals. An
 /// estimate (CXL adds tens of ns per direction over a native socket link).
 const CXL_EXTRA_NS: f64 = 40.0;
-/// Link bandwidth of one CXL 2.0 x16 port (Gen5), GB/s per direction.
+/// Link bandwidth of one CXL 2.0 x16 port, GB/s per direction: the PCIe Gen5 x16 raw rate
+/// (32 GT/s × 16 lanes); CXL's flit overhead is not deducted (it is part of `LINE_WIRE_BYTES`).
 const CXL_GBYTE_S: f64 = 64.0;
 /// Link backlog the NIC may queue before it stops taking frames from its buffer, ps: the same
 /// modelling choice as the PCIe link's (it only moves where a frame waits when the link is the
@@ -201,9 +203,9 @@ impl Coherent {
             lines += m.snoop_read(f.desc_line + ((f.pos % f.n) / per_line) as u32, f.now) as u64;
         }
         // The NIC knows the next buffer and slot before the frame arrives (it allocates from
-        // the pool, or has read the free queue), so it takes ownership of their lines ahead:
-        // those transfers load the link and its agents but not the frame's latency. A tail index
-        // is written after the descriptor (ordering) and the host polls it, so it is on the path.
+        // the pool, or has read the free queue), so the ownership transfers of their lines do
+        // not wait for each other: they overlap (`T / MLP` each). A tail index is written after
+        // the descriptor (ordering) and the host polls it, so it is a dependent transfer.
         for l in 0..f.payload.div_ceil(64) as u32 {
             lines += m.dev_own(self.dev, f.data_line + l) as u64;
         }

@@ -5,8 +5,10 @@
 //!
 //! Latency: a write is visible one LLC access after the NIC issues it (a mesh transit plus the
 //! slice's write; the completion is ordered behind the payload); a read returns after one LLC
-//! access when every line hit, else after the loaded DRAM latency of the buffer's home; a buffer
-//! homed on the other socket adds a UPI round trip. The
+//! access when every line hit, else after an LLC access plus the loaded DRAM latency of the
+//! buffer's home; a buffer homed on the other socket adds a UPI round trip. The TX notice (the
+//! doorbell reaching the NIC, then its descriptor read) is two LLC accesses: an estimate, as
+//! on-die NICs publish no such figure. The
 //! mesh's bandwidth (hundreds of GB/s) is not a limit at 100–400 Gb/s, so it is not modelled.
 use super::{Dev, RxDma, TxDma};
 use crate::config::Platform;

@@ -62,8 +62,8 @@ pub(crate) const RINGS: Rings = Rings { flush_handover: true, empw: false, ..CX5
 /// Time an nCache hit saves over a DRAM read: tRCD + tCL of DDR4-2400 CL17 (14.16 ns each, JEDEC
 /// JESD79-4 speed bin), the array access the SRAM avoids.
 const NCACHE_SAVING_NS: f64 = 28.3;
-/// nCache associativity (the NetDIMM paper's nCache is set-associative with random replacement;
-/// the way count is not given).
+/// nCache associativity, an estimate (the NetDIMM paper's nCache is set-associative with random
+/// replacement; the way count is not given).
 const NCACHE_WAYS: usize = 8;
 /// Write recovery of the NIC's DRAM, ns (tWR of DDR4, JEDEC): a frame written by the NIC is
 /// readable this long after its last line.
@@ -392,8 +392,9 @@ impl MemChannel {
         m.zone_clone(s, src, dst, self.allocator == Allocator::Subarray, lines, now)
     }
 
-    /// The NIC reads the posted descriptor line (once per four), writes the frame and, once per
-    /// block, the compressed completion into its DRAM. Returns (visible at, completion line).
+    /// The NIC reads the posted descriptor line (once per four), writes the frame and the
+    /// completion line (rewritten for every packet, so the nCache holds it when the host polls)
+    /// into its DRAM. Returns (visible at, completion line).
     pub fn receive(&mut self, m: &mut MemSys, f: &RxDma) -> (u64, u32) {
         let slot = f.pos % f.n;
         let z = self.zone;

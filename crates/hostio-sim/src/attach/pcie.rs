@@ -5,18 +5,19 @@
 //! headers, descriptor fetches, completions and doorbells, amortised per packet by the NIC's
 //! `design`), and a DMA's latency beyond serialisation comes from hostio's PCIe latency model on
 //! the same link (root complex, I/O hub, LLC or DRAM). Device writes are ItoMs through the I/O
-//! hub of the NIC's socket (DDIO rules, [`crate::memsys::MemSys::dev_write`]); device reads are
+//! hub of the NIC's socket (DDIO rules, [`crate::memsys::MemSys::dev_write_lines`]); device reads are
 //! PCIeRdCur, looked up when the NIC reads.
 //!
 //! ConnectX-5 costs (`design = "cx5"`, the default), with their sources:
 //! * RX completions compressed, `CQE_COMPRESSION` mini-CQEs per 64 B block (Linux
 //!   `MLX5_MINI_CQE_ARRAY_SIZE`; the DPDK mlx5 PMD enables it by default, `rxq_cqe_comp_en`);
 //! * one TX completion per `TX_COMPLETION_EVERY` packets (DPDK mlx5 PMD `MLX5_TX_COMP_THRESH`);
-//! * RX descriptors read a 64 B line (four 16 B descriptors) at a time; one 4 B doorbell per burst;
+//! * RX descriptors read a 64 B line (four 16 B descriptors) at a time; one 4 B doorbell per TX
+//!   burst (no doorbell bytes are counted for posting RX descriptors);
 //! * TX by enhanced multi-packet send (eMPW, on by default on ConnectX-5: DPDK mlx5 `txq_mpw_en`):
 //!   one WQE session carries up to `EMPW_MAX_PACKETS` packets behind a 32 B title (control and
-//!   Ethernet segments), each packet a 16 B data segment that points at its buffer; the burst's
-//!   WQE bytes are read with one request after the doorbell;
+//!   Ethernet segments), each packet a 16 B data segment that points at its buffer; each
+//!   session's WQE bytes are read with one request after the doorbell;
 //! * TX inlining: with at least `INLINE_MIN_TXQS` TX queues the PMD copies frames of up to
 //!   `EMPW_INLINE_MAX` bytes into the WQE (a 4 B byte count, then the data, in 16 B segments), so
 //!   the NIC reads them with the WQE and issues no read of the buffer (DPDK mlx5
@@ -187,7 +188,7 @@ impl Pcie {
                     let d2h = l.dma_write_wire_bytes(payload) as f64 + cqe + dreq as f64 / 4.0;
                     (d2h, dcpl as f64 / 4.0)
                 } else {
-                    // The burst's eMPW WQE (title, then a data segment or the inlined frame per
+                    // Each eMPW session's WQE (title, then a data segment or the inlined frame per
                     // packet) is fetched with one read after the doorbell; a pointed-at payload
                     // with ceil(payload / MRRS) reads; one completion per TX_COMPLETION_EVERY
                     // packets.

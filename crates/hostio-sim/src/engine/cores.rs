@@ -1,16 +1,16 @@
 //! Cores: run-to-completion poll-mode forwarders and cache-hungry co-runners.
 //!
 //! A forwarder core takes bursts of up to 32 ready completions: it reads each completion line
-//! (where the attachment put it; after an index line when signaling is a doorbell in memory),
-//! replaces the buffer with one from its mempool cache (LIFO) and posts it, then processes the
-//! packets one per event: mbuf metadata, the header line, the app's own work, a `copy` app's copy
-//! of the frame into its own buffer (or the NIC's clone of it), its cycles, the header write
-//! (MAC swap). At the end of the burst it transmits: it frees completed TX buffers
-//! (at every burst, as the mlx5 PMD does, or — `tx_release = "threshold"` — only once fewer
-//! than 32 TX slots are free), writes a TX descriptor per packet (on eMPW rings its WQE segments,
-//! copying a frame the NIC inlines into them) and rings the doorbell once the descriptors are
-//! complete; a host whose NIC cannot snoop its caches (memory channel) also flushes the lines it
-//! hands over.
+//! (where the attachment put it; after an index line when signaling is a doorbell in memory)
+//! and writes each packet's mbuf metadata, all overlapped, replaces the buffers with ones from
+//! its mempool cache (LIFO) and posts them, then processes the packets one per event: the
+//! header line, the app's own work, a `copy` app's copy of the frame into its own buffer (or the
+//! NIC's clone of it), its cycles, the header write (MAC swap). At the end of the burst it
+//! transmits: it frees completed TX buffers (at every burst, as the mlx5 PMD does, or —
+//! `tx_release = "threshold"` — only while fewer than the burst's packets plus 32 TX slots are
+//! free), writes a TX descriptor per packet (on eMPW rings its WQE segments, copying a frame the
+//! NIC inlines into them) and rings the doorbell once the descriptors are complete; a host whose
+//! NIC cannot snoop its caches (memory channel) also flushes the lines it hands over.
 //! Every access costs its level's latency through the memory facade ([`crate::memsys`]); MBA
 //! spaces every request that leaves the L2. So leaky DMA slows the core and queues grow.
 use super::{Engine, Ev, Mbuf, BURST, PS_PER_US};
@@ -26,8 +26,8 @@ const TX_FREE_THRESH: u64 = 32;
 /// uses AVX2 on Skylake-SP too), the loads beside.
 const COPY_CYCLES_PER_LINE: u64 = 2;
 /// Fixed cost of one `rte_eth_rx_burst` / `rte_eth_tx_burst` call (loop, ring indices, doorbell
-/// write), cycles: estimates; over a burst of 32 they add < 2 cycles per packet, so results do not
-/// depend on them.
+/// write), cycles: estimates; over a burst of 32 they add ~3 cycles per packet together, so
+/// results hardly depend on them.
 const RX_BURST_CYCLES: u64 = 40;
 const TX_BURST_CYCLES: u64 = 60;
 
@@ -175,7 +175,8 @@ impl Engine {
         let ni = self.cores[c].nic;
         self.nics[ni].attach.count_flush();
         let dirty = self.mem.flush(line, now);
-        // CLFLUSHOPT: the line leaves the core's caches; a dirty one is written to its home.
+        // CLFLUSHOPT: the line leaves the core's caches; a dirty one is written to its home. An
+        // estimate: one LLC access to find and drop it, one more to send a dirty line out.
         self.mem.t.llc_ps + if dirty { self.mem.t.llc_ps } else { 0 }
     }
 

@@ -3,7 +3,8 @@
 //!
 //! # Time and order
 //! Integer picoseconds; a binary heap ordered by (time, sequence number) so ties are broken in
-//! insertion order; one RNG. Events are per packet: `Arrival` (a frame has fully arrived at a
+//! insertion order; every random draw comes from RNGs derived from the run seed (the engine's,
+//! each socket's cache hierarchy's, each memory-channel zone's). Events are per packet: `Arrival` (a frame has fully arrived at a
 //! NIC), `Core` (a poll-mode core finishes its current step), `TxFetch` (the NIC reads posted TX
 //! descriptors), `CoRunner` (1 µs of a co-runner's accesses), `NicDrain`, `PauseRefresh` and
 //! `Warmup`. Cache work inside an event runs line by line.
@@ -128,7 +129,9 @@ struct Mbuf {
     copy_ps: u64,
 }
 
-/// An app's own code and data, MiB: its `working_set_mib`, else its kind's default.
+/// An app's own code and data, MiB: its `working_set_mib`, else its kind's default: the
+/// forwarders' `FORWARDER_WS_MIB`, and 16 MiB of flow state for the stateful chain (an estimate:
+/// NAPT and load-balancer tables for the campus trace's flows, which the paper does not size).
 pub(crate) fn app_ws_mib(a: &crate::config::AppCfg) -> f64 {
     a.working_set_mib.unwrap_or(match a.kind {
         AppKind::StatefulChain => 16.0,
@@ -236,6 +239,8 @@ impl Engine {
             let mut ws_base = 0;
             let mut ws_lines = 0;
             let ws_mib = app_ws_mib(a);
+            // Dependent lookups per packet, estimates: the chain's router, NAPT and load-balancer
+            // state (four lines); a forwarder's element graph and port tables (two).
             let per_packet_default = if a.kind == AppKind::StatefulChain { 4 } else { 2 };
             if ws_mib > 0.0 {
                 let bytes = (ws_mib * 1024.0 * 1024.0) as u64;
