@@ -10,6 +10,7 @@ reproduce: setup
 
 test: setup
 	cargo test --release --workspace --exclude hostio-py -q
+	RUSTDOCFLAGS="-D rustdoc::broken_intra_doc_links -A rustdoc::private_intra_doc_links" cargo doc --no-deps --workspace -q
 	.venv/bin/python -m pytest -q
 
 # Fuzzing: CASES generated inputs per property (Rust: scenario overrides, scenario text, platform

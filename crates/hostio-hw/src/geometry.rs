@@ -4,8 +4,8 @@
 //! 0x8000001D (present when `topoext`, CPUID 0x80000001 ECX bit 22, is set) return one
 //! sub-leaf per cache until the type field is 0 (Intel SDM vol. 2A, "CPUID—Deterministic Cache
 //! Parameters Leaf"; AMD APM vol. 3, appendix E):
-//! EAX[4:0] type (1 data, 2 instruction, 3 unified), EAX[7:5] level, EAX[25:14] threads sharing
-//! − 1; EBX[11:0] line size − 1, EBX[21:12] physical line partitions − 1, EBX[31:22] ways − 1;
+//! EAX\[4:0\] type (1 data, 2 instruction, 3 unified), EAX\[7:5\] level, EAX\[25:14\] threads sharing
+//! − 1; EBX\[11:0\] line size − 1, EBX\[21:12\] physical line partitions − 1, EBX\[31:22\] ways − 1;
 //! ECX sets − 1; EDX bit 1 "cache inclusiveness" (1 = inclusive of lower levels).
 //! Size = ways × partitions × line × sets.
 //!

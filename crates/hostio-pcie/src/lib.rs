@@ -7,7 +7,7 @@
 //! * [`nic`] — per-packet PCIe transaction lists of three NIC designs and their throughput against
 //!   the Ethernet line rate, correct by default and pcie-bench-compatible on request.
 //! * [`latency`] — per-transaction latency (DMA read/write, write-then-read, MMIO) from explicit
-//!   parts; [`bench`] turns it into pcie-bench's experiments (latency and bandwidth vs window,
+//!   parts; [`mod@bench`] turns it into pcie-bench's experiments (latency and bandwidth vs window,
 //!   cache state, NUMA, IOMMU).
 //!
 //! ## Interface for the simulator
