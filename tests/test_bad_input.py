@@ -296,6 +296,14 @@ def test_pcie_validate_refuses_a_directory_without_data(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+def test_pcie_validate_never_replaces_a_readme_it_did_not_write(tmp_path):
+    (tmp_path / "README.md").write_text("# a project\n")
+    for out in ("", ".", "README.md"):
+        one_line_error(hostio_cli("pcie", "validate", "--out", out, cwd=tmp_path), "out = ")
+    assert (tmp_path / "README.md").read_text() == "# a project\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]
+
+
 # ---- 6: unclear lines ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])

@@ -251,3 +251,59 @@ def test_non_intel_root_port_refused(tmp_path):
 def test_status_on_this_machine_runs(capsys):
     rc, out, _ = run_cli(["status"], capsys)
     assert rc == 0 and out.startswith("cpu: ")
+
+
+def _state(root: Path) -> Path:
+    return root / "var/lib/hostio/ddio_state.json"
+
+
+@pytest.mark.parametrize("text,what", [
+    ("{", "not JSON"),
+    ("[1, 2]", "no list of entries"),
+    ('{"version": 1}', "no list of entries"),
+    ('{"entries": [{"kind": "msr", "offset": 3211, "width": 8, "old": 1536}]}', "target"),
+    ('{"entries": [{"kind": "msr", "target": "0", "offset": "x", "width": 8, "old": 1536}]}', "offset"),
+    ('{"entries": [{"kind": "msr", "target": "0", "offset": 16, "width": 8, "old": 1536}]}', "offset"),
+    ('{"entries": [{"kind": "pci", "target": "0000:17:00.0", "offset": 384, "width": 4, "old": 4294967296}]}', "old value"),
+    ('{"entries": [{"kind": "bar", "target": "0", "offset": 3211, "width": 8, "old": 1}]}', "kind"),
+])
+def test_restore_refuses_a_bad_state_file_before_writing(tmp_path, capsys, text, what):
+    root = make_host(tmp_path)
+    _state(root).parent.mkdir(parents=True)
+    _state(root).write_text(text)
+    rc, _, err = run_cli(["restore", "--root", str(root)], capsys)
+    assert rc == 2 and "state = " in err and what in err and "Traceback" not in err
+    assert _state(root).read_text() == text
+
+
+def test_restore_writes_nothing_when_one_entry_is_bad(tmp_path, capsys):
+    # The first entry is fine, the second's old value is negative: neither register is written.
+    root = make_host(tmp_path)
+    assert run_cli(["set", "--ways", "4", "--root", str(root)], capsys)[0] == 0
+    state = json.loads(_state(root).read_text())
+    state["entries"][1]["old"] = -1
+    _state(root).write_text(json.dumps(state))
+    rc, _, err = run_cli(["restore", "--root", str(root)], capsys)
+    assert rc == 2 and "old value" in err
+    assert msr_of(root, 0) == 0x780 and msr_of(root, 1) == 0x780
+
+
+def test_restore_names_this_hosts_register_not_the_files_path(tmp_path, capsys):
+    root = make_host(tmp_path)
+    assert run_cli(["set", "--ways", "4", "--root", str(root)], capsys)[0] == 0
+    state = json.loads(_state(root).read_text())
+    for e in state["entries"]:
+        e["path"] = "/tmp/elsewhere.bin"
+    _state(root).write_text(json.dumps(state))
+    rc, out, _ = run_cli(["restore", "--dry-run", "--root", str(root)], capsys)
+    assert rc == 0 and "elsewhere" not in out and f"{root}/dev/cpu/0/msr" in out
+
+
+@pytest.mark.parametrize("line", ["cpu family\t: x", "model\t\t: 8x"])
+def test_malformed_cpuinfo_is_a_clear_error(tmp_path, capsys, line):
+    root = make_host(tmp_path)
+    info = root / "proc/cpuinfo"
+    key = line.split("\t")[0]
+    info.write_text("\n".join(line if l.startswith(key + "\t") else l for l in info.read_text().splitlines()) + "\n")
+    rc, _, err = run_cli(["status", "--root", str(root)], capsys)
+    assert rc == 2 and "cpuinfo" in err and "a decimal integer" in err and "Traceback" not in err

@@ -117,10 +117,21 @@ class Host:
     # --- CPU -------------------------------------------------------------------------------
     def cpuinfo(self) -> dict:
         info: dict = {"vendor": "", "family": 0, "model": 0, "name": "", "flags": [], "cpus": 0}
+        where = self.path("/proc/cpuinfo")
         try:
-            text = open(self.path("/proc/cpuinfo")).read()
+            with open(where, encoding="utf-8") as f:
+                text = f.read()
         except OSError as e:
-            raise HostioError(f"cannot read {self.path('/proc/cpuinfo')}: {e.strerror}") from None
+            raise HostioError(f"cannot read {where}: {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise config_error(where, "(not UTF-8)", "a /proc/cpuinfo text file") from None
+
+        def number(key: str, v: str) -> int:
+            try:
+                return int(v)
+            except ValueError:
+                raise config_error(f"{where}: {key}", v, "a decimal integer") from None
+
         first = True
         for line in text.splitlines():
             if not line.strip():
@@ -133,9 +144,9 @@ class Host:
             elif first and k == "vendor_id":
                 info["vendor"] = v
             elif first and k == "cpu family":
-                info["family"] = int(v)
+                info["family"] = number(k, v)
             elif first and k == "model":
-                info["model"] = int(v)
+                info["model"] = number(k, v)
             elif first and k == "model name":
                 info["name"] = v
             elif first and k == "flags":
@@ -343,12 +354,54 @@ def default_state_path(host: Host) -> str:
     return host.path("/var/lib/hostio/ddio_state.json")
 
 
+#: The registers hostio changes, by kind: (offset, width in bytes).
+_REGISTERS = {"msr": (MSR_IIO_LLC_WAYS, 8), "pci": (PERFCTRLSTS_0, 4)}
+
+
+def _load_state(path: str) -> dict:
+    """A state file written by `_save_state`, every entry checked: an entry hostio could not have
+    written (another register, a value wider than it, a target that is not a CPU number or a PCI
+    address) is refused before anything is changed."""
+    def bad(what: str, value) -> ConfigError:
+        return config_error("state", path, f"a state file written by an earlier `hostio ddio` change ({what}: {value!r})")
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            state = json.load(f)
+    except OSError as e:
+        raise config_error("state", path, f"a readable state file ({e.strerror})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise bad("not JSON", str(e)) from None
+    if not isinstance(state, dict) or not isinstance(state.get("entries"), list):
+        raise bad("no list of entries", type(state).__name__)
+    for i, e in enumerate(state["entries"]):
+        if not isinstance(e, dict):
+            raise bad(f"entry {i}", e)
+        kind = e.get("kind")
+        if kind not in _REGISTERS:
+            raise bad(f"entry {i} kind", kind)
+        offset, width = _REGISTERS[kind]
+        if e.get("offset") != offset or type(e.get("offset")) is not int:
+            raise bad(f"entry {i} offset (hostio writes {offset:#x} for {kind})", e.get("offset"))
+        if e.get("width") != width or type(e.get("width")) is not int:
+            raise bad(f"entry {i} width", e.get("width"))
+        old = e.get("old")
+        if type(old) is not int or not 0 <= old < 1 << (8 * width):
+            raise bad(f"entry {i} old value ({8 * width}-bit)", old)
+        target = e.get("target")
+        if kind == "msr":
+            if not isinstance(target, str) or not target.isdigit():
+                raise bad(f"entry {i} target (a CPU number)", target)
+        elif not isinstance(target, str) or not BDF_RE.match(target) or normalise_bdf(target) != target:
+            raise bad(f"entry {i} target (a PCI address 0000:00:00.0)", target)
+    return state
+
+
 def _save_state(path: str, changes: list[dict]) -> None:
     """Record the old value of every target, keeping the first saved value of each."""
     state = {"version": 1, "entries": []}
     if os.path.exists(path):
-        with open(path) as f:
-            state = json.load(f)
+        state = _load_state(path)
     have = {(e["kind"], e["target"], e["offset"]) for e in state["entries"]}
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     for c in changes:
@@ -432,13 +485,17 @@ def plan_restore(host: Host, state_path: str) -> list[dict]:
     require_root(host)
     if not os.path.exists(state_path):
         raise config_error("state", state_path, "a state file written by an earlier `hostio ddio` change")
-    with open(state_path) as f:
-        state = json.load(f)
+    state = _load_state(state_path)
     changes = []
     for e in state["entries"]:
-        cur = (host.msr_read(int(e["target"]), e["offset"]) if e["kind"] == "msr"
-               else host.config_read32(e["target"], e["offset"]))
-        changes.append(dict(e, old=cur, new=e["old"], what="restore"))
+        # The register's path on this host (the file's `path` is informational only).
+        if e["kind"] == "msr":
+            cpu = int(e["target"])
+            require_msr(host, [cpu])
+            cur, path = host.msr_read(cpu, e["offset"]), host.msr_path(cpu)
+        else:
+            cur, path = host.config_read32(e["target"], e["offset"]), host.config_path(e["target"])
+        changes.append(dict(e, path=path, old=cur, new=e["old"], what="restore"))
     return changes
 
 
