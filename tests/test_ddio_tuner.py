@@ -307,3 +307,17 @@ def test_malformed_cpuinfo_is_a_clear_error(tmp_path, capsys, line):
     info.write_text("\n".join(line if l.startswith(key + "\t") else l for l in info.read_text().splitlines()) + "\n")
     rc, _, err = run_cli(["status", "--root", str(root)], capsys)
     assert rc == 2 and "cpuinfo" in err and "a decimal integer" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("text", [
+    '{"entries": [{"kind": "msr", "target": "\u00b2", "offset": 3211, "width": 8, "old": 1536}]}',
+    '{"entries": [{"kind": "msr", "target": "0", "offset": 3211, "width": 8, "old": ' + "9" * 5000 + "}]}",
+    "[" * 200000,
+])
+def test_restore_refuses_odd_json_without_a_traceback(tmp_path, capsys, text):
+    root = make_host(tmp_path)
+    _state(root).parent.mkdir(parents=True)
+    _state(root).write_text(text)
+    rc, _, err = run_cli(["restore", "--root", str(root)], capsys)
+    assert rc == 2 and "state = " in err and "Traceback" not in err
+    assert msr_of(root, 0) == 0x600

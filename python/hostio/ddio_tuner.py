@@ -359,9 +359,9 @@ _REGISTERS = {"msr": (MSR_IIO_LLC_WAYS, 8), "pci": (PERFCTRLSTS_0, 4)}
 
 
 def _load_state(path: str) -> dict:
-    """A state file written by `_save_state`, every entry checked: an entry hostio could not have
-    written (another register, a value wider than it, a target that is not a CPU number or a PCI
-    address) is refused before anything is changed."""
+    """A state file written by `_save_state`, every entry's form checked before anything is
+    changed: its kind, the one register hostio writes for that kind, the width, an old value that
+    fits it, and a target that is a CPU number or a PCI address."""
     def bad(what: str, value) -> ConfigError:
         return config_error("state", path, f"a state file written by an earlier `hostio ddio` change ({what}: {value!r})")
 
@@ -370,8 +370,9 @@ def _load_state(path: str) -> dict:
             state = json.load(f)
     except OSError as e:
         raise config_error("state", path, f"a readable state file ({e.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise bad("not JSON", str(e)) from None
+    except (ValueError, RecursionError) as e:
+        # Not UTF-8, not JSON, an integer past Python's digit limit, or nesting too deep.
+        raise bad("not JSON", str(e)[:200] or type(e).__name__) from None
     if not isinstance(state, dict) or not isinstance(state.get("entries"), list):
         raise bad("no list of entries", type(state).__name__)
     for i, e in enumerate(state["entries"]):
@@ -390,7 +391,7 @@ def _load_state(path: str) -> dict:
             raise bad(f"entry {i} old value ({8 * width}-bit)", old)
         target = e.get("target")
         if kind == "msr":
-            if not isinstance(target, str) or not target.isdigit():
+            if not isinstance(target, str) or not re.fullmatch(r"[0-9]+", target):
                 raise bad(f"entry {i} target (a CPU number)", target)
         elif not isinstance(target, str) or not BDF_RE.match(target) or normalise_bdf(target) != target:
             raise bad(f"entry {i} target (a PCI address 0000:00:00.0)", target)
