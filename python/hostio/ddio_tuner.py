@@ -382,9 +382,9 @@ def _load_state(path: str) -> dict:
         if kind not in _REGISTERS:
             raise bad(f"entry {i} kind", kind)
         offset, width = _REGISTERS[kind]
-        if e.get("offset") != offset or type(e.get("offset")) is not int:
+        if type(e.get("offset")) is not int or e["offset"] != offset:
             raise bad(f"entry {i} offset (hostio writes {offset:#x} for {kind})", e.get("offset"))
-        if e.get("width") != width or type(e.get("width")) is not int:
+        if type(e.get("width")) is not int or e["width"] != width:
             raise bad(f"entry {i} width", e.get("width"))
         old = e.get("old")
         if type(old) is not int or not 0 <= old < 1 << (8 * width):
