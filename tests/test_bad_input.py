@@ -447,3 +447,35 @@ def test_one_way_llc_keeps_its_recycled_ways_inside_the_cache(tmp_path):
     f = _platform_file(tmp_path / "r.toml", recycled_io_mask=0x600)
     with pytest.raises(hostio.ConfigError, match=r"recycled_io_mask = 0x600: a mask within the 8 LLC ways"):
         sim.check("quickstart", set=[f'platform.preset="file:{f}"', "platform.llc_ways=8", "platform.llc_mib_per_slice=1"])
+
+
+# ---- override keys are TOML dotted keys ----------------------------------------------------------
+
+def test_quoted_override_keys_keep_their_dots_and_equals():
+    base = "ddio/single_core"
+    # A dot or `=` inside a quoted part belongs to that part: one app named "a.b", one named "x=y".
+    for key, name in [('apps."a.b"', "a.b"), ("apps.'x=y'", "x=y")]:
+        with pytest.raises(hostio.ConfigError) as e:
+            sim.check(base, set=[f"{key}.kind=l2fwd"])
+        assert str(e.value).startswith(f"apps.{name}.nic: required"), e.value
+    c = sim.check(base, set=['apps."fwd".cores=2', "apps.fwd . cores = 2"])
+    assert c["scenario"]["apps"]["fwd"]["cores"] == 2
+
+
+@pytest.mark.parametrize("override", ["apps..cores=2", 'apps."".cores=2', "apps.my app.cores=2", ".x=1"])
+def test_override_keys_that_are_not_dotted_keys(override):
+    p = hostio_cli("check", "ddio/single_core", "--set", override)
+    one_line_error(p, "--set", override, "TOML dotted key")
+
+
+# ---- reproduce --list -----------------------------------------------------------------------------
+
+def test_reproduce_list_checks_only_and_keeps_ids_apart():
+    one_line_error(hostio_cli("reproduce", "--list", "--only", "nosuch"), "--only", "nosuch")
+    p = hostio_cli("reproduce", "--list", "--only", "remote,fig6-haswell")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert [ln.split()[0] for ln in lines] == ["fig6-haswell", "remote"], lines
+    p = hostio_cli("reproduce", "--list")
+    assert all(len(ln.split(maxsplit=1)) == 2 and not ln.split()[0].endswith(("Fig.", "'s")) for ln in p.stdout.splitlines())
+    assert "fig6-haswell  " in p.stdout

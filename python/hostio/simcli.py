@@ -62,7 +62,7 @@ def register(sub) -> None:
     p = sub.add_parser("reproduce", help="reproduce the DDIO, CC-NIC and NetDIMM papers' experiments: figures, tables, summary")
     p.add_argument("--out", default="out/ddio", help="output folder (default out/ddio)")
     p.add_argument("--only", default=None, help="comma-separated experiment ids (default: all); see --list")
-    p.add_argument("--list", action="store_true", help="list the experiments and exit")
+    p.add_argument("--list", action="store_true", help="list the experiments (those of --only, if given) and exit")
     p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
     p.add_argument("--quick", action="store_true", help="shorter simulated time per point (smoke runs)")
     p.add_argument("--scheduler", default="local", metavar="S", help="local (default), dask, or tcp://HOST:PORT")
@@ -247,10 +247,6 @@ def cmd_advise(args) -> int:
 def cmd_reproduce(args) -> int:
     from hostio import repro
 
-    if args.list:
-        for e in repro.EXPERIMENTS:
-            print(f"{e.id:<10}{e.title}")
-        return 0
     only = None
     known = {e.id for e in repro.EXPERIMENTS}
     if args.only is not None:
@@ -260,6 +256,12 @@ def cmd_reproduce(args) -> int:
         bad = [s for s in only if s not in known]
         if bad:
             raise config_error("--only", ",".join(bad), "experiment ids among: " + ", ".join(sorted(known)))
+    if args.list:
+        listed = [e for e in repro.EXPERIMENTS if only is None or e.id in only]
+        width = max(len(e.id) for e in listed) + 2
+        for e in listed:
+            print(f"{e.id:<{width}}{e.title}")
+        return 0
     seeds = repro.DEFAULT_SEEDS
     if args.seeds is not None:
         try:

@@ -1214,18 +1214,16 @@ fn nic_tables(
     Ok(())
 }
 
-/// Apply one `a.b.c=value` override to a TOML tree. The value is read as a TOML literal
-/// (`4096`, `true`, `0x600`, `"text"`), or as a bare string when it is not one.
+/// Apply one `a.b.c=value` override to a TOML tree. The key path is a TOML dotted key (bare or
+/// quoted parts: `apps."fwd.1".cores`); the value is read as a TOML literal (`4096`, `true`,
+/// `0x600`, `"text"`), or as a bare string when it is not one.
 pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigError> {
-    let (path, raw) = ov
-        .split_once('=')
+    let (path, raw) = key_end(ov)
+        .map(|i| (&ov[..i], &ov[i + 1..]))
         .ok_or_else(|| ConfigError::new("--set", ov, "KEY.PATH=VALUE, e.g. nics.nic0.rx_descriptors=4096"))?;
-    let path = path.trim();
     let raw = raw.trim();
-    let parts: Vec<&str> = path.split('.').collect();
-    if parts.iter().any(|p| p.is_empty()) {
-        return Err(ConfigError::new("--set", ov, "KEY.PATH=VALUE with non-empty dotted keys"));
-    }
+    let parts = dotted_key(path.trim())
+        .ok_or_else(|| ConfigError::new("--set", ov, "KEY.PATH=VALUE with a TOML dotted key of non-empty parts (bare, or quoted when a part holds a dot)"))?;
     let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
         Ok(mut t) => t.remove("v").expect("key v"),
         // An integer beyond TOML's 64 bits is still a number (not text): a float, which a number
@@ -1247,6 +1245,40 @@ pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigErro
         cur = table.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
     }
     unreachable!()
+}
+
+/// Byte index of the first `=` of `ov` outside a quoted key part.
+fn key_end(ov: &str) -> Option<usize> {
+    let (mut quote, mut escaped) = (None, false);
+    for (i, c) in ov.char_indices() {
+        match quote {
+            Some('"') if escaped => escaped = false,
+            Some('"') if c == '\\' => escaped = true,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == '=' => return Some(i),
+            None => {}
+        }
+    }
+    None
+}
+
+/// The parts of TOML dotted key `path`, each non-empty; `None` when it is not one.
+fn dotted_key(path: &str) -> Option<Vec<String>> {
+    let mut t = toml::from_str::<toml::Table>(&format!("{path} = 0")).ok()?;
+    let mut parts = Vec::new();
+    loop {
+        let (k, v) = t.into_iter().next()?;
+        if k.is_empty() {
+            return None;
+        }
+        parts.push(k);
+        match v {
+            toml::Value::Table(inner) => t = inner,
+            _ => return Some(parts),
+        }
+    }
 }
 
 /// Digits only, the first not 0: an integer when TOML can hold it (TOML refuses leading zeros).
