@@ -282,6 +282,25 @@ def test_ctrl_c_keeps_finished_points(tmp_path):
     assert len(pd.read_parquet(tmp_path / "results.parquet")) == 1
 
 
+def test_ctrl_c_on_a_dask_cluster_is_one_line(tmp_path):
+    # A terminal's Ctrl-C goes to the whole process group: the LocalCluster's workers too. They
+    # leave the interrupt to the sweep, which closes the cluster and keeps the finished points.
+    p = subprocess.Popen([sys.executable, "-m", "hostio", "sweep", "quickstart", "--axis", "run.duration_us=200,200000,200001",
+                          "--set", "run.warmup_us=100", "--scheduler", "dask", "--jobs", "1", "--out", str(tmp_path), "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    log = tmp_path / "points.jsonl"
+    while (not log.exists() or not log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert err.strip().splitlines() == ["hostio: interrupted"], err
+    df = hostio.load(tmp_path)
+    assert len(df) == 1 and not df.attrs["complete"]
+
+
 def test_seeds_and_summary_on_the_command_line(tmp_path):
     p = cli("sweep", "quickstart", "--axis", "traffic.t0.packet_size=512,1500", "--seeds", "3", "--out", str(tmp_path),
             "--jobs", "2", *sum((["--set", s] for s in SHORT), []))

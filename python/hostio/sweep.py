@@ -454,6 +454,19 @@ def _pool_run(todo, finish, jobs) -> list:
 
 
 @contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored inside the block (in the main thread; elsewhere signals cannot be changed)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
 def dask_client(scheduler: str, jobs: int):
     """A ``dask.distributed`` Client: a LocalCluster of ``jobs`` processes, or the scheduler at
     ``tcp://HOST:PORT``. A scheduler that does not answer is a ConfigError."""
@@ -462,8 +475,13 @@ def dask_client(scheduler: str, jobs: int):
     from dask.distributed import Client, LocalCluster
 
     if scheduler == "dask":
-        with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        # Ctrl-C reaches the whole process group; it is the parent's to handle (it closes the
+        # cluster and keeps what finished). Worker processes started while SIGINT is ignored
+        # inherit that, so they do not die mid-point printing tracebacks of their own.
+        with _sigint_ignored():
+            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   silence_logs=logging.ERROR)
+        with cluster, Client(cluster) as client:
             yield client
         return
     try:
