@@ -5,9 +5,11 @@ as text and converted by the API so that bad input ends as one ``ConfigError`` l
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -15,36 +17,66 @@ from hostio import outfile, pcie
 from hostio.errors import ConfigError, config_error
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
-          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
+          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+MAX_BYTES = 1 << 40  # the API's bound on any size
+MAX_SIZES = 1_000_000  # sizes in one list, all ranges together
 
 
-def parse_bytes(key: str, text: str) -> int:
-    """``4096``, ``4K``, ``4KiB``, ``64M`` → bytes (binary units)."""
+def _shown(text):
+    """A value as an error shows it: a plain number as a number, anything else as the text typed."""
+    t = str(text).strip()
+    return int(t) if t.isascii() and t.isdigit() and len(t) <= 20 else text
+
+
+def parse_bytes(key: str, text: str, value=None) -> int:
+    """``4096``, ``4K``, ``4KiB``, ``64M``, ``1TiB`` → bytes (binary units), at most 1 TiB. An error
+    names option ``key`` and ``value`` (the option's whole text; default ``text``)."""
     t = str(text).strip().lower()
-    num = t.rstrip("kmgib")
+    num = t.rstrip("kmgtib")
     unit = t[len(num):]
-    if unit not in _UNITS or not (num.isascii() and num.isdigit()):
-        raise config_error(key, text, "a byte count such as 64, 4K, 256KiB, 64M")
+    if unit not in _UNITS or not (num.isascii() and num.isdigit()) or len(num) > 20 \
+            or int(num) * _UNITS[unit] > MAX_BYTES:
+        raise config_error(key, _shown(text if value is None else value),
+                           "a byte count of at most 1 TiB such as 64, 4K, 256KiB, 64M (K, M, G, T are powers of 1024)")
     return int(num) * _UNITS[unit]
 
 
 def parse_sizes(key: str, text: str) -> list[int]:
-    """Comma-separated sizes; ``A:B`` is every size from A to B, ``A:B:S`` steps by S."""
+    """Comma-separated sizes; ``A:B`` is every size from A to B, ``A:B:S`` steps by S; at most
+    ``MAX_SIZES`` sizes in all."""
     out: list[int] = []
     for part in str(text).split(","):
         part = part.strip()
         if ":" in part:
             bits = part.split(":")
             if len(bits) not in (2, 3):
-                raise config_error(key, text, "sizes like 64,128 or a range A:B or A:B:STEP")
-            lo, hi = parse_bytes(key, bits[0]), parse_bytes(key, bits[1])
-            step = parse_bytes(key, bits[2]) if len(bits) == 3 else 1
-            if step <= 0 or hi < lo or (hi - lo) // step > 1_000_000:
-                raise config_error(key, text, "a range A:B[:STEP] with A ≤ B, STEP ≥ 1, at most 1e6 points")
-            out.extend(range(lo, hi + 1, step))
+                raise config_error(key, text, "sizes like 64,128 or ranges A:B or A:B:STEP")
+            lo, hi = parse_bytes(key, bits[0], text), parse_bytes(key, bits[1], text)
+            step = parse_bytes(key, bits[2], text) if len(bits) == 3 else 1
+            if step <= 0 or hi < lo:
+                raise config_error(key, text, "ranges A:B[:STEP] with A ≤ B and STEP ≥ 1")
+            sizes = range(lo, hi + 1, step)
         else:
-            out.append(parse_bytes(key, part))
+            sizes = [parse_bytes(key, part, text)]
+        if len(out) + len(sizes) > MAX_SIZES:
+            raise config_error(key, text, f"at most {MAX_SIZES} sizes in all (lists and ranges together)")
+        out.extend(sizes)
     return out
+
+
+@contextlib.contextmanager
+def _as_options(**options: tuple[str, str]):
+    """Report the API's error about ``key`` as one about the option the user typed, with its text:
+    ``size = 2147483648: ...`` for ``--size 2G`` reads ``--size = '2G': ...``. ``options`` maps the
+    API's key to (option, text)."""
+    try:
+        yield
+    except ConfigError as exc:
+        key, _, rest = str(exc).partition(" = ")
+        if key not in options:
+            raise
+        option, text = options[key]
+        raise config_error(option, _shown(text), rest.partition(": ")[2]) from None
 
 
 def _float(key: str, text: str) -> float:
@@ -76,7 +108,15 @@ def _link(args) -> dict:
 def _add_output(p, csv_too: bool = True) -> None:
     p.add_argument("--json", metavar="FILE", help="write JSON to FILE ('-' = stdout) instead of a table")
     if csv_too:
-        p.add_argument("--csv", metavar="FILE", help="write CSV to FILE ('-' = stdout) instead of a table")
+        p.add_argument("--csv", metavar="FILE", help="write CSV to FILE ('-' = stdout) instead of a table "
+                                                     "(with --json too: both are written)")
+
+
+def _check_outputs(args) -> None:
+    """``--json`` and ``--csv`` together write both, so they must name different destinations."""
+    j, c = getattr(args, "json", None), getattr(args, "csv", None)
+    if j and c and (j == c or ("-" not in (j, c) and os.path.realpath(j) == os.path.realpath(c))):
+        raise config_error("--csv", c, f"a destination other than --json's ({j!r}): both are written")
 
 
 def _write(key: str, path: str, text: str) -> None:
@@ -87,19 +127,20 @@ def _write(key: str, path: str, text: str) -> None:
 
 
 def _emit(args, rows: list[dict], columns: list[tuple[str, str, str]]) -> None:
-    """Write rows as JSON, CSV or an aligned table. ``columns`` = (key, header, format)."""
-    if getattr(args, "json", None):
-        _write("--json", args.json, json.dumps(rows, indent=2) + "\n")
-        return
-    if getattr(args, "csv", None):
+    """Write rows as JSON and/or CSV (both if both are asked for), else as an aligned table.
+    ``columns`` = (key, header, format)."""
+    json_to, csv_to = getattr(args, "json", None), getattr(args, "csv", None)
+    if json_to:
+        _write("--json", json_to, json.dumps(rows, indent=2) + "\n")
+    if csv_to:
         buf = io.StringIO(newline="")
         w = csv.writer(buf)
         w.writerow([c[0] for c in columns])
         for r in rows:
             w.writerow([r[c[0]] for c in columns])
-        _write("--csv", args.csv, buf.getvalue())
-        return
-    print(format_table(rows, columns))
+        _write("--csv", csv_to, buf.getvalue())
+    if not (json_to or csv_to):
+        print(format_table(rows, columns))
 
 
 def format_table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
@@ -133,7 +174,10 @@ def _fmt_rows(rows, columns):
 
 
 def cmd_bandwidth(args) -> int:
-    rows = pcie.bandwidth(parse_sizes("size", args.size), **_link(args))
+    _check_outputs(args)
+    sizes = parse_sizes("--size", args.size)
+    with _as_options(size=("--size", args.size)):
+        rows = pcie.bandwidth(sizes, **_link(args))
     if args.json or args.csv:
         cols = [(k, k, "") for k in rows[0].keys()]
         _emit(args, rows, cols)
@@ -170,9 +214,11 @@ def _explain(design: str, frame: int, info: dict) -> str:
 
 
 def cmd_nic(args) -> int:
-    frames = parse_sizes("frame", args.frame)
+    _check_outputs(args)
+    frames = parse_sizes("--frame", args.frame)
     eth = _float("eth_gbps", args.eth_gbps)
-    rows = pcie.nic(args.design, frames, vlan=args.vlan, compat=args.pciebench_compat, eth_gbps=eth, **_link(args))
+    with _as_options(frame=("--frame", args.frame)):
+        rows = pcie.nic(args.design, frames, vlan=args.vlan, compat=args.pciebench_compat, eth_gbps=eth, **_link(args))
     if args.explain:
         for f in frames:
             info = pcie.nic_transactions(args.design, f, vlan=args.vlan, compat=args.pciebench_compat,
@@ -187,7 +233,9 @@ def cmd_nic(args) -> int:
 
 def cmd_link_for(args) -> int:
     rate = _float("rate_gbps", args.rate_gbps)
-    res = pcie.link_for(rate, parse_bytes("size", args.size), op=args.op, **_link(args))
+    size = parse_bytes("--size", args.size)
+    with _as_options(size=("--size", args.size)):
+        res = pcie.link_for(rate, size, op=args.op, **_link(args))
     if args.json:
         _emit(args, res, [])  # type: ignore[arg-type]
         return 0 if res else 1
@@ -200,8 +248,10 @@ def cmd_link_for(args) -> int:
 
 
 def cmd_latency(args) -> int:
-    res = pcie.latency(args.kind, parse_bytes("size", args.size), location=args.location, engine=args.engine,
-                       iotlb_miss=args.iotlb_miss, iommu=args.iommu or args.iotlb_miss)
+    size = parse_bytes("--size", args.size)
+    with _as_options(size=("--size", args.size)):
+        res = pcie.latency(args.kind, size, location=args.location, engine=args.engine,
+                           iotlb_miss=args.iotlb_miss, iommu=args.iommu or args.iotlb_miss)
     if args.json:
         _emit(args, res, [])  # type: ignore[arg-type]
         return 0
@@ -211,9 +261,10 @@ def cmd_latency(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    res = pcie.experiment(args.test, parse_bytes("size", args.size), parse_bytes("window", args.window),
-                          cache=args.cache, numa=args.numa, iommu=args.iommu, superpages=not args.no_superpages,
-                          engine=args.engine)
+    size, window = parse_bytes("--size", args.size), parse_bytes("--window", args.window)
+    with _as_options(size=("--size", args.size), window=("--window", args.window)):
+        res = pcie.experiment(args.test, size, window, cache=args.cache, numa=args.numa, iommu=args.iommu,
+                              superpages=not args.no_superpages, engine=args.engine)
     if args.json:
         _emit(args, res, [])  # type: ignore[arg-type]
         return 0
@@ -230,9 +281,14 @@ def cmd_bench(args) -> int:
     return 0
 
 
-def plot_bandwidth(out: str, sizes: list[int], link: dict, eth_gbps: float, designs: list[str], compat: bool) -> None:
-    """Effective write/read/read+write bandwidth vs transfer size, with Ethernet line rate and
-    the NIC designs' bidirectional throughput (frame = size + 4 B FCS)."""
+#: Ethernet frames the NIC model takes, FCS included (hostio-pcie's ETH_MIN_FRAME..=ETH_MAX_FRAME):
+#: the line-rate and NIC curves cover the sizes whose frame (size + 4 B FCS) lies in this range.
+ETH_FRAMES = range(64, 65536 + 1)
+
+
+def plot_bandwidth(sizes: list[int], link: dict, eth_gbps: float, designs: list[str], compat: bool) -> bytes:
+    """PNG of the effective write/read/read+write bandwidth vs transfer size, with Ethernet line
+    rate and the NIC designs' bidirectional throughput (frame = size + 4 B FCS)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -242,7 +298,7 @@ def plot_bandwidth(out: str, sizes: list[int], link: dict, eth_gbps: float, desi
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
     for key, label in (("write_gbps", "DMA write"), ("read_gbps", "DMA read"), ("read_write_gbps", "read+write")):
         ax.plot(sizes, [r[key] for r in rows], label=label, lw=1)
-    frames = [s + 4 for s in sizes if s + 4 >= 64]
+    frames = [s + 4 for s in sizes if s + 4 in ETH_FRAMES]
     if frames:
         eth = pcie.nic(designs[0] if designs else "dpdk", frames, eth_gbps=eth_gbps, compat=compat, **link)
         ax.plot([f - 4 for f in frames], [r["line_rate_gbps"] for r in eth], "k--", lw=1,
@@ -257,19 +313,39 @@ def plot_bandwidth(out: str, sizes: list[int], link: dict, eth_gbps: float, desi
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
     plt.close(fig)
+    return buf.getvalue()
+
+
+def _write_bytes(key: str, path: str, data: bytes) -> None:
+    """Write ``data`` to ``path``, the value of option ``key``: a regular file is replaced whole
+    (never left half-written), anything else (``/dev/null``, a FIFO) is written through."""
+    target = os.path.realpath(path)
+    try:
+        if os.path.exists(target) and not os.path.isfile(target):
+            with open(target, "wb") as f:
+                f.write(data)
+        else:
+            outfile.replace(target, lambda tmp: Path(tmp).write_bytes(data))
+    except OSError as exc:
+        raise config_error(key, path, f"a path this user may write ({exc.strerror or exc})") from None
 
 
 def cmd_plot(args) -> int:
-    sizes = parse_sizes("sizes", args.sizes)
+    if not args.out.lower().endswith(".png"):
+        raise config_error("--out", args.out, "a .png file name")
+    outfile.check("--out", args.out)
+    sizes = parse_sizes("--sizes", args.sizes)
     designs = [d.strip() for d in args.design.split(",")] if args.design else []
     for d in designs:
         if d not in pcie.DESIGNS:
             raise config_error("design", d, f"one of {', '.join(pcie.DESIGNS)}")
-    if not args.out.endswith(".png"):
-        raise config_error("out", args.out, "a .png file name")
-    plot_bandwidth(args.out, sizes, _link(args), _float("eth_gbps", args.eth_gbps), designs, args.pciebench_compat)
+    eth = _float("eth_gbps", args.eth_gbps)
+    with _as_options(size=("--sizes", args.sizes)):
+        png = plot_bandwidth(sizes, _link(args), eth, designs, args.pciebench_compat)
+    _write_bytes("--out", args.out, png)
     print(f"wrote {args.out}")
     return 0
 
@@ -287,7 +363,7 @@ def cmd_validate(args) -> int:
     out = Path(args.out)
     allowed = "an output directory whose README.md, if any, is an earlier pcie validation report"
     if not args.out.strip() or (out.exists() and not out.is_dir()):
-        raise config_error("out", args.out, allowed)
+        raise config_error("--out", args.out, allowed)
     readme = out / "README.md"
     if readme.exists():
         try:
@@ -295,9 +371,9 @@ def cmd_validate(args) -> int:
         except OSError:
             ours = False
         if not ours:
-            raise config_error("out", args.out, allowed)
+            raise config_error("--out", args.out, allowed)
     if args.data is not None and not (Path(args.data) / mod["PLAIN"]).is_dir():
-        raise config_error("data", args.data, f"a pcie-bench data directory holding {mod['PLAIN']}/")
+        raise config_error("--data", args.data, f"a pcie-bench data directory holding {mod['PLAIN']}/")
     return int(mod["main"](["--out", args.out] + (["--data", args.data] if args.data else [])) or 0)
 
 
