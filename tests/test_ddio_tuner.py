@@ -321,3 +321,29 @@ def test_restore_refuses_odd_json_without_a_traceback(tmp_path, capsys, text):
     rc, _, err = run_cli(["restore", "--root", str(root)], capsys)
     assert rc == 2 and "state = " in err and "Traceback" not in err
     assert msr_of(root, 0) == 0x600
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["status", "--ways", "3"], "--ways = 3: only with ddio set (not status)"),
+    (["status", "--mask", "0x600"], "--mask = '0x600': only with ddio set"),
+    (["status", "--dry-run"], "--dry-run = True: only with ddio set / disable / enable / restore"),
+    (["restore", "--json", "-"], "--json = '-': only with ddio status"),
+    (["set", "--nic", "0000:17:00.0", "--ways", "4"], "--nic = '0000:17:00.0': only with ddio status / disable / enable"),
+    (["set", "--ways", "4", "--state", ""], "--state = '': a state file path"),
+    (["status", "--state", "s.json"], "--state = 's.json': only with ddio set"),
+])
+def test_options_the_action_does_not_read_are_refused(tmp_path, capsys, args, needle):
+    root = make_host(tmp_path)
+    rc, out, err = run_cli([*args, "--root", str(root)], capsys)
+    assert rc == 2 and needle in err and not out, (rc, out, err)
+    assert msr_of(root, 0) == 0x600 and not (root / "var/lib/hostio/ddio_state.json").exists()
+
+
+def test_a_short_msr_read_names_the_device(tmp_path, capsys):
+    root = make_host(tmp_path)
+    for c in range(2):
+        (root / f"dev/cpu/{c}/msr").write_bytes(b"")
+    rc, out, err = run_cli(["set", "--ways", "4", "--root", str(root)], capsys)
+    assert rc == 2 and err.startswith(f"hostio: error: {root}/dev/cpu/0/msr: MSR 0xc8b gave 0 of 8 bytes"), err
+    rc, out, err = run_cli(["status", "--root", str(root)], capsys)
+    assert rc == 0 and "MSR 0xC8B (cpu 0): MSR 0xc8b gave 0 of 8 bytes" in out, out

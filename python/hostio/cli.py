@@ -81,7 +81,8 @@ def _main(args) -> int:
         return 0
     except OSError as exc:
         # A path the user named cannot be read or written (missing folder, permissions, ...).
-        print(f"hostio: error: {one_line(exc.filename or '')}: {one_line(exc.strerror or exc)}", file=sys.stderr)
+        where = f"{one_line(exc.filename)}: " if exc.filename else ""
+        print(f"hostio: error: {where}{one_line(exc.strerror or exc)}", file=sys.stderr)
         return 2
     except Terminated:
         print("hostio: terminated", file=sys.stderr)

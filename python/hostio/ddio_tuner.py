@@ -204,7 +204,7 @@ class Host:
         finally:
             os.close(fd)
         if len(data) != 8:
-            raise OSError(5, "short MSR read")
+            raise OSError(5, f"MSR {msr:#x} gave {len(data)} of 8 bytes (an msr device gives 8)", self.msr_path(cpu))
         return struct.unpack("<Q", data)[0]
 
     def msr_write(self, cpu: int, msr: int, value: int) -> None:

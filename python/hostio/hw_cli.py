@@ -150,6 +150,16 @@ def _ddio(args) -> int:
     actions = ("status", "set", "disable", "enable", "restore")
     if args.action not in actions:
         raise config_error("action", args.action, ", ".join(actions))
+    # An option the action does not read is refused rather than ignored.
+    applies = {"--ways": ("set",), "--mask": ("set",), "--nic": ("status", "disable", "enable"),
+               "--dry-run": ("set", "disable", "enable", "restore"), "--state": ("set", "disable", "enable", "restore"),
+               "--json": ("status",)}
+    for opt, acts in applies.items():
+        value = getattr(args, opt[2:].replace("-", "_"))
+        if value not in (None, False) and args.action not in acts:
+            raise config_error(opt, value, f"only with ddio {' / '.join(acts)} (not {args.action})")
+    if args.state is not None and not args.state.strip():
+        raise config_error("--state", args.state, "a state file path (omit --state for the default)")
     # Fake trees need no privileges; the real one does.
     host = t.Host(args.root, euid=None if os.path.realpath(args.root) == "/" else 0)
     state = args.state or t.default_state_path(host)
