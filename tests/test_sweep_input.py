@@ -11,7 +11,7 @@ import time
 import pytest
 
 import hostio
-from hostio import sweep
+from hostio import advise, sweep
 from hostio.errors import ConfigError
 
 SHORT = ["run.duration_us=200", "run.warmup_us=200"]
@@ -343,3 +343,15 @@ def test_dask_starts_no_more_workers_than_points(monkeypatch):
 def test_report_of_a_missing_folder_names_the_folder(tmp_path):
     one_line_error(cli("report", str(tmp_path / "nosuch")), "folder = ", "nosuch")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_seeds_past_the_largest_run_seed_name_seeds(tmp_path):
+    top = 2**63 - 1
+    with pytest.raises(hostio.ConfigError, match=r"^--seeds = 2: a count whose last seed, run.seed \(9223372036854775807\) \+ 1"):
+        hostio.sweep("quickstart", {"traffic.t0.packet_size": [64]}, seeds=2, set=[f"run.seed={top}"], out=tmp_path / "a",
+                     progress=False)
+    with pytest.raises(hostio.ConfigError, match=r"^--seeds = 9223372036854775808: seeds up to 9223372036854775807"):
+        hostio.sweep("quickstart", {"traffic.t0.packet_size": [64]}, seeds=[1, top + 1], out=tmp_path / "b", progress=False)
+    with pytest.raises(hostio.ConfigError, match=r"^--seeds = 2: a count whose last seed"):
+        advise.advise("quickstart", goal="p99", seeds=2, set=[f"run.seed={top}"], progress=False)
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

@@ -221,8 +221,7 @@ def advise(
     sweeps.check_runs("--knobs", f"{math.prod(len(v) for v in cands.values())} settings × {seeds} seeds",
                       (math.prod(len(v) for v in cands.values()) + 1) * seeds)
     current = {k: _current(resolved, k) for k in cands}
-    first = int(resolved["scenario"]["run"]["seed"])
-    seed_list = [first + k for k in range(seeds)]
+    seed_list = sweeps.seed_run(int(resolved["scenario"]["run"]["seed"]), seeds)
     settings = [dict(zip(cands, combo)) for combo in itertools.product(*cands.values())]
     points = [(text, base + [f"run.seed={s}"]) for s in seed_list]
     for st in settings:

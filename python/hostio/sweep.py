@@ -625,13 +625,26 @@ def _seed_count(seeds) -> int:
     return len(seeds)
 
 
+#: The largest seed a point can run with: points set ``run.seed``, a TOML integer.
+MAX_POINT_SEED = 2**63 - 1
+
+
+def seed_run(first: int, count: int) -> list[int]:
+    """``count`` seeds from the scenario's ``run.seed`` (``first``) on, each one a point can run."""
+    if first + count - 1 > MAX_POINT_SEED:
+        raise config_error("--seeds", count, f"a count whose last seed, run.seed ({first}) + {count - 1}, is at most "
+                                             f"{MAX_POINT_SEED} (the largest run.seed)")
+    return [first + k for k in range(count)]
+
+
 def _seeds(text: str, base: list[str], seeds) -> list[int] | None:
     if seeds is None:
         return None
     seeds = _plain_seeds(seeds)
     if _int(seeds):
-        first = int(sim.check(text, set=base)["scenario"]["run"]["seed"])
-        return [first + k for k in range(seeds)]
+        return seed_run(int(sim.check(text, set=base)["scenario"]["run"]["seed"]), seeds)
+    if max(seeds) > MAX_POINT_SEED:
+        raise config_error("--seeds", max(seeds), f"seeds up to {MAX_POINT_SEED} (the largest run.seed)")
     return list(seeds)
 
 
