@@ -472,6 +472,7 @@ def test_override_keys_that_are_not_dotted_keys(override):
 
 def test_reproduce_list_checks_only_and_keeps_ids_apart():
     one_line_error(hostio_cli("reproduce", "--list", "--only", "nosuch"), "--only", "nosuch")
+    one_line_error(hostio_cli("reproduce", "--list", "--seeds", "abc"), "--seeds", "abc")
     p = hostio_cli("reproduce", "--list", "--only", "remote,fig6-haswell")
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
@@ -479,3 +480,26 @@ def test_reproduce_list_checks_only_and_keeps_ids_apart():
     p = hostio_cli("reproduce", "--list")
     assert all(len(ln.split(maxsplit=1)) == 2 and not ln.split()[0].endswith(("Fig.", "'s")) for ln in p.stdout.splitlines())
     assert "fig6-haswell  " in p.stdout
+
+
+@pytest.mark.parametrize("override", ["[apps]\nfwd.cores=2", "[[apps]]\nfwd.cores=2", "apps.fwd\n.cores=2", "# c\nrun.seed=7"])
+def test_override_keys_cannot_hide_toml_lines(override):
+    with pytest.raises(hostio.ConfigError, match="(?s)^--set = .*TOML dotted key"):
+        sim.check("ddio/single_core", set=[override])
+
+
+def test_override_values_cannot_hide_a_second_key():
+    with pytest.raises(hostio.ConfigError, match="(?s)^--set = .*one TOML value"):
+        sim.check("ddio/single_core", set=["run.seed=3\nrun.duration_us=5"])
+    assert sim.check("ddio/single_core", set=['apps.fwd.kind="""l2fwd"""'])["scenario"]["apps"]["fwd"]["kind"] == "l2fwd"
+
+
+def test_os_errors_without_a_file_name_are_one_clean_line(monkeypatch, capsys):
+    def fail(args):
+        raise OSError(5, "device gone")
+
+    monkeypatch.setattr(cli, "_ringbench", fail, raising=False)
+    from hostio import hw_cli
+    monkeypatch.setattr(hw_cli, "_ringbench", fail)
+    assert cli.main(["ringbench"]) == 2
+    assert capsys.readouterr().err == "hostio: error: device gone\n"

@@ -347,3 +347,8 @@ def test_a_short_msr_read_names_the_device(tmp_path, capsys):
     assert rc == 2 and err.startswith(f"hostio: error: {root}/dev/cpu/0/msr: MSR 0xc8b gave 0 of 8 bytes"), err
     rc, out, err = run_cli(["status", "--root", str(root)], capsys)
     assert rc == 0 and "MSR 0xC8B (cpu 0): MSR 0xc8b gave 0 of 8 bytes" in out, out
+
+
+def test_a_zero_option_value_is_still_an_option_given(tmp_path, capsys):
+    rc, out, err = run_cli(["status", "--ways", "0", "--root", str(make_host(tmp_path))], capsys)
+    assert rc == 2 and "--ways = 0: only with ddio set" in err, (rc, err)

@@ -156,7 +156,7 @@ def _ddio(args) -> int:
                "--json": ("status",)}
     for opt, acts in applies.items():
         value = getattr(args, opt[2:].replace("-", "_"))
-        if value not in (None, False) and args.action not in acts:
+        if value is not None and value is not False and args.action not in acts:
             raise config_error(opt, value, f"only with ddio {' / '.join(acts)} (not {args.action})")
     if args.state is not None and not args.state.strip():
         raise config_error("--state", args.state, "a state file path (omit --state for the default)")
@@ -179,11 +179,11 @@ def _ddio(args) -> int:
                 try:
                     mask = int(args.mask, 16)
                 except ValueError:
-                    raise config_error("mask", args.mask, "a hexadecimal way mask such as 0x7c0") from None
+                    raise config_error("--mask", args.mask, "a hexadecimal way mask such as 0x7c0") from None
             changes, note = t.plan_set(host, args.ways, mask)
         else:
             if not args.nic:
-                raise config_error("nic", None, "--nic BDF: the PCI address of the NIC")
+                raise config_error("--nic", None, "the PCI address of the NIC (BDF)")
             changes, note = t.plan_port(host, args.nic, enable=args.action == "enable")
         out = t.apply(host, changes, state, args.dry_run, note)
     print("\n".join(out))

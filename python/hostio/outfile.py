@@ -46,24 +46,26 @@ def check(key: str, path: str | None) -> None:
         raise config_error(key, path, f"a path in a directory this user may write ({parent})")
 
 
-def write_text(path: str, text: str, key: str) -> None:
-    """Write ``text`` to ``path``, the value of option ``key`` (see the module doc for how special
-    files are treated). A write the system refuses (a full device, a read-only file system, a
-    folder removed meanwhile) is the user's error about ``key``."""
+def write_text(path: str, text: str | bytes, key: str) -> None:
+    """Write ``text`` (UTF-8 text, or bytes as they are) to ``path``, the value of option ``key``
+    (see the module doc for how special files are treated). A write the system refuses (a full
+    device, a read-only file system, a folder removed meanwhile) is the user's error about
+    ``key``."""
     target = os.path.realpath(path)
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
     try:
         try:
             mode = os.stat(target).st_mode
         except FileNotFoundError:
             mode = None
         if mode is not None and not stat.S_ISREG(mode):
-            with open(target, "w", encoding="utf-8") as f:
-                f.write(text)
+            with open(target, "wb") as f:
+                f.write(data)
             return
 
         def write(tmp: str) -> None:
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(text)
+            with open(tmp, "wb") as f:
+                f.write(data)
 
         replace(target, write)
     except OSError as exc:

@@ -18,7 +18,7 @@ from hostio.errors import ConfigError, config_error
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
           "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
-MAX_BYTES = 1 << 40  # the API's bound on any size
+MAX_BYTES = 1 << 40  # the largest size an option takes (the window's bound; transfers stop at 1 GiB)
 MAX_SIZES = 1_000_000  # sizes in one list, all ranges together
 
 
@@ -319,20 +319,6 @@ def plot_bandwidth(sizes: list[int], link: dict, eth_gbps: float, designs: list[
     return buf.getvalue()
 
 
-def _write_bytes(key: str, path: str, data: bytes) -> None:
-    """Write ``data`` to ``path``, the value of option ``key``: a regular file is replaced whole
-    (never left half-written), anything else (``/dev/null``, a FIFO) is written through."""
-    target = os.path.realpath(path)
-    try:
-        if os.path.exists(target) and not os.path.isfile(target):
-            with open(target, "wb") as f:
-                f.write(data)
-        else:
-            outfile.replace(target, lambda tmp: Path(tmp).write_bytes(data))
-    except OSError as exc:
-        raise config_error(key, path, f"a path this user may write ({exc.strerror or exc})") from None
-
-
 def cmd_plot(args) -> int:
     if not args.out.lower().endswith(".png"):
         raise config_error("--out", args.out, "a .png file name")
@@ -345,7 +331,7 @@ def cmd_plot(args) -> int:
     eth = _float("eth_gbps", args.eth_gbps)
     with _as_options(size=("--sizes", args.sizes)):
         png = plot_bandwidth(sizes, _link(args), eth, designs, args.pciebench_compat)
-    _write_bytes("--out", args.out, png)
+    outfile.write_text(args.out, png, "--out")
     print(f"wrote {args.out}")
     return 0
 

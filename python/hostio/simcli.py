@@ -256,12 +256,6 @@ def cmd_reproduce(args) -> int:
         bad = [s for s in only if s not in known]
         if bad:
             raise config_error("--only", ",".join(bad), "experiment ids among: " + ", ".join(sorted(known)))
-    if args.list:
-        listed = [e for e in repro.EXPERIMENTS if only is None or e.id in only]
-        width = max(len(e.id) for e in listed) + 2
-        for e in listed:
-            print(f"{e.id:<{width}}{e.title}")
-        return 0
     seeds = repro.DEFAULT_SEEDS
     if args.seeds is not None:
         try:
@@ -270,6 +264,12 @@ def cmd_reproduce(args) -> int:
             seeds = 0
         if seeds < 1:
             raise config_error("--seeds", args.seeds, "an integer >= 1")
+    if args.list:
+        listed = [e for e in repro.EXPERIMENTS if only is None or e.id in only]
+        width = max(len(e.id) for e in listed) + 2
+        for e in listed:
+            print(f"{e.id:<{width}}{e.title}")
+        return 0
     if not args.out:
         raise config_error("--out", args.out, "a folder path")
     ok = repro.reproduce(args.out, only=only, jobs=args.jobs, quick=args.quick, progress=not args.quiet, seeds=seeds,

@@ -455,8 +455,10 @@ def _pool_run(todo, finish, jobs) -> list:
 
 @contextlib.contextmanager
 def _sigint_ignored():
-    """SIGINT ignored inside the block (in the main thread; elsewhere signals cannot be changed)."""
-    if threading.current_thread() is not threading.main_thread():
+    """SIGINT ignored inside the block: processes started there inherit that. Only in the main
+    thread (elsewhere signals cannot be changed), and not over a handler set outside Python
+    (``getsignal`` is None: it could not be put back)."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
         yield
         return
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -475,14 +477,15 @@ def dask_client(scheduler: str, jobs: int):
     from dask.distributed import Client, LocalCluster
 
     if scheduler == "dask":
-        # Ctrl-C reaches the whole process group; it is the parent's to handle (it closes the
-        # cluster and keeps what finished). Worker processes started while SIGINT is ignored
-        # inherit that, so they do not die mid-point printing tracebacks of their own.
-        with _sigint_ignored():
-            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   silence_logs=logging.ERROR)
-        with cluster, Client(cluster) as client:
-            yield client
+        # Ctrl-C reaches the whole process group; it is the sweep's to handle (it closes the
+        # cluster and keeps what finished), so the workers start with SIGINT ignored (inherited)
+        # and do not die mid-point printing tracebacks of their own. The price: a Ctrl-C during
+        # the cluster's start (about a second) is ignored too.
+        with contextlib.ExitStack() as stack:
+            with _sigint_ignored():
+                cluster = stack.enter_context(LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                                           dashboard_address=None, silence_logs=logging.ERROR))
+            yield stack.enter_context(Client(cluster))
         return
     try:
         client = Client(scheduler, timeout="10s")

@@ -1225,6 +1225,8 @@ pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigErro
     let parts = dotted_key(path.trim())
         .ok_or_else(|| ConfigError::new("--set", ov, "KEY.PATH=VALUE with a TOML dotted key of non-empty parts (bare, or quoted when a part holds a dot)"))?;
     let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
+        // More than `v`: a line break let a second key in (`3\nrun.seed = 4`).
+        Ok(t) if t.len() > 1 => return Err(ConfigError::new("--set", ov, "KEY.PATH=VALUE with one TOML value (no second line)")),
         Ok(mut t) => t.remove("v").expect("key v"),
         // An integer beyond TOML's 64 bits is still a number (not text): a float, which a number
         // key takes and an integer key refuses with its own range.
@@ -1264,11 +1266,19 @@ fn key_end(ov: &str) -> Option<usize> {
     None
 }
 
-/// The parts of TOML dotted key `path`, each non-empty; `None` when it is not one.
+/// The parts of TOML dotted key `path`, each non-empty; `None` when it is not one. `path = 0` is
+/// read as a TOML document, which is one key-value line only when `path` has no line break (so no
+/// table header or second line can hide in it).
 fn dotted_key(path: &str) -> Option<Vec<String>> {
+    if path.contains(['\n', '\r']) {
+        return None;
+    }
     let mut t = toml::from_str::<toml::Table>(&format!("{path} = 0")).ok()?;
     let mut parts = Vec::new();
     loop {
+        if t.len() != 1 {
+            return None;
+        }
         let (k, v) = t.into_iter().next()?;
         if k.is_empty() {
             return None;
@@ -1276,7 +1286,8 @@ fn dotted_key(path: &str) -> Option<Vec<String>> {
         parts.push(k);
         match v {
             toml::Value::Table(inner) => t = inner,
-            _ => return Some(parts),
+            toml::Value::Integer(0) => return Some(parts),
+            _ => return None,
         }
     }
 }
