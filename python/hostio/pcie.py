@@ -38,6 +38,10 @@ __all__ = [
 
 #: NIC designs, as declared in Rust.
 DESIGNS: tuple[str, ...] = tuple(_core.pcie_nic_designs())
+#: Ethernet frame sizes the NIC model takes, FCS included.
+ETH_FRAMES = range(_core.PCIE_ETH_MIN_FRAME, _core.PCIE_ETH_MAX_FRAME + 1)
+#: The largest byte count any size argument takes.
+MAX_BYTES = 1 << 40
 TESTS = ("LAT_RD", "LAT_WRRD", "BW_RD", "BW_WR", "BW_RDWR")
 CACHE_STATES = ("cold", "warm", "device_warm", "thrash")
 LOCATIONS = ("llc", "dram", "remote_llc", "remote_dram")
@@ -103,7 +107,7 @@ def _sizes(sizes: int | Iterable[int], key: str = "size") -> list[int]:
     out = []
     for s in sizes:
         v = _int(key, s)
-        if v <= 0 or v > 1 << 40:
+        if v <= 0 or v > MAX_BYTES:
             raise config_error(key, s, "a positive byte count (at most 1 TiB)")
         out.append(v)
     if not out:

@@ -18,7 +18,6 @@ from hostio.errors import ConfigError, config_error
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
           "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
-MAX_BYTES = 1 << 40  # the largest size an option takes (the window's bound; transfers stop at 1 GiB)
 MAX_SIZES = 1_000_000  # sizes in one list, all ranges together
 
 
@@ -35,7 +34,7 @@ def parse_bytes(key: str, text: str, value=None) -> int:
     num = t.rstrip("kmgtib")
     unit = t[len(num):]
     if unit not in _UNITS or not (num.isascii() and num.isdigit()) or len(num) > 20 \
-            or int(num) * _UNITS[unit] > MAX_BYTES:
+            or int(num) * _UNITS[unit] > pcie.MAX_BYTES:
         raise config_error(key, _shown(text if value is None else value),
                            "a byte count of at most 1 TiB such as 64, 4K, 256KiB, 64M (K, M, G, T are powers of 1024)")
     return int(num) * _UNITS[unit]
@@ -281,11 +280,6 @@ def cmd_bench(args) -> int:
     return 0
 
 
-#: Ethernet frames the NIC model takes, FCS included (hostio-pcie's ETH_MIN_FRAME..=ETH_MAX_FRAME):
-#: the line-rate and NIC curves cover the sizes whose frame (size + 4 B FCS) lies in this range.
-ETH_FRAMES = range(64, 65536 + 1)
-
-
 def plot_bandwidth(sizes: list[int], link: dict, eth_gbps: float, designs: list[str], compat: bool) -> bytes:
     """PNG of the effective write/read/read+write bandwidth vs transfer size, with Ethernet line
     rate and the NIC designs' bidirectional throughput (frame = size + 4 B FCS)."""
@@ -298,7 +292,7 @@ def plot_bandwidth(sizes: list[int], link: dict, eth_gbps: float, designs: list[
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
     for key, label in (("write_gbps", "DMA write"), ("read_gbps", "DMA read"), ("read_write_gbps", "read+write")):
         ax.plot(sizes, [r[key] for r in rows], label=label, lw=1)
-    frames = [s + 4 for s in sizes if s + 4 in ETH_FRAMES]
+    frames = [s + 4 for s in sizes if s + 4 in pcie.ETH_FRAMES]
     if frames:
         eth = pcie.nic(designs[0] if designs else "dpdk", frames, eth_gbps=eth_gbps, compat=compat, **link)
         ax.plot([f - 4 for f in frames], [r["line_rate_gbps"] for r in eth], "k--", lw=1,

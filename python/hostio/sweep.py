@@ -629,7 +629,7 @@ def _seed_count(seeds) -> int:
 
 
 #: The largest seed a point can run with: points set ``run.seed``, a TOML integer.
-MAX_POINT_SEED = 2**63 - 1
+MAX_POINT_SEED = sim.TOML_INT[1]
 
 
 def seed_run(first: int, count: int) -> list[int]:

@@ -119,5 +119,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pcie_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(pcie_dllp_tables, m)?)?;
     m.add_function(wrap_pyfunction!(pcie_nic_designs, m)?)?;
+    m.add("PCIE_ETH_MIN_FRAME", hostio_pcie::nic::ETH_MIN_FRAME)?;
+    m.add("PCIE_ETH_MAX_FRAME", hostio_pcie::nic::ETH_MAX_FRAME)?;
     Ok(())
 }
