@@ -191,7 +191,9 @@ pub struct NicCfg {
     pub rx_descriptors: u32,
     /// TX descriptors per queue. Power of two.
     pub tx_descriptors: u32,
-    /// Send IEEE 802.3x PAUSE frames instead of dropping when the NIC buffer fills.
+    /// Ethernet flow control: the port is lossless and sends IEEE 802.3x PAUSE frames when its
+    /// buffer fills (frames wait there for a descriptor). Off: a frame whose queue has no posted
+    /// descriptor is dropped at once (out of buffer), and the buffer drops when full.
     pub pause_frames: bool,
     /// Per-root-port DDIO override (Use_Allocating_Flow_Wr); unset → `platform.ddio`.
     pub ddio: Option<bool>,

@@ -66,6 +66,9 @@ pub struct AppMetrics {
 pub struct NicMetrics {
     pub rx_packets: u64,
     pub dropped_packets: u64,
+    /// Of `dropped_packets`, the frames whose RX queue had no posted descriptor (flow control
+    /// off; ConnectX's `rx_out_of_buffer`); the others found the NIC buffer full.
+    pub out_of_buffer_packets: u64,
     pub pause_frames: u64,
     /// `pcie`, `integrated`, `coherent` or `memory-channel`.
     pub attachment: &'static str,

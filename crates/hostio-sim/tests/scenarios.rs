@@ -81,6 +81,43 @@ fn overload_drops_or_pauses() {
 }
 
 #[test]
+fn without_flow_control_a_queue_out_of_descriptors_drops_at_once() {
+    // One core, 64 descriptors, offered 64 B frames far beyond its rate: each frame that finds no
+    // posted descriptor is dropped (out of buffer), so a packet waits at most for the ring ahead
+    // of it (64 × ~0.1 µs), not for a NIC buffer full of frames (64 KiB ≈ 1000 of them, ~90 µs).
+    let drop = run("", &["traffic.t0.packet_size=64", "nics.nic0.rx_descriptors=64", "nics.nic0.buffer_kib=64"]);
+    let m = &drop.metrics;
+    assert!(m.dropped_packets > 0);
+    assert_eq!(m.nics["nic0"].out_of_buffer_packets, m.dropped_packets, "the link keeps up: every drop is out of buffer");
+    let p99 = m.latency_ns.p99.unwrap();
+    assert!(p99 < 40_000.0, "p99 {p99} ns: frames waited in the NIC buffer");
+    // Flow control on: the port is lossless, frames wait in the buffer and nothing is dropped.
+    let pause = run("", &["traffic.t0.packet_size=64", "nics.nic0.rx_descriptors=64", "nics.nic0.buffer_kib=64", "nics.nic0.pause_frames=true"]);
+    assert_eq!(pause.metrics.nics["nic0"].out_of_buffer_packets, 0);
+    assert!(pause.metrics.latency_ns.p99.unwrap() > 5.0 * p99, "{} vs {p99}", pause.metrics.latency_ns.p99.unwrap());
+}
+
+#[test]
+fn frames_waiting_for_the_link_are_dropped_when_their_queue_runs_out() {
+    // A Gen3 x1 link (~7 Gb/s) backs frames up in the NIC buffer, and a core busy 20 000 cycles
+    // per packet (~0.1 Mpps) runs its 64 descriptors out: frames the link takes for the empty
+    // ring are dropped then (out of buffer), the rest overflow the buffer. The run's packet
+    // ledger (`invariants`) checks every frame is accounted for.
+    let ov = [
+        "nics.nic0.pcie.lanes=1",
+        "nics.nic0.rx_descriptors=64",
+        "nics.nic0.buffer_kib=64",
+        "traffic.t0.rate_gbps=20",
+        "apps.fwd.kind=\"compute\"",
+        "apps.fwd.cycles_per_packet=20000",
+    ];
+    let r = run("", &ov);
+    let n = &r.metrics.nics["nic0"];
+    assert!(n.out_of_buffer_packets > 0, "{n:?}");
+    assert!(n.dropped_packets > n.out_of_buffer_packets, "the buffer overflows too: {n:?}");
+}
+
+#[test]
 fn pcie_gen3_x8_cannot_carry_40g_of_64b_frames_with_a_simple_nic() {
     let extra = "cores = 8";
     let ov = [

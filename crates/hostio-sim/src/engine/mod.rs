@@ -722,6 +722,7 @@ impl Engine {
                 NicMetrics {
                     rx_packets: n.stats.rx_packets,
                     dropped_packets: n.stats.dropped,
+                    out_of_buffer_packets: n.stats.out_of_buffer,
                     pause_frames: n.stats.pause_frames,
                     attachment: n.kind,
                     pcie_d2h_utilization: rep.pcie.map(|p| p.0),

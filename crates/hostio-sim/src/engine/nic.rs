@@ -1,6 +1,21 @@
 //! The NIC: RX queues with posted descriptors, the on-NIC packet buffer with drops or PAUSE
 //! frames (XOFF at 3/4 full, refreshed every half pause time, XON below 1/2), and the NIC-time
-//! TX path. How frames cross to the host is the attachment's business ([`crate::attach`]); the
+//! TX path.
+//!
+//! # Receive
+//! A frame goes straight to its queue's next posted descriptor when the queue has one and the
+//! link has room. Otherwise:
+//! * **Flow control off** (the default): a frame whose queue has no posted descriptor is dropped
+//!   at once (*out of buffer*), whatever the other queues do. This is ConnectX's behaviour: the
+//!   mlx5 driver's `rx_out_of_buffer` counter is "the number of all packets that are dropped due
+//!   to lack of software buffers" (Linux commit 237cd218, "net/mlx5: Introduce device queue
+//!   counters"), and holding such frames instead is the opt-in "dropless RQ" (`delay_drop`,
+//!   commit 03404e8a). Only frames waiting for the link sit in the NIC buffer (dropped when it is
+//!   full); one whose queue has run out of descriptors by the time the link takes it is dropped
+//!   then. So a saturated queue loses its own excess and does not block the others.
+//! * **Flow control on** (`pause_frames`): the port is lossless: frames wait in the NIC buffer
+//!   for a descriptor or the link, and the buffer filling past XOFF pauses the sender (the DDIO
+//!   paper's §3.1 PAUSE frames from one slow core). How frames cross to the host is the attachment's business ([`crate::attach`]); the
 //! NIC only asks it to receive a frame into a posted slot, to fetch a posted TX packet, and
 //! whether its link has room.
 //!
@@ -87,6 +102,8 @@ pub(super) struct Queue {
 pub(super) struct NicStats {
     pub(super) rx_packets: u64,
     pub(super) dropped: u64,
+    /// Of `dropped`, the frames whose queue had no posted descriptor.
+    pub(super) out_of_buffer: u64,
     pub(super) pause_frames: u64,
 }
 
@@ -129,8 +146,13 @@ impl Engine {
         nic.arrived_all += 1;
         let qu = &nic.queues[q];
         let link_ok = nic.attach.accepts(now);
-        if qu.backlog.is_empty() && qu.rx.nic_pos < qu.rx.posted && link_ok {
+        let slot = qu.rx.nic_pos < qu.rx.posted;
+        if qu.backlog.is_empty() && slot && link_ok {
             self.dma_in(ni, q, p, now);
+            return;
+        }
+        if !nic.pause && qu.backlog.is_empty() && !slot {
+            self.count_out_of_buffer(ni, now);
             return;
         }
         if nic.buf_bytes + p.len as u64 > nic.buf_cap {
@@ -162,6 +184,16 @@ impl Engine {
         nic.dropped_all += 1;
         if in_win {
             nic.stats.dropped += 1;
+        }
+    }
+
+    /// NIC `ni` dropped a frame at `now` because its queue had no posted descriptor (flow control
+    /// off); counted in the drops too.
+    #[inline]
+    pub(super) fn count_out_of_buffer(&mut self, ni: usize, now: u64) {
+        self.count_drop(ni, now);
+        if self.in_window(now) {
+            self.nics[ni].stats.out_of_buffer += 1;
         }
     }
 
@@ -204,7 +236,18 @@ impl Engine {
                     break;
                 }
                 let qu = &nic.queues[q];
-                if qu.rx.nic_pos >= qu.rx.posted || qu.backlog.is_empty() {
+                if qu.backlog.is_empty() {
+                    continue;
+                }
+                if qu.rx.nic_pos >= qu.rx.posted {
+                    if nic.pause {
+                        continue;
+                    }
+                    // The link took it, but its queue has no descriptor left: out of buffer.
+                    let p = self.nics[ni].queues[q].backlog.pop_front().expect("non-empty");
+                    self.nics[ni].buf_bytes -= p.len as u64;
+                    self.count_out_of_buffer(ni, now);
+                    moved = true;
                     continue;
                 }
                 let p = self.nics[ni].queues[q].backlog.pop_front().expect("non-empty");

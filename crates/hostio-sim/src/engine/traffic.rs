@@ -94,10 +94,12 @@ impl Engine {
         loop {
             self.arrive(g);
             let mut next = self.next_event_at();
-            if self.gens[g].next_at < next && self.no_direct_slot(self.gens[g].nic) {
-                self.drop_until(g, next);
-                // A frame it buffered may have scheduled an earlier event (a NIC drain).
-                next = self.next_event_at();
+            if self.gens[g].next_at < next {
+                if let Some(room) = self.drop_room(self.gens[g].nic) {
+                    self.drop_until(g, next, room);
+                    // A frame it buffered may have scheduled an earlier event (a NIC drain).
+                    next = self.next_event_at();
+                }
             }
             let at = self.gens[g].next_at;
             if at < next && at < self.stop {
@@ -110,22 +112,35 @@ impl Engine {
         }
     }
 
-    /// Can no queue of NIC `ni` take a frame straight into a posted slot (each has a backlog or no
-    /// posted descriptor), with PAUSE disabled on the NIC? Then, whatever its queue, a frame is
-    /// buffered if it fits the NIC buffer and dropped otherwise; dropped frames change neither,
-    /// and only an event (a core posting, the NIC draining) adds posted slots or buffer room.
-    fn no_direct_slot(&self, ni: usize) -> bool {
+    /// With flow control off, can no queue of NIC `ni` take a frame straight into a posted slot?
+    /// Then only an event (a core posting, the NIC draining) changes that, and dropped frames
+    /// change nothing, so frames can be dropped in a loop ([`Engine::drop_until`]). Returns the
+    /// largest frame that might still be kept: 0 when every queue has neither a posted slot nor
+    /// a backlog (every frame is out of buffer, whatever its queue), else, when each queue has a
+    /// backlog or no posted slot, the NIC buffer's room (a frame that does not fit is dropped
+    /// whatever its queue).
+    fn drop_room(&self, ni: usize) -> Option<u64> {
         let nic = &self.nics[ni];
-        !nic.pause && nic.queues.iter().all(|q| !q.backlog.is_empty() || q.rx.nic_pos >= q.rx.posted)
+        if nic.pause {
+            return None;
+        }
+        let no_slot = |q: &super::nic::Queue| q.rx.nic_pos >= q.rx.posted;
+        if nic.queues.iter().all(|q| no_slot(q) && q.backlog.is_empty()) {
+            Some(0)
+        } else if nic.queues.iter().all(|q| no_slot(q) || !q.backlog.is_empty()) {
+            Some(nic.buf_cap - nic.buf_bytes)
+        } else {
+            None
+        }
     }
 
-    /// Frames of generator `g` arriving before `next` while its NIC drops every frame that does
-    /// not fit its buffer ([`Engine::no_direct_slot`]): the same draws, counters and arrival times
-    /// as [`Engine::arrive`], without choosing a queue for a frame that no queue takes. Stops at
-    /// the first frame that fits the buffer (an arrival handled in full) or at `next`/`stop`.
-    fn drop_until(&mut self, g: usize, next: u64) {
+    /// Frames of generator `g` arriving before `next` while its NIC keeps no frame longer than
+    /// `room` ([`Engine::drop_room`]): the same draws, counters and arrival times as
+    /// [`Engine::arrive`], without choosing a queue for a frame no queue takes. Stops at the
+    /// first frame that might be kept (an arrival handled in full) or at `next`/`stop`.
+    fn drop_until(&mut self, g: usize, next: u64, room: u64) {
         let ni = self.gens[g].nic;
-        let room = self.nics[ni].buf_cap - self.nics[ni].buf_bytes;
+        let all_out = room == 0;
         let end = next.min(self.stop);
         let mut at = self.gens[g].next_at;
         while at < end {
@@ -133,7 +148,7 @@ impl Engine {
             self.now = at;
             self.events += 1;
             if len as u64 <= room {
-                // This frame is buffered: the full arrival.
+                // This frame may be kept: the full arrival.
                 self.arrive_sized(g, len);
                 return;
             }
@@ -142,7 +157,11 @@ impl Engine {
             let _ = self.rng.next_u64();
             self.count_offered(len, at);
             self.nics[ni].arrived_all += 1;
-            self.count_drop(ni, at);
+            if all_out {
+                self.count_out_of_buffer(ni, at);
+            } else {
+                self.count_drop(ni, at);
+            }
             let gen = &mut self.gens[g];
             at = (gen.advance(len) as u64).max(at + 1);
             gen.next_at = at;
