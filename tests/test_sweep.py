@@ -389,3 +389,11 @@ def test_a_table_error_does_not_hide_the_interruption(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt) as info:
         hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, progress=False)
     assert "No space left on device" in " ".join(getattr(info.value, "__notes__", []))
+
+
+def test_an_axis_named_like_a_metric_keeps_its_values(tmp_path):
+    # nics.<n>.pause_frames is a setting and a per-NIC count of PAUSE frames.
+    df = hostio.sweep("quickstart", {"nics.nic0.pause_frames": [True, False]}, set=SHORT + ["traffic.t0.packet_size=64"], jobs=1, progress=False)
+    assert list(df["nics.nic0.pause_frames"]) == [True, False]
+    assert df["metrics.nics.nic0.pause_frames"].iloc[0] > 0
+    assert df["metrics.nics.nic0.pause_frames"].iloc[1] == 0

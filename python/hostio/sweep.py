@@ -669,7 +669,8 @@ def flatten(result: dict) -> dict:
 
 
 def _frame(axes: Mapping[str, Sequence], keys: Sequence[tuple[tuple, int | None]], recs: Sequence[dict | None]):
-    """The results DataFrame: for each (axis values, seed) with a record, one typed row."""
+    """The results DataFrame: for each (axis values, seed) with a record, one typed row (a metric
+    whose name is an axis's is renamed ``metrics.<name>``)."""
     import pandas as pd
 
     rows = []
@@ -681,7 +682,9 @@ def _frame(axes: Mapping[str, Sequence], keys: Sequence[tuple[tuple, int | None]
         row["seed"] = res["seed"] if res else seed
         row["point_id"] = rec["id"]
         if res:
-            row.update(flatten(res))
+            # A metric named like an axis (``nics.<n>.pause_frames`` is both a setting and a
+            # count) keeps the axis column and goes under ``metrics.<name>``.
+            row.update((f"metrics.{k}" if k in axes else k, v) for k, v in flatten(res).items())
         row["error"] = rec.get("error")
         rows.append(row)
     df = pd.DataFrame(rows)

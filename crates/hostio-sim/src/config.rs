@@ -193,7 +193,8 @@ pub struct NicCfg {
     pub tx_descriptors: u32,
     /// Ethernet flow control: the port is lossless and sends IEEE 802.3x PAUSE frames when its
     /// buffer fills (frames wait there for a descriptor). Off: a frame whose queue has no posted
-    /// descriptor is dropped at once (out of buffer), and the buffer drops when full.
+    /// descriptor (and no frame waiting ahead of it) is dropped at once (out of buffer), and the
+    /// buffer, which then holds frames waiting for the link, drops when full.
     pub pause_frames: bool,
     /// Per-root-port DDIO override (Use_Allocating_Flow_Wr); unset → `platform.ddio`.
     pub ddio: Option<bool>,
@@ -1648,6 +1649,21 @@ impl Scenario {
             let Some(user) = nic_users.get(t.nic.as_str()) else {
                 return Err(ConfigError::new(format!("traffic.{tname}.nic"), format!("{:?}", t.nic), "a NIC that an app receives from (set apps.<name>.nic)"));
             };
+            let nc = &self.nics[t.nic.as_str()];
+            // With flow control the buffer past XOFF (its last quarter) must hold one more frame
+            // of the largest size, or a frame is dropped before the sender is paused. The named
+            // size mixes' largest frame is 1500 B.
+            let largest = t.packet_size.unwrap_or(1500) as u64;
+            if nc.pause_frames && (nc.buffer_kib as u64 * 1024) / 4 < largest {
+                return Err(ConfigError::new(
+                    format!("nics.{}.buffer_kib", t.nic),
+                    nc.buffer_kib,
+                    format!(
+                        "at least {} KiB with pause_frames = true: 4 x the largest frame of traffic.{tname} ({largest} B), so the quarter above XOFF holds one",
+                        (4 * largest).div_ceil(1024)
+                    ),
+                ));
+            }
             let queues = self.apps[*user].cores;
             if t.imbalance > queues as f64 {
                 return Err(ConfigError::new(

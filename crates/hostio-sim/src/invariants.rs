@@ -6,6 +6,7 @@
 //!   waits in an RX ring, is at a core, or was handed to the TX ring (forwarded).
 //! * No queue is negative or over-full: ring positions are ordered and within the ring size, the
 //!   NIC buffer's byte count equals its backlog and stays within its capacity.
+//! * A NIC's out-of-buffer drops are among its drops.
 //! * Rates are rates: hit and miss rates lie in [0, 1], link utilisations in [0, 1], and every
 //!   reported number is finite and non-negative.
 use crate::result::{LatencyNs, Metrics};
@@ -84,6 +85,9 @@ pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
         rate(format!("apps.{name}.llc_miss_rate"), a.llc_miss_rate);
     }
     for (name, n) in &m.nics {
+        if n.out_of_buffer_packets > n.dropped_packets {
+            bad.push(format!("nics.{name}: {} frames out of buffer but {} dropped in all", n.out_of_buffer_packets, n.dropped_packets));
+        }
         let utilizations = [("pcie_d2h_utilization", n.pcie_d2h_utilization), ("pcie_h2d_utilization", n.pcie_h2d_utilization)]
             .into_iter()
             .chain(n.attachment_metrics.get("coherent_link_utilization").map(|&u| ("coherent_link_utilization", Some(u))));

@@ -95,6 +95,15 @@ fn without_flow_control_a_queue_out_of_descriptors_drops_at_once() {
     let pause = run("", &["traffic.t0.packet_size=64", "nics.nic0.rx_descriptors=64", "nics.nic0.buffer_kib=64", "nics.nic0.pause_frames=true"]);
     assert_eq!(pause.metrics.nics["nic0"].out_of_buffer_packets, 0);
     assert!(pause.metrics.latency_ns.p99.unwrap() > 5.0 * p99, "{} vs {p99}", pause.metrics.latency_ns.p99.unwrap());
+    // Lossless needs room above XOFF (3/4) for one frame: 9018 B frames need a 36 KiB buffer.
+    let jumbo = |kib: u32| {
+        let ov = ["traffic.t0.packet_size=9018".to_string(), "nics.nic0.pause_frames=true".to_string(), format!("nics.nic0.buffer_kib={kib}")];
+        run_text(&base(""), &ov, None)
+    };
+    let err = jumbo(32).err().expect("refused");
+    assert_eq!(err.key, "nics.nic0.buffer_kib");
+    assert!(err.allowed.contains("at least 36 KiB"), "{}", err.allowed);
+    assert_eq!(jumbo(36).expect("valid").metrics.dropped_packets, 0);
 }
 
 #[test]
@@ -102,7 +111,7 @@ fn frames_waiting_for_the_link_are_dropped_when_their_queue_runs_out() {
     // A Gen3 x1 link (~7 Gb/s) backs frames up in the NIC buffer, and a core busy 20 000 cycles
     // per packet (~0.1 Mpps) runs its 64 descriptors out: frames the link takes for the empty
     // ring are dropped then (out of buffer), the rest overflow the buffer. The run's packet
-    // ledger (`invariants`) checks every frame is accounted for.
+    // ledger (`Run::check_invariants`) accounts for every frame and the buffer's bytes.
     let ov = [
         "nics.nic0.pcie.lanes=1",
         "nics.nic0.rx_descriptors=64",
@@ -111,7 +120,12 @@ fn frames_waiting_for_the_link_are_dropped_when_their_queue_runs_out() {
         "apps.fwd.kind=\"compute\"",
         "apps.fwd.cycles_per_packet=20000",
     ];
-    let r = run("", &ov);
+    let ov: Vec<String> = ov.iter().map(|s| s.to_string()).collect();
+    let mut run = hostio_sim::Run::new(&base(""), &ov, None).expect("valid scenario");
+    while !run.step(1e9).0 {}
+    let bad = run.check_invariants();
+    assert!(bad.is_empty(), "{bad:?}");
+    let r = run.finish();
     let n = &r.metrics.nics["nic0"];
     assert!(n.out_of_buffer_packets > 0, "{n:?}");
     assert!(n.dropped_packets > n.out_of_buffer_packets, "the buffer overflows too: {n:?}");

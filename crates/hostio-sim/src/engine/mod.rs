@@ -184,6 +184,9 @@ pub struct Engine {
     /// Where the current `advance` call stops.
     stop: u64,
     pub events: u64,
+    /// Drop arrivals in a loop while no queue can take them ([`traffic`]'s `drop_until`); off only
+    /// in the test that checks the loop against handling every arrival in full.
+    pub(crate) drop_loop: bool,
     mem: MemSys,
     nics: Vec<Nic>,
     gens: Vec<Gen>,
@@ -495,6 +498,7 @@ impl Engine {
             end_ps,
             stop: 0,
             events: 0,
+            drop_loop: true,
             mem,
             nics,
             gens,

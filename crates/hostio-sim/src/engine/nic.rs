@@ -1,23 +1,23 @@
 //! The NIC: RX queues with posted descriptors, the on-NIC packet buffer with drops or PAUSE
 //! frames (XOFF at 3/4 full, refreshed every half pause time, XON below 1/2), and the NIC-time
-//! TX path.
+//! TX path. How frames cross to the host is the attachment's business ([`crate::attach`]); the
+//! NIC only asks it to receive a frame into a posted slot, to fetch a posted TX packet, and
+//! whether its link has room.
 //!
 //! # Receive
-//! A frame goes straight to its queue's next posted descriptor when the queue has one and the
-//! link has room. Otherwise:
-//! * **Flow control off** (the default): a frame whose queue has no posted descriptor is dropped
-//!   at once (*out of buffer*), whatever the other queues do. This is ConnectX's behaviour: the
+//! A frame goes straight to its queue's next posted descriptor when the queue has one, no frame
+//! of that queue waits ahead of it and the link has room. Otherwise:
+//! * **Flow control off** (the default): a frame whose queue has no posted descriptor and no
+//!   frame waiting ahead is dropped at once (*out of buffer*). This is ConnectX's behaviour: the
 //!   mlx5 driver's `rx_out_of_buffer` counter is "the number of all packets that are dropped due
 //!   to lack of software buffers" (Linux commit 237cd218, "net/mlx5: Introduce device queue
 //!   counters"), and holding such frames instead is the opt-in "dropless RQ" (`delay_drop`,
-//!   commit 03404e8a). Only frames waiting for the link sit in the NIC buffer (dropped when it is
+//!   commit 03404e8a). Frames waiting for the link sit in the NIC buffer (dropped when it is
 //!   full); one whose queue has run out of descriptors by the time the link takes it is dropped
-//!   then. So a saturated queue loses its own excess and does not block the others.
+//!   then. So a saturated queue loses its own excess instead of filling the buffer with it.
 //! * **Flow control on** (`pause_frames`): the port is lossless: frames wait in the NIC buffer
 //!   for a descriptor or the link, and the buffer filling past XOFF pauses the sender (the DDIO
-//!   paper's §3.1 PAUSE frames from one slow core). How frames cross to the host is the attachment's business ([`crate::attach`]); the
-//! NIC only asks it to receive a frame into a posted slot, to fetch a posted TX packet, and
-//! whether its link has room.
+//!   paper's §3.1 PAUSE frames from one slow core).
 //!
 //! # Transmit
 //! After the doorbell the NIC fetches the queue's descriptors in order (`TxFetch`) and has the

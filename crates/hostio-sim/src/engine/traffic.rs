@@ -6,6 +6,15 @@ use super::{Engine, Ev};
 use crate::config::SizeMix;
 use crate::rng::mix64;
 
+/// What a NIC whose queues cannot take a frame directly still keeps ([`Engine::drop_room`]).
+#[derive(Clone, Copy)]
+pub(super) enum Kept {
+    /// Nothing: every frame is dropped out of buffer.
+    Nothing,
+    /// Frames of at most this many bytes (the NIC buffer's room); larger ones are dropped.
+    Fitting(u64),
+}
+
 pub(super) enum Sizes {
     Fixed(u32),
     Mix(Vec<(f64, u32)>),
@@ -94,9 +103,9 @@ impl Engine {
         loop {
             self.arrive(g);
             let mut next = self.next_event_at();
-            if self.gens[g].next_at < next {
-                if let Some(room) = self.drop_room(self.gens[g].nic) {
-                    self.drop_until(g, next, room);
+            if self.gens[g].next_at < next && self.drop_loop {
+                if let Some(kept) = self.drop_room(self.gens[g].nic) {
+                    self.drop_until(g, next, kept);
                     // A frame it buffered may have scheduled an earlier event (a NIC drain).
                     next = self.next_event_at();
                 }
@@ -114,53 +123,54 @@ impl Engine {
 
     /// With flow control off, can no queue of NIC `ni` take a frame straight into a posted slot?
     /// Then only an event (a core posting, the NIC draining) changes that, and dropped frames
-    /// change nothing, so frames can be dropped in a loop ([`Engine::drop_until`]). Returns the
-    /// largest frame that might still be kept: 0 when every queue has neither a posted slot nor
-    /// a backlog (every frame is out of buffer, whatever its queue), else, when each queue has a
-    /// backlog or no posted slot, the NIC buffer's room (a frame that does not fit is dropped
-    /// whatever its queue).
-    fn drop_room(&self, ni: usize) -> Option<u64> {
+    /// change nothing, so frames can be dropped in a loop ([`Engine::drop_until`]) when their
+    /// fate does not depend on their queue:
+    /// * every queue has neither a posted slot nor a backlog: every frame is out of buffer;
+    /// * every queue has a backlog: a frame is buffered if it fits the NIC buffer's room, and
+    ///   otherwise dropped as buffer-full.
+    ///
+    /// Any other mix (some queues out of descriptors, some backlogged) is left to the full path.
+    fn drop_room(&self, ni: usize) -> Option<Kept> {
         let nic = &self.nics[ni];
         if nic.pause {
             return None;
         }
-        let no_slot = |q: &super::nic::Queue| q.rx.nic_pos >= q.rx.posted;
-        if nic.queues.iter().all(|q| no_slot(q) && q.backlog.is_empty()) {
-            Some(0)
-        } else if nic.queues.iter().all(|q| no_slot(q) || !q.backlog.is_empty()) {
-            Some(nic.buf_cap - nic.buf_bytes)
+        if nic.queues.iter().all(|q| q.rx.nic_pos >= q.rx.posted && q.backlog.is_empty()) {
+            Some(Kept::Nothing)
+        } else if nic.queues.iter().all(|q| !q.backlog.is_empty()) {
+            Some(Kept::Fitting(nic.buf_cap - nic.buf_bytes))
         } else {
             None
         }
     }
 
-    /// Frames of generator `g` arriving before `next` while its NIC keeps no frame longer than
-    /// `room` ([`Engine::drop_room`]): the same draws, counters and arrival times as
-    /// [`Engine::arrive`], without choosing a queue for a frame no queue takes. Stops at the
-    /// first frame that might be kept (an arrival handled in full) or at `next`/`stop`.
-    fn drop_until(&mut self, g: usize, next: u64, room: u64) {
+    /// Frames of generator `g` arriving before `next` while its NIC keeps only what `kept` says
+    /// ([`Engine::drop_room`]): the same draws, counters and arrival times as
+    /// [`Engine::arrive`], without choosing a queue (in these states every queue treats a frame
+    /// alike). Stops at the first frame that fits the buffer (an arrival handled in full) or at
+    /// `next`/`stop`.
+    fn drop_until(&mut self, g: usize, next: u64, kept: Kept) {
         let ni = self.gens[g].nic;
-        let all_out = room == 0;
         let end = next.min(self.stop);
         let mut at = self.gens[g].next_at;
         while at < end {
             let len = self.draw_len(g);
             self.now = at;
             self.events += 1;
-            if len as u64 <= room {
-                // This frame may be kept: the full arrival.
-                self.arrive_sized(g, len);
-                return;
+            if let Kept::Fitting(room) = kept {
+                if len as u64 <= room {
+                    // This frame is buffered: the full arrival.
+                    self.arrive_sized(g, len);
+                    return;
+                }
             }
-            // The flow draw of `arrive_sized`: `below` and `unit` each take one word (the queue
-            // the flow hashes to does not matter).
+            // The flow draw of `arrive_sized`: `below` and `unit` each take one word.
             let _ = self.rng.next_u64();
             self.count_offered(len, at);
             self.nics[ni].arrived_all += 1;
-            if all_out {
-                self.count_out_of_buffer(ni, at);
-            } else {
-                self.count_drop(ni, at);
+            match kept {
+                Kept::Nothing => self.count_out_of_buffer(ni, at),
+                Kept::Fitting(_) => self.count_drop(ni, at),
             }
             let gen = &mut self.gens[g];
             at = (gen.advance(len) as u64).max(at + 1);
