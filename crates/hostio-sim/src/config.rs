@@ -1651,9 +1651,8 @@ impl Scenario {
             };
             let nc = &self.nics[t.nic.as_str()];
             // With flow control the buffer past XOFF (its last quarter) must hold one more frame
-            // of the largest size, or a frame is dropped before the sender is paused. The named
-            // size mixes' largest frame is 1500 B.
-            let largest = t.packet_size.unwrap_or(1500) as u64;
+            // of the largest size, or a frame is dropped before the sender is paused.
+            let largest = crate::engine::largest_frame(t) as u64;
             if nc.pause_frames && (nc.buffer_kib as u64 * 1024) / 4 < largest {
                 return Err(ConfigError::new(
                     format!("nics.{}.buffer_kib", t.nic),

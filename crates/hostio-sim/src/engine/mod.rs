@@ -147,6 +147,15 @@ fn mempool_count(cores: u64, rx: u64, tx: u64) -> u64 {
     (cores * (rx + tx + 2 * BURST as u64) + cores * (MEMPOOL_CACHE as u64 * 3 / 2)).max(8192)
 }
 
+/// The largest frame of a traffic source, bytes: its fixed size, or its mix's largest.
+pub(crate) fn largest_frame(t: &crate::config::TrafficCfg) -> u32 {
+    match (t.packet_size, t.size_mix) {
+        (Some(s), _) => s,
+        (None, Some(m)) => traffic::mix_table(m).iter().map(|&(_, s)| s).max().unwrap_or(0),
+        (None, None) => 0,
+    }
+}
+
 /// Upper bounds of the 2 MiB pages [`Engine::new`] lays out for one app (each region rounded up
 /// to whole pages): (pages outside DPDK: working set and a `copy` app's buffers; DPDK pages:
 /// mempool and per-core rings). Validation checks the sum against the 64 GiB of simulated

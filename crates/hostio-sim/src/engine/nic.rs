@@ -236,23 +236,18 @@ impl Engine {
                     break;
                 }
                 let qu = &nic.queues[q];
-                if qu.backlog.is_empty() {
-                    continue;
-                }
-                if qu.rx.nic_pos >= qu.rx.posted {
-                    if nic.pause {
-                        continue;
-                    }
-                    // The link took it, but its queue has no descriptor left: out of buffer.
-                    let p = self.nics[ni].queues[q].backlog.pop_front().expect("non-empty");
-                    self.nics[ni].buf_bytes -= p.len as u64;
-                    self.count_out_of_buffer(ni, now);
-                    moved = true;
+                let slot = qu.rx.nic_pos < qu.rx.posted;
+                if qu.backlog.is_empty() || (!slot && nic.pause) {
                     continue;
                 }
                 let p = self.nics[ni].queues[q].backlog.pop_front().expect("non-empty");
                 self.nics[ni].buf_bytes -= p.len as u64;
-                self.dma_in(ni, q, p, now);
+                if slot {
+                    self.dma_in(ni, q, p, now);
+                } else {
+                    // The link took it, but its queue has no descriptor left: out of buffer.
+                    self.count_out_of_buffer(ni, now);
+                }
                 moved = true;
             }
             if !moved || blocked_by_link {

@@ -72,7 +72,7 @@ impl Gen {
 }
 
 
-pub(super) fn mix_table(m: SizeMix) -> Vec<(f64, u32)> {
+pub(crate) fn mix_table(m: SizeMix) -> Vec<(f64, u32)> {
     let raw: &[(f64, u32)] = match m {
         // 7:4:1 simple IMIX.
         SizeMix::Imix => &[(7.0, 64), (4.0, 576), (1.0, 1500)],
