@@ -86,3 +86,34 @@ def test_slo_must_be_finite_and_not_negative(slo, tmp_path):
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--slo" in p.stderr, p.stderr
     assert not out.exists()
+
+
+def test_seeds_jobs_and_slo_of_any_number_type():
+    import numpy as np
+
+    adv = advise.advise("quickstart", goal="throughput", slo=np.float32(1.0), knobs=advise.parse_knobs("nics.nic0.rx_descriptors=256"),
+                        set=SHORT, seeds=np.int64(2), jobs=np.uint8(1), progress=False)
+    assert adv["seeds"] == [1, 2] and adv["slo"] == 1.0 and adv["met"]
+    for seeds in (True, np.bool_(True), 2.0, np.float64(2), "2", np.int64(0)):
+        with pytest.raises(hostio.ConfigError, match="^--seeds = "):
+            advise.advise("quickstart", goal="throughput", seeds=seeds, set=SHORT, progress=False)
+    for slo in (np.bool_(True), 10**400, "1"):
+        with pytest.raises(hostio.ConfigError, match="^--slo = "):
+            advise.advise("quickstart", goal="throughput", slo=slo, set=SHORT, progress=False)
+
+
+def test_knobs_of_apps_and_nics_whose_names_hold_a_dot():
+    from hostio import sim
+
+    text = hostio.scenario_path("quickstart").read_text().replace("[apps.fwd]", '[apps."fw.d"]')
+    assert list(advise.default_knobs(sim.check(text))) == ["platform.ddio_ways", "nics.nic0.rx_descriptors", 'apps."fw.d".cores']
+    adv = advise.advise(text, goal="throughput", slo=1.0, knobs=advise.parse_knobs('apps."fw.d".cores=2'), set=SHORT, seeds=1,
+                        jobs=1, progress=False)
+    assert adv["settings"] == {'apps."fw.d".cores': 2} and adv["set"] == ['apps."fw.d".cores=2']
+    assert "--nb-cores=2" in adv["commands"][0] and "Cores" in adv["lesson"]
+
+
+def test_parse_knobs_takes_a_string():
+    for spec in (5, ["platform.ddio_ways"], b"platform.ddio_ways"):
+        with pytest.raises(hostio.ConfigError, match="^--knobs = .*a string of KEY"):
+            advise.parse_knobs(spec)

@@ -267,8 +267,9 @@ def test_config_errors_are_hostio_errors_and_value_errors():
 
 
 def test_pcie_extreme_numbers():
-    one_line_error(hostio_cli("pcie", "nic", "--design", "dpdk", "--frame", "64", "--eth-gbps", "1e300"), "eth_gbps")
-    one_line_error(hostio_cli("pcie", "nic", "--design", "dpdk", "--frame", "64", "--eth-gbps", "nan"), "eth_gbps")
+    # The error names the option as typed, with the text typed.
+    one_line_error(hostio_cli("pcie", "nic", "--design", "dpdk", "--frame", "64", "--eth-gbps", "1e300"), "--eth-gbps = '1e300'")
+    one_line_error(hostio_cli("pcie", "nic", "--design", "dpdk", "--frame", "64", "--eth-gbps", "nan"), "--eth-gbps = 'nan'")
     one_line_error(hostio_cli("pcie", "bandwidth", "--size", "6²"), "size")
 
 
@@ -503,3 +504,95 @@ def test_os_errors_without_a_file_name_are_one_clean_line(monkeypatch, capsys):
     monkeypatch.setattr(hw_cli, "_ringbench", fail)
     assert cli.main(["ringbench"]) == 2
     assert capsys.readouterr().err == "hostio: error: device gone\n"
+
+
+# ---- integer options take ASCII digits only -------------------------------------------------------
+
+@pytest.mark.parametrize("args,option,value", [
+    (["run", "quickstart", "--seed", "٣"], "--seed", "٣"),
+    (["run", "quickstart", "--seed", ""], "--seed", ""),
+    (["sweep", "quickstart", "--axis", "run.seed=1", "--out", "never", "--seeds", "３"], "--seeds", "３"),
+    (["advise", "quickstart", "--goal", "p99", "--seeds", "٢"], "--seeds", "٢"),
+    (["advise", "quickstart", "--goal", "p99", "--jobs", "1_0"], "--jobs", "1_0"),
+    (["advise", "quickstart", "--goal", "p99", "--slo", "３"], "--slo", "３"),
+    (["reproduce", "--list", "--seeds", "٣"], "--seeds", "٣"),
+    (["reproduce", "--list", "--jobs", "２"], "--jobs", "２"),
+])
+def test_integer_options_take_ascii_digits_only(tmp_path, args, option, value):
+    p = hostio_cli(*args, *(SHORT if args[0] != "reproduce" else []), cwd=tmp_path)
+    one_line_error(p, option, repr(value))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args,option,value", [
+    (["probe", "--reps", "٣"], "--reps", "٣"),
+    (["probe", "--max-mib", "４"], "--max-mib", "４"),
+    (["ringbench", "--window", "２５６"], "--window", "２５６"),
+    (["ringbench", "--mlp", "1_0"], "--mlp", "1_0"),
+    (["ringbench", "--batch", "٣"], "batch", "٣"),
+    (["ringbench", "--cpus", "0,１"], "cpus", "0,１"),
+])
+def test_real_machine_tools_take_ascii_digits_only(tmp_path, args, option, value):
+    p = hostio_cli(*args, cwd=tmp_path)
+    one_line_error(p, option, repr(value))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_integer_option_too_long_to_read_is_one_line():
+    line = one_line_error(hostio_cli("advise", "quickstart", "--goal", "p99", "--seeds", "9" * 5000), "--seeds", "5000 digits")
+    assert len(line) < 200
+
+
+# ---- outputs that name one destination --------------------------------------------------------
+
+@pytest.mark.parametrize("first,second", [("-", "/dev/stdout"), ("/dev/stdout", "-"), ("/proc/self/fd/1", "-"), ("SAME", "SAME"),
+                                          ("SAME", "./SAME")])
+def test_two_outputs_to_one_destination_are_refused(tmp_path, first, second):
+    p = hostio_cli("pcie", "bandwidth", "--size", "64", "--json", first, "--csv", second, cwd=tmp_path)
+    one_line_error(p, f"--csv = {second!r}: a destination other than --json's ({first!r}")
+    assert p.stdout == "" and list(tmp_path.iterdir()) == []
+
+
+def test_a_path_to_stdout_is_stdout(tmp_path):
+    # Piped: the JSON alone, as with --json -, not the JSON followed by the summary.
+    p = hostio_cli("run", "quickstart", *SHORT, "--json", "/dev/stdout")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["seed"] == 1
+    # Redirected to a file: the file keeps the command's output (it is not replaced under it).
+    with open(tmp_path / "out.txt", "w") as f:
+        p = subprocess.run([sys.executable, "-m", "hostio", "pcie", "bandwidth", "--size", "64", "--csv", "/dev/stdout"], stdout=f)
+    assert p.returncode == 0 and (tmp_path / "out.txt").read_text().startswith("size,")
+    assert list(tmp_path.iterdir()) == [tmp_path / "out.txt"]
+
+
+def test_an_output_in_a_folder_that_takes_no_files_is_refused_before_the_work():
+    # /proc is writable by permission bits (for root) but takes no new files.
+    # (The run would take a minute: the error must come first.)
+    one_line_error(hostio_cli("run", "quickstart", "--json", "/proc/hostio.json", "--set", "run.duration_us=10000000", timeout=20),
+                   "--json = '/proc/hostio.json': a path this user may write")
+    one_line_error(hostio_cli("run", "quickstart", "--json", ""), "--json = '': a file path, or - for stdout")
+
+
+# ---- inline tables in --set ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("override,suggestion", [
+    ("nics.nic0={pause_frames=true}", "--set nics.nic0.pause_frames=true"),
+    ("nics.nic0 = { pause_frames = true, pcie = { gen = 4 } }", "--set nics.nic0.pause_frames=true --set nics.nic0.pcie.gen=4"),
+    ('apps."fw.d"={kind="l2fwd"}', '--set apps."fw.d".kind="l2fwd"'),
+    ("platform={}", "it would replace all of platform"),
+])
+def test_an_inline_table_in_set_is_refused_with_the_keys_to_set(tmp_path, override, suggestion):
+    one_line_error(hostio_cli("check", "quickstart", "--set", override), "--set = ", "not an inline table", suggestion)
+    with pytest.raises(hostio.ConfigError, match="^--set = .*not an inline table"):
+        sim.run("quickstart", set=[override])
+    p = hostio_cli("sweep", "quickstart", "--axis", "run.seed=1", "--set", override, "--out", str(tmp_path / "o"))
+    one_line_error(p, "not an inline table")
+    assert not (tmp_path / "o").exists()
+    # A value that only starts with a brace is not a table: the key reports it, as before.
+    with pytest.raises(hostio.ConfigError, match=r'^platform\.preset = "\{x"'):
+        sim.check("quickstart", set=["platform.preset={x"])
+
+
+def test_mapping_keys_in_messages_are_spelt_as_toml_does():
+    with pytest.raises(hostio.ConfigError, match=r'^apps\."fw\.d"\.cores = nan: a finite number'):
+        sim.check({"apps": {"fw.d": {"kind": "l2fwd", "cores": math.nan}}})

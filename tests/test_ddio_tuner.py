@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import struct
 from pathlib import Path
 
@@ -352,3 +353,102 @@ def test_a_short_msr_read_names_the_device(tmp_path, capsys):
 def test_a_zero_option_value_is_still_an_option_given(tmp_path, capsys):
     rc, out, err = run_cli(["status", "--ways", "0", "--root", str(make_host(tmp_path))], capsys)
     assert rc == 2 and "--ways = 0: only with ddio set" in err, (rc, err)
+
+
+# ---- errors name the option typed (--ways, --mask, --nic, --state, --root) --------------------------
+
+def _one_line(capsys, args):
+    rc, out, err = run_cli(args, capsys)
+    assert rc == 2 and not out and err.count("\n") == 1 and "Traceback" not in err, (rc, out, err)
+    return err.strip()
+
+
+@pytest.mark.parametrize("args, line", [
+    (["set", "--ways", "1"], "--ways = 1: 2..11 (fewer than the 2 default ways would clear default bits)"),
+    (["set", "--ways", "12"], "--ways = 12: 2..11 (fewer than the 2 default ways would clear default bits)"),
+    (["set", "--ways=-3"], "--ways = '-3': 2..11 (fewer than the 2 default ways would clear default bits)"),
+    (["set", "--ways", "9" * 50], f"--ways = '{'9' * 50}': 2..11 (fewer than the 2 default ways would clear default bits)"),
+    (["set", "--mask", "0x6c0"], "--mask = '0x6c0': contiguous bits on this CPU (Skylake-SP and later)"),
+    (["set", "--mask", "7c"], "--mask = '7c': must keep the default I/O ways 0x600 set"),
+    (["set"], "--ways = None: exactly one of --ways N or --mask HEX"),
+    (["set", "--ways", "4", "--mask", "0x780"], "--mask = '0x780': exactly one of --ways N or --mask HEX (not both)"),
+    (["disable", "--nic", "zz"], "--nic = 'zz': a PCI address DOMAIN:BUS:DEV.FN such as 0000:3b:00.0"),
+    (["disable", "--nic", ""], "--nic = '': the PCI address of the NIC (BDF) such as 0000:3b:00.0"),
+    (["disable"], "--nic = None: the PCI address of the NIC (BDF) such as 0000:3b:00.0"),
+    (["status", "--nic", ""], "--nic = '': the PCI address of the NIC (BDF) such as 0000:3b:00.0"),
+    (["status", "--nic", "0000:99:00.0"], "--nic = '0000:99:00.0': a PCI device present in "),
+])
+def test_set_and_port_errors_name_the_option_typed(tmp_path, capsys, args, line):
+    root = make_host(tmp_path)
+    assert _one_line(capsys, [*args, "--root", str(root)]).startswith("hostio: error: " + line)
+    assert msr_of(root, 0) == 0x600 and perfctrl_of(root) == 0x80 and not _state(root).exists()
+
+
+def test_state_errors_name_the_state_option(tmp_path, capsys):
+    root = make_host(tmp_path)
+    missing = tmp_path / "a: b" / "none.json"
+    assert _one_line(capsys, ["restore", "--state", str(missing), "--root", str(root)]) == \
+        f"hostio: error: --state = '{missing}': a state file written by an earlier `hostio ddio` change"
+    # The default path is --state's value too.
+    assert _one_line(capsys, ["restore", "--root", str(root)]).startswith(f"hostio: error: --state = '{_state(root)}': ")
+    # A state file that cannot be written is refused before any register is.
+    blocked = root / "proc" / "cpuinfo" / "state.json"
+    line = _one_line(capsys, ["set", "--ways", "4", "--state", str(blocked), "--root", str(root)])
+    assert line.startswith(f"hostio: error: --state = '{blocked}': a state file path this user may write ("), line
+    assert msr_of(root, 0) == 0x600 and msr_of(root, 1) == 0x600
+
+
+@pytest.mark.parametrize("root", ["", " ", "missing", "file"])
+def test_a_root_that_is_not_a_directory_is_named(tmp_path, capsys, root):
+    if root == "missing":
+        root = str(tmp_path / "nowhere")
+    elif root == "file":
+        (tmp_path / "f").write_text("")
+        root = str(tmp_path / "f")
+    for args in (["status"], ["set", "--ways", "4"]):
+        assert _one_line(capsys, [*args, "--root", root]) == \
+            f"hostio: error: --root = {root!r}: an existing directory: / for this machine, or the top of a fake tree"
+
+
+@pytest.mark.parametrize("args, line", [
+    (["set", "--ways", "٣"], "--ways = '٣': a number of I/O ways in ASCII digits, such as 4"),
+    (["set", "--ways", "３"], "--ways = '３': a number of I/O ways in ASCII digits, such as 4"),
+    (["set", "--ways", ""], "--ways = '': a number of I/O ways in ASCII digits, such as 4"),
+    (["set", "--ways", "4.0"], "--ways = '4.0': a number of I/O ways in ASCII digits, such as 4"),
+    (["status", "--ways", "٣"], "--ways = '٣': a number of I/O ways in ASCII digits, such as 4"),
+    (["set", "--mask", "０x７c0"], "--mask = '０x７c0': a hexadecimal way mask in ASCII digits, such as 0x7c0"),
+    (["set", "--mask", "0x_7c0"], "--mask = '0x_7c0': a hexadecimal way mask in ASCII digits, such as 0x7c0"),
+    (["set", "--mask=-0x7c0"], "--mask = '-0x7c0': a hexadecimal way mask in ASCII digits, such as 0x7c0"),
+])
+def test_ways_and_mask_take_ascii_digits_only(tmp_path, capsys, args, line):
+    root = make_host(tmp_path)
+    assert _one_line(capsys, [*args, "--root", str(root)]) == "hostio: error: " + line
+    assert msr_of(root, 0) == 0x600 and not _state(root).exists()
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "directory", "huge"])
+def test_a_state_file_that_is_no_regular_file_or_too_large_is_refused(tmp_path, capsys, kind):
+    # A device such as /dev/zero used to be read to the end of memory and a FIFO to block forever
+    # (/dev/null stands for the devices here: harmless even where the check is missing).
+    root = make_host(tmp_path)
+    path = {"device": "/dev/null", "fifo": str(tmp_path / "fifo"), "directory": str(tmp_path),
+            "huge": str(tmp_path / "huge.json")}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    if kind == "huge":
+        Path(path).write_text(" " * (t.MAX_STATE_BYTES + 1) + "{}")
+
+    def blocked(signum, frame):
+        raise TimeoutError(f"blocked on the state file {path}")
+
+    previous = signal.signal(signal.SIGALRM, blocked)
+    signal.alarm(30)
+    try:
+        for args in (["restore"], ["set", "--ways", "4"]):
+            line = _one_line(capsys, [*args, "--state", path, "--root", str(root)])
+            assert line.startswith(f"hostio: error: --state = '{path}': a "), line
+            assert ("at most 1048576 bytes" in line) if kind == "huge" else ("a regular file" in line), line
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert msr_of(root, 0) == 0x600 and msr_of(root, 1) == 0x600

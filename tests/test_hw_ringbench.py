@@ -85,4 +85,4 @@ def test_argparse_errors_are_one_line(capsys):
         cli.main(["probe", "--reps", "many"])
     assert e.value.code == 2
     err = capsys.readouterr().err
-    assert "hostio probe: error: argument --reps: invalid int value: 'many'" in err and err.count("\n") == 1
+    assert "hostio probe: error: argument --reps: 'many' is not an integer" in err and err.count("\n") == 1

@@ -93,22 +93,22 @@ def test_plot_writes_png(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("argv,msg", [
-    (["bandwidth", "--mps", "192", "--size", "64"], "mps = 192: one of 128, 256, 512, 1024, 2048, 4096"),
-    (["bandwidth", "--gen", "8", "--size", "64"], "gen = 8: one of 1, 2, 3, 4, 5, 6, 7"),
-    (["bandwidth", "--lanes", "3", "--size", "64"], "lanes = 3: one of 1, 2, 4, 8, 16, 32"),
-    (["bandwidth", "--lanes", "many", "--size", "64"], "lanes = 'many'"),
-    (["bandwidth", "--size", "0"], "size = 0"),
-    (["bandwidth", "--size", "64K!"], "size = '64K!'"),
-    (["nic", "--design", "smart", "--frame", "64"], "design = 'smart'"),
-    (["nic", "--design", "dpdk", "--frame", "32"], "frame = 32"),
-    (["nic", "--design", "dpdk", "--frame", "64", "--eth-gbps", "fast"], "eth_gbps = 'fast'"),
-    (["link-for", "--rate-gbps", "-3", "--size", "64"], "rate_gbps = -3"),
-    (["link-for", "--rate-gbps", "3", "--size", "64", "--op", "copy"], "op = \"copy\""),
-    (["bench", "--test", "LAT_XX", "--size", "64", "--window", "8K"], "test = 'LAT_XX'"),
-    (["bench", "--test", "LAT_RD", "--size", "64", "--window", "8K", "--cache", "hot"], "cache = 'hot'"),
-    (["bench", "--test", "LAT_RD", "--size", "64", "--window", "8K", "--numa", "far"], "numa = 'far'"),
-    (["latency", "--size", "64", "--location", "l4"], "location = \"l4\""),
-    (["plot", "--out", "x.svg"], "out = 'x.svg'"),
+    (["bandwidth", "--mps", "192", "--size", "64"], "--mps = 192: one of 128, 256, 512, 1024, 2048, 4096"),
+    (["bandwidth", "--gen", "8", "--size", "64"], "--gen = 8: one of 1, 2, 3, 4, 5, 6, 7"),
+    (["bandwidth", "--lanes", "3", "--size", "64"], "--lanes = 3: one of 1, 2, 4, 8, 16, 32"),
+    (["bandwidth", "--lanes", "many", "--size", "64"], "--lanes = 'many'"),
+    (["bandwidth", "--size", "0"], "--size = 0"),
+    (["bandwidth", "--size", "64K!"], "--size = '64K!'"),
+    (["nic", "--design", "smart", "--frame", "64"], "--design = 'smart'"),
+    (["nic", "--design", "dpdk", "--frame", "32"], "--frame = 32"),
+    (["nic", "--design", "dpdk", "--frame", "64", "--eth-gbps", "fast"], "--eth-gbps = 'fast'"),
+    (["link-for", "--rate-gbps", "-3", "--size", "64"], "--rate-gbps = '-3'"),
+    (["link-for", "--rate-gbps", "3", "--size", "64", "--op", "copy"], "--op = 'copy'"),
+    (["bench", "--test", "LAT_XX", "--size", "64", "--window", "8K"], "--test = 'LAT_XX'"),
+    (["bench", "--test", "LAT_RD", "--size", "64", "--window", "8K", "--cache", "hot"], "--cache = 'hot'"),
+    (["bench", "--test", "LAT_RD", "--size", "64", "--window", "8K", "--numa", "far"], "--numa = 'far'"),
+    (["latency", "--size", "64", "--location", "l4"], "--location = 'l4'"),
+    (["plot", "--out", "x.svg"], "--out = 'x.svg'"),
 ])
 def test_bad_input_is_one_line_exit_2(capsys, argv, msg):
     rc, out, err = run(capsys, "pcie", *argv)

@@ -256,3 +256,35 @@ def test_bad_input_names_key_and_allowed(call, key):
         call()
     assert key in str(e.value)
     assert isinstance(e.value, pcie.ConfigError)
+
+
+# ---- numbers are ASCII digits; values too large for the model's fields are named ------------------
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: pcie.bandwidth([64], gen="٣"), "gen = '٣': an integer (ASCII digits)"),
+    (lambda: pcie.bandwidth([64], mps="２５６"), "mps = '２５６': an integer (ASCII digits)"),
+    (lambda: pcie.bandwidth([64], mps="2_56"), "mps = '2_56': an integer (ASCII digits)"),
+    (lambda: pcie.bandwidth([64], lanes="x１６"), "lanes = 'x１６': an integer (ASCII digits)"),
+    (lambda: pcie.bandwidth(["６４"]), "size = '６４': an integer (ASCII digits)"),
+    (lambda: pcie.nic("dpdk", [64], eth_gbps="４０"), "eth_gbps = '４０': a line rate in (0, 10000] Gb/s"),
+    (lambda: pcie.nic("dpdk", [64], eth_gbps="4_0"), "eth_gbps = '4_0': a line rate in (0, 10000] Gb/s"),
+    (lambda: pcie.link_for("1_0", 64), "rate_gbps = '1_0': a positive finite number of Gb/s"),
+    (lambda: pcie.link_for(math.inf, 64), "rate_gbps = inf: a positive finite number of Gb/s"),
+])
+def test_numbers_take_ascii_digits_only(call, message):
+    with pytest.raises(ConfigError) as e:
+        call()
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("kw,message", [
+    ({"gen": 300}, "gen = 300: one of 1, 2, 3, 4, 5, 6, 7"),
+    ({"gen": "1" + "0" * 60}, "gen = '1" + "0" * 60 + "': one of 1, 2, 3, 4, 5, 6, 7"),
+    ({"lanes": 1 << 32}, f"lanes = {1 << 32}: one of 1, 2, 4, 8, 16, 32"),
+    ({"addr": 1 << 40}, f"addr = {1 << 40}: one of 32, 64"),
+])
+def test_values_beyond_the_fields_width_say_what_is_allowed(kw, message):
+    # Not the JSON decoder's "invalid value: integer `300`, expected u8 at line 1 column 11".
+    with pytest.raises(ConfigError) as e:
+        pcie.bandwidth([64], **kw)
+    assert str(e.value) == message

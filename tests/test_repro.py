@@ -463,7 +463,7 @@ def test_fig12_criterion_has_no_bar():
     assert all("|" not in c.criterion for c in repro.fig12_claims([]))
 
 
-@pytest.mark.parametrize("ov", ["run.seed=7", " run.seed = 7", "run={seed=7}"])
+@pytest.mark.parametrize("ov", ["run.seed=7", " run.seed = 7", "run={seed=7}", "run.\"seed\"=7", "\"run\".'seed'=7"])
 def test_reproduce_refuses_a_seed_override(tmp_path, ov):
     with pytest.raises(ConfigError, match=r"overrides = .*run.seed"):
         repro.reproduce(tmp_path / "o", only=["pause"], seeds=2, progress=False, overrides=["run.duration_us=100", ov])

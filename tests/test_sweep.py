@@ -296,7 +296,6 @@ def test_ctrl_c_on_a_dask_cluster_is_one_line(tmp_path):
     os.killpg(p.pid, signal.SIGINT)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
-    # (Dask may warn first that its default HTTP port is taken by another cluster on the host.)
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert err.strip().splitlines()[-1] == "hostio: interrupted", err
     df = hostio.load(tmp_path)
@@ -397,3 +396,65 @@ def test_an_axis_named_like_a_metric_keeps_its_values(tmp_path):
     assert list(df["nics.nic0.pause_frames"]) == [True, False]
     assert df["metrics.nics.nic0.pause_frames"].iloc[0] > 0
     assert df["metrics.nics.nic0.pause_frames"].iloc[1] == 0
+
+
+def test_a_local_dask_cluster_does_not_warn_about_a_taken_port(tmp_path):
+    # Another cluster (or anything) on Dask's default HTTP port 8787: the sweep's own cluster
+    # serves no dashboard and takes a free port, so it has nothing to warn about.
+    holder = socket.socket()
+    try:
+        holder.bind(("127.0.0.1", 8787))
+        holder.listen()
+    except OSError:
+        pass  # taken already, which is the case under test too
+    try:
+        p = cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128,256", "--scheduler", "dask", "--jobs", "2",
+                "--out", str(tmp_path), "--quiet", *sum((["--set", s] for s in SHORT), []), timeout=120)
+    finally:
+        holder.close()
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == "", p.stderr
+
+
+def test_a_second_ctrl_c_while_the_tables_are_written_keeps_them(tmp_path, monkeypatch):
+    # Rapid Ctrl-Cs: the first stops the sweep, the next arrives while the tables of the points
+    # finished are being written; they are written all the same.
+    real_run, real_write = sweep._run_points, sweep.write_tables
+
+    def one_point_then_ctrl_c(points, ids, *rest):
+        real_run(points[:1], ids[:1], *rest)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(10)  # KeyboardInterrupt arrives here
+        raise AssertionError("SIGINT did not interrupt")
+
+    def ctrl_c_again_then_write(df, folder):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)
+        real_write(df, folder)
+
+    monkeypatch.setattr(sweep, "_run_points", one_point_then_ctrl_c)
+    monkeypatch.setattr(sweep, "write_tables", ctrl_c_again_then_write)
+    handler = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert len(pd.read_parquet(tmp_path / "results.parquet")) == 1
+    assert (tmp_path / "table.csv").read_text().count("\n") == 2
+    assert signal.getsignal(signal.SIGINT) is handler  # put back
+
+
+def test_rapid_ctrl_c_on_the_command_line_keeps_finished_points(tmp_path):
+    p = subprocess.Popen([sys.executable, "-m", "hostio", "sweep", "quickstart", "--axis", "run.duration_us=200,200000,200001",
+                          "--set", "run.warmup_us=100", "--jobs", "2", "--out", str(tmp_path), "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 30
+    log = tmp_path / "points.jsonl"
+    while (not log.exists() or not log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for _ in range(10):  # within a few milliseconds, while the first is being handled
+        p.send_signal(signal.SIGINT)
+        time.sleep(0.001)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert err.strip().splitlines() == ["hostio: interrupted"], err
+    assert len(pd.read_parquet(tmp_path / "results.parquet")) == 1

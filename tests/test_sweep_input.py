@@ -68,10 +68,14 @@ def test_malformed_records_are_rerun_and_reported_missing(tmp_path, bad):
 # ---- sizes, jobs, schedulers, empty values -------------------------------------------------------
 
 @pytest.mark.parametrize("args,needles", [
+    # The error names the option(s) that make the count too large: --seeds alone, --axis alone, or both.
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--seeds", "1000000000"],
-     ["--axis", "at most 1000000 runs (asked for 1000000000)"]),
+     ["hostio: error: --seeds = 1000000000: at most 1000000 runs in all (asked for 1000000000: 1 points × 1000000000 seeds)"]),
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=" + ",".join(map(str, range(1, 1001))),
-      "--axis", "platform.ddio_ways=" + ",".join(map(str, range(1, 1002)))], ["at most 1000000 runs (asked for 1001000)"]),
+      "--axis", "platform.ddio_ways=" + ",".join(map(str, range(1, 1002)))],
+     ["hostio: error: --axis = 1001000: at most 1000000 runs in all (asked for 1001000"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=" + ",".join(map(str, range(1, 1001))), "--seeds", "1001"],
+     ["hostio: error: --axis and --seeds = '1000 × 1001': at most 1000000 runs in all (asked for 1001000"]),
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--jobs", "0"], ["--jobs = 0: an integer >= 1"]),
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:"], ["--scheduler", "1..65535"]),
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:abc"], ["--scheduler", "1..65535"]),
@@ -82,7 +86,10 @@ def test_malformed_records_are_rerun_and_reported_missing(tmp_path, bad):
     (["reproduce", "--only", ""], ["--only = ''"]),
     (["reproduce", "--only", ","], ["--only = ','"]),
     (["reproduce", "--scheduler", "tcp://127.0.0.1:0"], ["--scheduler", "1..65535"]),
-    (["advise", "quickstart", "--goal", "p99", "--seeds", "1000000000", "--knobs", "platform.ddio_ways=2,4"], ["--knobs", "at most 1000000 runs"]),
+    (["advise", "quickstart", "--goal", "p99", "--seeds", "1000000000", "--knobs", "platform.ddio_ways=2,4"],
+     ["hostio: error: --seeds = 1000000000: at most 1000000 runs"]),
+    (["advise", "quickstart", "--goal", "p99", "--seeds", "1000", "--knobs", "platform.ddio_ways=" + ",".join(map(str, range(1, 1001)))],
+     ["hostio: error: --knobs and --seeds = '1001 × 1000': at most 1000000 runs"]),
     (["advise", "quickstart", "--goal", "p99", "--jobs", "0"], ["--jobs = 0"]),
     (["advise", "quickstart", "--goal", "p99", "--knobs", ""], ["--knobs = ''"]),
     (["advise", "quickstart", "--goal", "p99", "--slo", "0"], ["--slo = 0.0"]),
@@ -355,3 +362,53 @@ def test_seeds_past_the_largest_run_seed_name_seeds(tmp_path):
     with pytest.raises(hostio.ConfigError, match=r"^--seeds = 2: a count whose last seed"):
         advise.advise("quickstart", goal="p99", seeds=2, set=[f"run.seed={top}"], progress=False)
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+# ---- dotted keys: one key, however it is spelt -----------------------------------------------
+
+@pytest.mark.parametrize("args,needles", [
+    # The same key spelt two ways is one key: a second axis, a --set on an axis, or a run.seed axis with --seeds.
+    (["--axis", "run.duration_us=200", "--axis", 'run."duration_us"=300'], ["--axis", "run.duration_us is already an axis"]),
+    (["--axis", "nics.nic0.rx_descriptors=128", "--set", 'nics.nic0."rx_descriptors"=256'],
+     ["--set", "not also an --axis (nics.nic0.rx_descriptors is one)"]),
+    (["--axis", "nics . nic0 . rx_descriptors=128", "--set", "nics.nic0.rx_descriptors=256"], ["--set", "not also an --axis"]),
+    (["--axis", 'run."seed"=1,2', "--seeds", "2"], ["--axis = 'run.seed': --seeds instead of a run.seed axis"]),
+    (["--axis", "run.'seed'=1,2", "--seeds", "2"], ["--seeds instead of a run.seed axis"]),
+    # Messages spell keys as TOML does: a part that is not a bare key stays quoted.
+    (["--axis", 'nics."nic 0".rx_descriptors=128,128'], ['--axis nics."nic 0".rx_descriptors = 128', "twice"]),
+    (["--axis", "nics..rx_descriptors=128"], ["--axis", "TOML dotted key"]),
+])
+def test_a_key_spelt_two_ways_is_one_key(tmp_path, args, needles):
+    out = tmp_path / "out"
+    one_line_error(cli("sweep", "quickstart", *args, "--out", str(out), *SHORT_CLI), *needles)
+    assert not out.exists()
+
+
+def test_python_axes_and_knobs_are_compared_in_their_normal_spelling(tmp_path):
+    with pytest.raises(ConfigError, match=r"^--axis = 'run\.\"seed\"': each key once"):
+        hostio.sweep("quickstart", {"run.seed": [1], 'run."seed"': [2]}, set=SHORT, out=tmp_path / "a", progress=False)
+    with pytest.raises(ConfigError, match=r"^--axis = 'run\.seed': --seeds instead"):
+        hostio.sweep("quickstart", {"run . seed": [1, 2]}, seeds=2, set=SHORT, out=tmp_path / "a", progress=False)
+    assert not (tmp_path / "a").exists()
+    assert advise.parse_knobs('nics."nic0".rx_descriptors=128,256,platform . ddio_ways') == {
+        "nics.nic0.rx_descriptors": [128, 256], "platform.ddio_ways": None}
+    # A quoted part may hold a dot, a comma or an = sign.
+    assert advise.parse_knobs('apps."a,b=c".cores=1,2') == {'apps."a,b=c".cores': [1, 2]}
+    for spec, needle in (('run."seed"=1,2', "keys other than run.seed"), ("platform.ddio_ways=2,platform.'ddio_ways'=4", "given twice"),
+                         ("platform..ddio_ways=2", "TOML dotted key")):
+        with pytest.raises(ConfigError, match=needle):
+            advise.parse_knobs(spec)
+    for knobs, needle in (({'run."seed"': [1, 2]}, "run.seed"), ({"platform.ddio_ways": [2], 'platform."ddio_ways"': [4]}, "same key")):
+        with pytest.raises(ConfigError, match=needle):
+            advise.advise("quickstart", goal="p99", knobs=knobs, set=SHORT, progress=False)
+
+
+def test_a_sweep_over_a_quoted_key_names_its_column_as_toml_does():
+    text = hostio.scenario_path("quickstart").read_text().replace("[apps.fwd]", '[apps."fw.d"]')
+    df = hostio.sweep(text, {"apps.'fw.d'.cores": [1, 2]}, set=SHORT, jobs=1, progress=False)
+    assert list(df['apps."fw.d".cores']) == [1, 2] and df["error"].isna().all()
+
+
+def test_an_out_folder_that_cannot_be_created_names_out(tmp_path):
+    one_line_error(cli("sweep", "quickstart", "--axis", "traffic.t0.packet_size=64", "--out", "/proc/hostio-sweep", *SHORT_CLI),
+                   "--out = '/proc/hostio-sweep': a folder this user may create and write")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import re
 import statistics
 from typing import Iterable, Mapping, Sequence
@@ -60,22 +61,37 @@ LESSONS = {
 }
 
 
+def _split_items(spec: str) -> list[str]:
+    """``spec`` split at the commas outside quotes (a quoted key part or a string value may hold one)."""
+    bounds = [-1, *sim.unquoted(spec, ","), len(spec)]
+    return [spec[a + 1:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def _is_key(tok: str) -> bool:
+    """Whether an item without ``=`` names a knob: a dotted key of two parts or more, not a number."""
+    parts = sim.key_parts(tok)
+    return parts is not None and len(parts) > 1 and not re.fullmatch(r"[-+0-9.eE_]+", tok)
+
+
 def parse_knobs(spec: str | None) -> dict[str, list | None] | None:
-    """``key,key=v1,v2,key`` → {key: values or None (defaults)}; keys have dots, values do not."""
+    """``key,key=v1,v2,key`` → {key: values or None (defaults)}; keys are TOML dotted keys (in
+    their normal spelling, see :func:`hostio.sim.key_text`), values are numbers or true/false."""
     if spec is None:
         return None
+    if not isinstance(spec, str):
+        raise config_error("--knobs", spec, "a string of KEY[=V1,V2,...] items separated by commas")
     if not spec.strip():
         raise config_error("--knobs", spec, "KEY[=V1,V2,...] items separated by commas (leave the option out for the default knobs)")
     knobs: dict[str, list | None] = {}
     current = None
-    for tok in (t.strip() for t in spec.split(",")):
+    for tok in (t.strip() for t in _split_items(spec)):
         if not tok:
             raise config_error("--knobs", spec, "KEY[=V1,V2,...] items separated by commas, without empty items")
-        if "=" in tok:
-            key, v = tok.split("=", 1)
-            current = _new_knob(key.strip(), knobs, spec)
+        if (i := sim.key_end(tok)) is not None:
+            key, v = tok[:i].strip(), tok[i + 1:]
+            current = _new_knob(key, knobs, spec)
             knobs[current] = [_value(v, spec)]
-        elif "." in tok and not re.fullmatch(r"[-+0-9.eE]+", tok):
+        elif _is_key(tok):
             current = _new_knob(tok, knobs, spec)
             knobs[current] = None
         elif current is not None and knobs[current] is not None:
@@ -91,11 +107,33 @@ def parse_knobs(spec: str | None) -> dict[str, list | None] | None:
 def _new_knob(key: str, knobs: dict, spec: str) -> str:
     if not key:
         raise config_error("--knobs", spec, "KEY[=V1,V2,...] items with a key before each =")
+    key = sim.normal_key(key, "--knobs", spec)
     if key in knobs:
         raise config_error("--knobs", spec, f"each key once ({key} is given twice)")
     if key == "run.seed":
         raise config_error("--knobs", spec, "keys other than run.seed (use --seeds)")
     return key
+
+
+def _normal_knobs(knobs: Mapping) -> dict[str, list | None]:
+    """``knobs`` (key → values or None) with each key a dotted key in its normal spelling, given once."""
+    if not isinstance(knobs, Mapping):
+        raise config_error("knobs", knobs, "a mapping of KEY.PATH → list of values, or None for the defaults")
+    out: dict[str, list | None] = {}
+    for key, vals in knobs.items():
+        if not isinstance(key, str) or not key.strip():
+            raise config_error("--knobs", key, "a KEY.PATH string")
+        norm = sim.normal_key(key.strip(), "--knobs")
+        if norm in out:
+            raise config_error("--knobs", key, f"each key once (it is the same key as {norm})")
+        out[norm] = vals
+    return out
+
+
+def _leaf(key: str) -> str:
+    """The last part of a knob key (``nics."a.b".cores`` → ``cores``)."""
+    parts = sim.key_parts(key)
+    return parts[-1] if parts else key
 
 
 def _value(raw: str, spec: str):
@@ -109,7 +147,7 @@ def _value(raw: str, spec: str):
 
 def _current(resolved: dict, key: str):
     node = resolved["scenario"]
-    for part in key.split("."):
+    for part in sim.key_parts(key) or (key,):
         if not isinstance(node, Mapping) or part not in node:
             raise config_error("--knobs", key, "a key of the scenario (see hostio check)")
         node = node[part]
@@ -121,8 +159,9 @@ def _current(resolved: dict, key: str):
 def default_knobs(resolved: dict) -> dict[str, None]:
     sc = resolved["scenario"]
     keys = ["platform.ddio_ways"]
-    keys += [f"nics.{n}.rx_descriptors" for n in sc.get("nics", {})]
-    keys += [f"apps.{a}.cores" for a, app in sc.get("apps", {}).items() if app.get("cores") is not None and app.get("nic")]
+    keys += [sim.key_text(["nics", n, "rx_descriptors"]) for n in sc.get("nics", {})]
+    keys += [sim.key_text(["apps", a, "cores"]) for a, app in sc.get("apps", {}).items()
+             if app.get("cores") is not None and app.get("nic")]
     return {k: None for k in keys}
 
 
@@ -132,7 +171,7 @@ def candidates(text: str, base: list[str], resolved: dict, knobs: Mapping[str, l
     for key, vals in knobs.items():
         cur = _current(resolved, key)
         if vals is None:
-            leaf = key.rsplit(".", 1)[-1]
+            leaf = _leaf(key)
             if leaf not in DEFAULT_VALUES:
                 raise config_error("--knobs", key, f"values for this key (KEY=V1,V2,...); defaults exist for {', '.join(DEFAULT_VALUES)}")
             vals = []
@@ -168,11 +207,11 @@ def _spread(results: Sequence[dict]) -> dict:
 
 
 def _cost(setting: dict, current: dict, cands: dict) -> tuple:
-    cores = sum(v for k, v in setting.items() if k.endswith(".cores"))
-    ways = sum(v for k, v in setting.items() if k.endswith(".ddio_ways"))
+    cores = sum(v for k, v in setting.items() if _leaf(k) == "cores")
+    ways = sum(v for k, v in setting.items() if _leaf(k) == "ddio_ways")
     steps = 0
     for k, v in setting.items():
-        if k.endswith((".cores", ".ddio_ways")):
+        if _leaf(k) in ("cores", "ddio_ways"):
             continue
         order = sorted(set(cands[k]) | {current[k]}, key=lambda x: (str(type(x)), x))
         steps += abs(order.index(v) - order.index(current[k]))
@@ -196,12 +235,22 @@ def advise(
     ``seeds``), ``seeds``, ``lesson``, ``commands``, ``searched`` (settings tried)."""
     if goal not in GOALS:
         raise config_error("--goal", goal, "one of " + ", ".join(GOALS))
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+    n = sim.integer(seeds)
+    if n is None or n < 1:
         raise config_error("--seeds", seeds, "a count of 1 or more")
-    sweeps.check_jobs(jobs)
+    seeds = n
+    jobs = sweeps.check_jobs(jobs)
     sweeps._check_scheduler(scheduler)
-    if slo is not None and (isinstance(slo, bool) or not isinstance(slo, (int, float)) or not math.isfinite(slo) or slo < 0):
-        raise config_error("--slo", slo, "a finite number >= 0 (ns for p99, Gb/s for throughput, a rate in [0, 1] for misses)")
+    if slo is not None:
+        value = None
+        if isinstance(slo, numbers.Real) and not isinstance(slo, bool) and sim._numpy_type(slo) not in ("bool_", "bool"):
+            try:
+                value = float(slo)
+            except OverflowError:  # an integer beyond floating point: not finite either
+                pass
+        if value is None or not math.isfinite(value) or value < 0:
+            raise config_error("--slo", slo, "a finite number >= 0 (ns for p99, Gb/s for throughput, a rate in [0, 1] for misses)")
+        slo = value
     if slo is not None and goal == "p99" and slo == 0:
         raise config_error("--slo", slo, "a p99 latency in ns > 0")
     if slo is not None and goal == "misses" and not 0 < slo <= 1:
@@ -209,17 +258,18 @@ def advise(
     text, is_json = sim._source(scenario)
     if is_json:
         raise config_error("scenario", "mapping", "advice takes a TOML file or TOML text")
-    base = list(set)
+    base = sim._overrides(set)
     resolved = sim.check(text, set=base)
-    knobs = dict(knobs) if knobs else default_knobs(resolved)
+    knobs = _normal_knobs(knobs) if knobs else default_knobs(resolved)
     if "run.seed" in knobs:
         raise config_error("--knobs", "run.seed", "keys other than run.seed (use --seeds)")
     given = {k: v for k, v in knobs.items() if v is not None}
     if given:
-        sweeps.check_axes(given)  # non-empty lists of distinct values
+        sweeps.check_axes(given, "--knobs")  # non-empty lists of distinct values
     cands = candidates(text, base, resolved, knobs)
-    sweeps.check_runs("--knobs", f"{math.prod(len(v) for v in cands.values())} settings × {seeds} seeds",
-                      (math.prod(len(v) for v in cands.values()) + 1) * seeds)
+    # The settings and the scenario as given, each on every seed.
+    sweeps.check_product([("--knobs", math.prod(len(v) for v in cands.values()) + 1, "settings (the scenario as given too)"),
+                          ("--seeds", seeds, "seeds")])
     current = {k: _current(resolved, k) for k in cands}
     seed_list = sweeps.seed_run(int(resolved["scenario"]["run"]["seed"]), seeds)
     settings = [dict(zip(cands, combo)) for combo in itertools.product(*cands.values())]
@@ -299,7 +349,7 @@ def _no_metric(metric: str, blocks: Sequence[Sequence[dict]]) -> str:
 def lesson(changed: Sequence[str], met: bool) -> str:
     leaves = []
     for k in changed:
-        leaf = "rx_descriptors" if k.endswith("_descriptors") else k.rsplit(".", 1)[-1]
+        leaf = "rx_descriptors" if _leaf(k).endswith("_descriptors") else _leaf(k)
         if leaf in LESSONS and LESSONS[leaf] not in leaves:
             leaves.append(LESSONS[leaf])
     if not leaves:
@@ -321,9 +371,9 @@ def commands(resolved: dict, setting: Mapping) -> list[str]:
         nic = app.get("nic")
         if not nic or nic not in sc.get("nics", {}):
             continue
-        cores = setting.get(f"apps.{name}.cores", app.get("cores"))
-        rxd = setting.get(f"nics.{nic}.rx_descriptors", sc["nics"][nic]["rx_descriptors"])
-        txd = setting.get(f"nics.{nic}.tx_descriptors", sc["nics"][nic]["tx_descriptors"])
+        cores = setting.get(sim.key_text(["apps", name, "cores"]), app.get("cores"))
+        rxd = setting.get(sim.key_text(["nics", nic, "rx_descriptors"]), sc["nics"][nic]["rx_descriptors"])
+        txd = setting.get(sim.key_text(["nics", nic, "tx_descriptors"]), sc["nics"][nic]["tx_descriptors"])
         lcores = "0,1" if cores == 1 else f"0-{cores}"
         out.append(f"dpdk-testpmd -l {lcores} -a <{nic} PCI address> -- --forward-mode=mac --nb-cores={cores} "
                    f"--rxq={cores} --txq={cores} --rxd={rxd} --txd={txd}   # app {name}: lcore 0 is the main core")

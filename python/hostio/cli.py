@@ -2,16 +2,20 @@
 sub-commands here; the CLI only parses arguments and prints, the logic is in the Python API.
 
 Bad input exits 2 with one line; Ctrl-C exits 130 and SIGTERM 143, both after the same clean-up
-(a sweep or reproduction keeps its finished points and writes its tables for them)."""
+(a sweep or reproduction keeps its finished points and writes its tables for them), which more
+Ctrl-Cs do not cut short. Two outputs may not name one destination (``--json -`` with
+``--csv /dev/stdout``), and a path to standard output is written as ``-`` is."""
 from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import signal
 import sys
 
 from hostio import outfile
 from hostio.errors import USER_ERRORS
+from hostio.sweep import interrupted_once
 
 #: Modules that each define ``register(subparsers)``; a sub-command sets ``func(args) -> int``.
 COMMAND_MODULES = ("hostio.simcli", "hostio.pcie_cli", "hostio.hw_cli")
@@ -20,12 +24,39 @@ COMMAND_MODULES = ("hostio.simcli", "hostio.pcie_cli", "hostio.hw_cli")
 #: Arguments that name an output file (argparse dest → option); they are checked before the
 #: command does any work. Folder outputs (``sweep --out``, ``reproduce --out``) are not files.
 OUTPUT_ARGS = {"json": "--json", "csv": "--csv", "platform_out": "--platform-out", "report_out": "--out"}
+#: Those of them that take ``-`` for standard output.
+STDOUT_ARGS = ("json", "csv", "report_out")
 
 
 def one_line(message: str) -> str:
     """The message with control characters (a value's newline, carriage return, ...) escaped, so
     that an error stays on one line whatever the user typed."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message))
+
+
+def integer_arg(text: str) -> int:
+    """An argparse ``type`` for integer options: ASCII digits with an optional sign (Python's
+    ``int`` would also take other scripts' digits, ``٣`` or ``３``, and ``1_000``)."""
+    t = text.strip(" \t")
+    if not re.fullmatch(r"[+-]?[0-9]+", t):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer (ASCII digits 0-9, with an optional sign)")
+    try:
+        return int(t)
+    except ValueError:  # beyond Python's limit on digits converted (4300): far beyond any count
+        raise argparse.ArgumentTypeError(f"{t[:20]}… ({len(t)} digits) is not an integer of at most "
+                                         f"{sys.get_int_max_str_digits()} digits") from None
+
+
+def number_arg(text: str) -> float:
+    """An argparse ``type`` for number options: what ``float`` reads, in ASCII only (``1.5``,
+    ``2e3``; ``nan`` and ``inf`` too, for the command to refuse with its own message)."""
+    t = text.strip(" \t")
+    if not t.isascii() or "_" in t:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (ASCII digits, e.g. 1.5 or 2e3)")
+    try:
+        return float(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (ASCII digits, e.g. 1.5 or 2e3)") from None
 
 
 class Parser(argparse.ArgumentParser):
@@ -62,17 +93,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        return _main(args)
+        # The first Ctrl-C or SIGTERM stops the command; more of them while it cleans up (a
+        # sweep writing the tables of its finished points) and reports are ignored.
+        with interrupted_once():
+            return _main(args)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
 def _main(args) -> int:
     try:
-        for name, option in OUTPUT_ARGS.items():
-            value = getattr(args, name, None)
-            if isinstance(value, str):
-                outfile.check(option, value)
+        outputs = [(name, option, getattr(args, name, None)) for name, option in OUTPUT_ARGS.items()]
+        outputs = [(name, option, value) for name, option, value in outputs if isinstance(value, str)]
+        outfile.check_distinct([(option, value) for _, option, value in outputs])
+        for name, option, value in outputs:
+            outfile.check(option, value)
+            if name in STDOUT_ARGS and value != "-" and outfile.destination(value) == outfile.STDOUT:
+                # A path to standard output (/dev/stdout, or the file it is redirected to) is
+                # standard output: written in place, and the command prints nothing else there,
+                # as with -, rather than the file being replaced under the command's other output.
+                setattr(args, name, "-")
         return int(args.func(args) or 0)
     except USER_ERRORS as exc:
         print(f"hostio: error: {one_line(exc)}", file=sys.stderr)

@@ -34,8 +34,10 @@ import datetime
 import json
 import os
 import re
+import stat
 import struct
 
+from hostio import outfile
 from hostio.errors import ConfigError, HostioError, config_error
 
 MSR_IIO_LLC_WAYS = 0xC8B
@@ -354,6 +356,8 @@ def default_state_path(host: Host) -> str:
     return host.path("/var/lib/hostio/ddio_state.json")
 
 
+#: The largest state file read back (one entry per socket and root port is a few hundred bytes).
+MAX_STATE_BYTES = 1 << 20
 #: The registers hostio changes, by kind: (offset, width in bytes).
 _REGISTERS = {"msr": (MSR_IIO_LLC_WAYS, 8), "pci": (PERFCTRLSTS_0, 4)}
 
@@ -366,10 +370,19 @@ def _load_state(path: str) -> dict:
         return config_error("state", path, f"a state file written by an earlier `hostio ddio` change ({what}: {value!r})")
 
     try:
-        with open(path, encoding="utf-8") as f:
-            state = json.load(f)
+        # A FIFO would block the open and a device (/dev/zero) never end: regular files only.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise config_error("state", path, "a regular file written by an earlier `hostio ddio` change")
+        with open(path, "rb") as f:
+            data = f.read(MAX_STATE_BYTES + 1)
+        if len(data) > MAX_STATE_BYTES:
+            raise config_error("state", path, f"a state file written by an earlier `hostio ddio` change "
+                                              f"(at most {MAX_STATE_BYTES} bytes)")
+        state = json.loads(data.decode("utf-8"))
     except OSError as e:
         raise config_error("state", path, f"a readable state file ({e.strerror})") from None
+    except ConfigError:
+        raise
     except (ValueError, RecursionError) as e:
         # Not UTF-8, not JSON, an integer past Python's digit limit, or nesting too deep.
         raise bad("not JSON", str(e)[:200] or type(e).__name__) from None
@@ -410,11 +423,16 @@ def _save_state(path: str, changes: list[dict]) -> None:
         if key not in have:
             state["entries"].append({k: c[k] for k in ("kind", "target", "path", "offset", "width", "old")} | {"saved": now})
             have.add(key)
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(state, f, indent=2)
-    os.replace(tmp, path)
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w") as f:
+            json.dump(state, f, indent=2)
+
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        outfile.replace(path, write)
+    except OSError as e:
+        raise config_error("state", path, f"a state file path this user may write ({e.strerror or e})") from None
 
 
 # --- plans -----------------------------------------------------------------------------------

@@ -3,22 +3,25 @@ and ``ddio``. Parsing and printing only; the logic is in ``hostio.probe``, ``hos
 and ``hostio.ddio_tuner``."""
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import re
 import sys
 
 from hostio import outfile
-from hostio.errors import config_error
+from hostio.cli import integer_arg, number_arg
+from hostio.errors import ConfigError, config_error
 
 
 def _int_list(key: str, text: str | None) -> list[int] | None:
     if text is None:
         return None
-    try:
-        return [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise config_error(key, text, "a comma list of integers such as 0,1") from None
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if not all(re.fullmatch(r"[+-]?[0-9]{1,18}", x) for x in items):
+        raise config_error(key, text, "a comma list of integers such as 0,1")
+    return [int(x) for x in items]
 
 
 def _emit_json(dest: str, obj, lines: bool = False) -> None:
@@ -34,9 +37,9 @@ def register(subparsers) -> None:
                               description="Measure this machine: latency by working set (L1/L2/LLC/DRAM), loaded "
                                           "latency, core-to-core line transfers, streaming bandwidth, cache geometry.")
     p.add_argument("--quick", action="store_true", help="fewer working sets, repetitions and samples")
-    p.add_argument("--max-mib", type=float, help="largest working set in MiB (default 4 × LLC; 2 × LLC with --quick)")
-    p.add_argument("--reps", type=int, help="timed repetitions per point (default 7; 3 with --quick)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the pointer-chasing permutation")
+    p.add_argument("--max-mib", type=number_arg, help="largest working set in MiB (default 4 × LLC; 2 × LLC with --quick)")
+    p.add_argument("--reps", type=integer_arg, help="timed repetitions per point (default 7; 3 with --quick)")
+    p.add_argument("--seed", type=integer_arg, default=1, help="seed of the pointer-chasing permutation")
     p.add_argument("--cpus", help="comma list of cpus to use (default: all this process may use)")
     p.add_argument("--tests", help="comma list of latency, loaded, c2c, bandwidth (default: all)")
     p.add_argument("--json", metavar="FILE", help="write the report as JSON ('-' = stdout, then nothing else is printed)")
@@ -50,14 +53,14 @@ def register(subparsers) -> None:
     r.add_argument("--layout", default="grouped", help="padded, packed, grouped or all (default grouped)")
     r.add_argument("--batch", default="1", help="batch sizes 1..64, comma list (default 1)")
     r.add_argument("--pool", default="shared", help="shared (CC-NIC) or queues (PCIe-style free queues)")
-    r.add_argument("--payload", type=int, default=0, help="payload bytes copied each way: 0 or 64..1500")
-    r.add_argument("--window", type=int, default=256, help="descriptors in flight at most (default 256)")
-    r.add_argument("--duration-ms", type=int, default=200,
+    r.add_argument("--payload", type=integer_arg, default=0, help="payload bytes copied each way: 0 or 64..1500")
+    r.add_argument("--window", type=integer_arg, default=256, help="descriptors in flight at most (default 256)")
+    r.add_argument("--duration-ms", type=integer_arg, default=200,
                    help="time per configuration, 2..60000 (half latency, half rate; at least 32 latency samples)")
     r.add_argument("--cpus", help="host cpu,NIC cpu (default: the first two allowed)")
     r.add_argument("--sweep", default="none", help="none, ablation (the CC-NIC ablation table) or grid")
-    r.add_argument("--line-ns", type=float, help="line-transfer latency for the model (default: measured now)")
-    r.add_argument("--mlp", type=float, default=4.0, help="model: independent line misses a core overlaps (default 4)")
+    r.add_argument("--line-ns", type=number_arg, help="line-transfer latency for the model (default: measured now)")
+    r.add_argument("--mlp", type=number_arg, default=4.0, help="model: independent line misses a core overlaps (default 4)")
     r.add_argument("--no-model", action="store_true", help="skip the coherent-model predictions")
     r.add_argument("--json", metavar="FILE", help="JSON lines, one object per configuration ('-' = stdout)")
     r.set_defaults(func=_ringbench)
@@ -66,7 +69,7 @@ def register(subparsers) -> None:
                               description="Inspect and tune Intel DDIO. Refuses on non-Intel CPUs, parts without the "
                                           "feature, Ice Lake and later, without root or the msr module.")
     d.add_argument("action", help="status, set, disable, enable or restore")
-    d.add_argument("--ways", type=int, help="set: number of I/O ways (left-aligned contiguous mask)")
+    d.add_argument("--ways", help="set: number of I/O ways (left-aligned contiguous mask)")
     d.add_argument("--mask", help="set: explicit way mask (hex), checked against the CPU's rules")
     d.add_argument("--nic", help="PCI address of the NIC (disable/enable; optional for status)")
     d.add_argument("--dry-run", action="store_true", help="print which register/file/offset would get which value")
@@ -144,12 +147,54 @@ def _ringbench(args) -> int:
     return 0
 
 
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
+_HEX = re.compile(r"(0[xX])?[0-9a-fA-F]+")
+
+
+def _ascii_int(option: str, text: str, allowed: str) -> int:
+    """``text`` as an integer written in ASCII digits (``int()`` would also take '٣' or '３'). More
+    than 40 digits stand for a number beyond any bound (errors show the text as typed)."""
+    t = text.strip()
+    if not _DECIMAL.fullmatch(t):
+        raise config_error(option, text, allowed)
+    digits = t.lstrip("+-")
+    return int(t) if len(digits) <= 40 else (-1 if t.startswith("-") else 1) * 10 ** 40
+
+
+def _typed(text: str):
+    """A value as an error shows it: a plain number as a number, anything else as the text typed."""
+    t = text.strip()
+    return int(t) if t.isascii() and t.isdigit() and len(t) <= 20 else text
+
+
+@contextlib.contextmanager
+def _as_options(typed: dict[str, tuple[str, object]]):
+    """Report the tuner's error about ``ways``, ``mask``, ``nic`` or ``state`` as one about the
+    option (``--ways``, ...) with the value the user typed; ``typed`` maps the tuner's key to
+    (option, value)."""
+    try:
+        yield
+    except ConfigError as exc:
+        key, sep, rest = str(exc).partition(" = ")
+        if key not in typed or not sep:
+            raise
+        from hostio.pcie_cli import allowed_part
+
+        option, value = typed[key]
+        raise config_error(option, value, allowed_part(rest)) from None
+
+
 def _ddio(args) -> int:
     from hostio import ddio_tuner as t
 
     actions = ("status", "set", "disable", "enable", "restore")
     if args.action not in actions:
         raise config_error("action", args.action, ", ".join(actions))
+    if not args.root.strip() or not os.path.isdir(args.root):
+        raise config_error("--root", args.root, "an existing directory: / for this machine, or the top of a fake tree")
+    ways_text = args.ways
+    if args.ways is not None:
+        args.ways = _ascii_int("--ways", args.ways, "a number of I/O ways in ASCII digits, such as 4")
     # An option the action does not read is refused rather than ignored.
     applies = {"--ways": ("set",), "--mask": ("set",), "--nic": ("status", "disable", "enable"),
                "--dry-run": ("set", "disable", "enable", "restore"), "--state": ("set", "disable", "enable", "restore"),
@@ -160,31 +205,39 @@ def _ddio(args) -> int:
             raise config_error(opt, value, f"only with ddio {' / '.join(acts)} (not {args.action})")
     if args.state is not None and not args.state.strip():
         raise config_error("--state", args.state, "a state file path (omit --state for the default)")
+    if args.nic is not None and not args.nic.strip():
+        raise config_error("--nic", args.nic, "the PCI address of the NIC (BDF) such as 0000:3b:00.0")
+    mask = None
+    if args.mask is not None:
+        if not _HEX.fullmatch(args.mask.strip()):
+            raise config_error("--mask", args.mask, "a hexadecimal way mask in ASCII digits, such as 0x7c0")
+        mask = int(args.mask.strip(), 16)
+    if args.action == "set" and (args.ways is None) == (mask is None):
+        if args.ways is None:
+            raise config_error("--ways", None, "exactly one of --ways N or --mask HEX")
+        raise config_error("--mask", args.mask, "exactly one of --ways N or --mask HEX (not both)")
+    if args.action in ("disable", "enable") and args.nic is None:
+        raise config_error("--nic", None, "the PCI address of the NIC (BDF) such as 0000:3b:00.0")
     # Fake trees need no privileges; the real one does.
     host = t.Host(args.root, euid=None if os.path.realpath(args.root) == "/" else 0)
     state = args.state or t.default_state_path(host)
-    if args.action == "status":
-        st = t.status(host, args.nic)
-        if args.json:
-            _emit_json(args.json, st)
-        if args.json != "-":
-            print(t.format_status(st))
-        return 0
-    if args.action == "restore":
-        out = t.restore(host, state, args.dry_run)
-    else:
-        if args.action == "set":
-            mask = None
-            if args.mask is not None:
-                try:
-                    mask = int(args.mask, 16)
-                except ValueError:
-                    raise config_error("--mask", args.mask, "a hexadecimal way mask such as 0x7c0") from None
-            changes, note = t.plan_set(host, args.ways, mask)
+    typed = {"ways": ("--ways", None if ways_text is None else _typed(ways_text)), "mask": ("--mask", args.mask),
+             "nic": ("--nic", args.nic), "state": ("--state", state)}
+    with _as_options(typed):
+        if args.action == "status":
+            st = t.status(host, args.nic)
+            if args.json:
+                _emit_json(args.json, st)
+            if args.json != "-":
+                print(t.format_status(st))
+            return 0
+        if args.action == "restore":
+            out = t.restore(host, state, args.dry_run)
         else:
-            if not args.nic:
-                raise config_error("--nic", None, "the PCI address of the NIC (BDF)")
-            changes, note = t.plan_port(host, args.nic, enable=args.action == "enable")
-        out = t.apply(host, changes, state, args.dry_run, note)
+            if args.action == "set":
+                changes, note = t.plan_set(host, args.ways, mask)
+            else:
+                changes, note = t.plan_port(host, args.nic, enable=args.action == "enable")
+            out = t.apply(host, changes, state, args.dry_run, note)
     print("\n".join(out))
     return 0

@@ -27,23 +27,79 @@ def check(key: str, path: str | None) -> None:
     if path.endswith(os.sep):
         raise config_error(key, path, "a file path, not a directory")
     try:
-        os.stat(path)
+        st = os.stat(path)
     except FileNotFoundError:
-        pass  # a new file, or a symbolic link to one
+        st = None  # a new file, or a symbolic link to one
     except OSError as exc:  # a loop of symbolic links, a component that is not a folder, ...
         raise config_error(key, path, f"a path that can be opened ({exc.strerror})") from None
-    target = os.path.realpath(path)
-    if os.path.isdir(target):
-        raise config_error(key, path, "a file path, not a directory")
-    if os.path.exists(target):
-        if not os.access(target, os.W_OK):
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise config_error(key, path, "a file path, not a directory")
+        if not os.access(path, os.W_OK):
             raise config_error(key, path, "a file this user may write (permission denied)")
-        return
+        if not stat.S_ISREG(st.st_mode):
+            return  # written through (a pipe behind /dev/stdout has no path to resolve)
+    target = os.path.realpath(path)
     parent = os.path.dirname(target) or "."
     if not os.path.isdir(parent):
         raise config_error(key, path, f"a path in an existing directory ({parent} does not exist)")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise config_error(key, path, f"a path in a directory this user may write ({parent})")
+    # A file is written beside its destination and renamed over it (see replace): try that now,
+    # since permission bits do not tell everything (a read-only file system, /proc, root).
+    try:
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(target) + ".", suffix=".part")
+    except OSError as exc:
+        raise config_error(key, path, f"a path this user may write ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+#: What :func:`destination` returns for standard output.
+STDOUT = ("stdout",)
+
+
+def _stdout_id() -> tuple | None:
+    try:
+        st = os.fstat(1)
+    except OSError:  # standard output closed
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def destination(path: str):
+    """What ``path`` writes to, for telling two outputs apart: :data:`STDOUT` for ``-`` and for
+    any path to the file standard output is (``/dev/stdout``, ``/proc/self/fd/1``, the file the
+    shell redirected it to), the file's identity for an existing file, the resolved path for a new
+    one; None for ``/dev/null``, which any number of outputs may share."""
+    if path == "-":
+        return STDOUT
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ("path", os.path.realpath(path))
+    null = os.stat(os.devnull)
+    if (st.st_dev, st.st_ino) == (null.st_dev, null.st_ino):
+        return None
+    if (st.st_dev, st.st_ino) == _stdout_id():
+        return STDOUT
+    return ("file", st.st_dev, st.st_ino)
+
+
+def check_distinct(outputs) -> None:
+    """Refuse two outputs that write to the same place (``--json -`` with ``--csv /dev/stdout``,
+    one path twice): the second would overwrite or interleave with the first. ``outputs`` is
+    (option, path) pairs, in the order of the command's options."""
+    seen: dict = {}
+    for key, path in outputs:
+        where = destination(path)
+        if where is None:
+            continue
+        if where in seen:
+            other, before = seen[where]
+            same = "standard output" if where == STDOUT else "the same file"
+            raise config_error(key, path, f"a destination other than {other}'s ({before!r}, {same}): each output is written in full")
+        seen[where] = (key, path)
 
 
 def write_text(path: str, text: str | bytes, key: str) -> None:
@@ -55,11 +111,11 @@ def write_text(path: str, text: str | bytes, key: str) -> None:
     data = text if isinstance(text, bytes) else text.encode("utf-8")
     try:
         try:
-            mode = os.stat(target).st_mode
+            mode = os.stat(path).st_mode
         except FileNotFoundError:
             mode = None
         if mode is not None and not stat.S_ISREG(mode):
-            with open(target, "wb") as f:
+            with open(path, "wb") as f:
                 f.write(data)
             return
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Iterable
 
 from hostio import _core
@@ -40,8 +41,11 @@ __all__ = [
 DESIGNS: tuple[str, ...] = tuple(_core.pcie_nic_designs())
 #: Ethernet frame sizes the NIC model takes, FCS included.
 ETH_FRAMES = range(_core.PCIE_ETH_MIN_FRAME, _core.PCIE_ETH_MAX_FRAME + 1)
-#: The largest byte count any size argument takes.
-MAX_BYTES = 1 << 40
+#: The largest transfer (DMA size, Ethernet frame) the models take: 1 GiB, hostio-pcie's
+#: ``link::MAX_SIZE`` (far beyond any DMA, small enough to stay exact).
+MAX_TRANSFER = 1 << 30
+#: The largest host buffer window :func:`experiment` takes: 1 TiB, as hostio-pcie's bench checks.
+MAX_WINDOW = 1 << 40
 TESTS = ("LAT_RD", "LAT_WRRD", "BW_RD", "BW_WR", "BW_RDWR")
 CACHE_STATES = ("cold", "warm", "device_warm", "thrash")
 LOCATIONS = ("llc", "dram", "remote_llc", "remote_dram")
@@ -68,47 +72,82 @@ def default_platform() -> dict:
 _LINK_KEYS = ("gen", "lanes", "mps", "mrrs", "rcb", "addr", "ecrc", "rcb_chunks")
 
 
+#: Largest value of each numeric field of hostio-pcie's ``PcieLink`` (``gen`` is a u8, the rest u32).
+_LINK_FIELD_MAX = {"gen": 0xFF, "lanes": 0xFFFF_FFFF, "mps": 0xFFFF_FFFF, "mrrs": 0xFFFF_FFFF,
+                   "rcb": 0xFFFF_FFFF, "addr_bits": 0xFFFF_FFFF}
+
+
 def link_config(**kw) -> dict:
     """Build a link config from keyword arguments (unknown keys are an error; ``None`` means default)."""
     cfg = default_link()
+    given = {}
     for key, value in kw.items():
         if key not in _LINK_KEYS:
             raise config_error(key, value, f"a link setting: one of {', '.join(_LINK_KEYS)}")
         if value is None:
             continue
-        if key == "addr":
-            cfg["addr_bits"] = _int(key, value)
-        elif key in ("ecrc", "rcb_chunks"):
+        if key in ("ecrc", "rcb_chunks"):
             cfg[key] = bool(value)
-        else:
-            cfg[key] = _int(key, value)
+            continue
+        field = "addr_bits" if key == "addr" else key
+        cfg[field] = _int(key, value)
+        given[field] = (key, value)
+    for field, (key, value) in given.items():
+        if cfg[field] > _LINK_FIELD_MAX[field]:
+            _too_large(field, key, value)
     return cfg
 
 
+def _too_large(field: str, key: str, value) -> None:
+    """Raise the error for a link value too large for its field, saying what the Rust declaration
+    allows: the check runs on the default link with this field 0 (outside every field's table)."""
+    try:
+        _core.pcie_bandwidth(json.dumps(dict(default_link(), **{field: 0})), [1])
+    except ConfigError as exc:
+        k, _, rest = str(exc).partition(" = 0: ")
+        if k == field and rest:
+            raise config_error(key, value, rest) from None
+    raise config_error(key, value, f"an integer of at most {_LINK_FIELD_MAX[field]}")
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 def _int(key: str, value) -> int:
+    """``value`` as an integer: an ``int``, or text of ASCII digits (``gen4`` and ``x16`` for
+    ``gen`` and ``lanes``); never negative. Text of more than 40 digits stands for a number larger
+    than any bound (the caller's range check then names the value as given)."""
+    given = value
     if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            text = str(value).strip().lower()
-            if key == "gen" and text.startswith("gen"):
-                text = text[3:]
-            if key == "lanes" and text.startswith("x"):
-                text = text[1:]
-            value = int(text)
-        except (TypeError, ValueError):
-            raise config_error(key, value, "an integer") from None
+        text = value.strip().lower() if isinstance(value, str) else ""
+        if key == "gen" and text.startswith("gen"):
+            text = text[3:]
+        if key == "lanes" and text.startswith("x"):
+            text = text[1:]
+        if not _INTEGER.fullmatch(text):
+            raise config_error(key, given, "an integer (ASCII digits)")
+        value = int(text) if len(text.lstrip("+-")) <= 40 else (-1 if text.startswith("-") else 10 ** 40)
     if value < 0:
-        raise config_error(key, value, "a non-negative integer")
+        raise config_error(key, given, "a non-negative integer")
     return value
 
 
-def _sizes(sizes: int | Iterable[int], key: str = "size") -> list[int]:
+def byte_range(limit: int) -> str:
+    """What a byte count bounded by ``limit`` may be, as errors say it: ``1..=1073741824 (1 GiB)``."""
+    for shift, unit in ((40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if limit >= 1 << shift and limit % (1 << shift) == 0:
+            return f"1..={limit} ({limit >> shift} {unit})"
+    return f"1..={limit}"
+
+
+def _sizes(sizes: int | Iterable[int], key: str = "size", limit: int = MAX_TRANSFER) -> list[int]:
     if isinstance(sizes, (int, str, bytes)) or not isinstance(sizes, Iterable):
         sizes = [sizes]
     out = []
     for s in sizes:
         v = _int(key, s)
-        if v <= 0 or v > MAX_BYTES:
-            raise config_error(key, s, "a positive byte count (at most 1 TiB)")
+        if v <= 0 or v > limit:
+            raise config_error(key, s, f"a byte count in {byte_range(limit)}")
         out.append(v)
     if not out:
         raise config_error(key, "", "at least one size")
@@ -124,22 +163,33 @@ def bandwidth(sizes: int | Iterable[int], **link) -> list[dict]:
 def link_for(rate_gbps: float, size: int, op: str = "write", **link) -> dict | None:
     """Smallest link (gen, lanes) whose effective ``op`` rate at ``size`` reaches ``rate_gbps``;
     MPS/MRRS/RCB/addressing come from ``link``. ``None`` if no gen 1–7 x1–x32 link does."""
-    try:
-        rate = float(rate_gbps)
-    except (TypeError, ValueError):
-        raise config_error("rate_gbps", rate_gbps, "a positive number of Gb/s") from None
+    rate = gbps("rate_gbps", rate_gbps)
     return json.loads(_core.pcie_link_for(json.dumps(link_config(**link)), op, rate, _sizes(size)[0]))
+
+
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def gbps(key: str, value, upper: float = math.inf) -> float:
+    """``value`` (a number, or text of ASCII digits such as ``40`` or ``2.5e1``) as a rate in Gb/s:
+    finite, positive and at most ``upper``; else the error about ``key``."""
+    allowed = "a positive finite number of Gb/s" if upper == math.inf else f"a line rate in (0, {upper:g}] Gb/s"
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)) \
+            or (isinstance(value, str) and not _NUMBER.fullmatch(value.strip())):
+        raise config_error(key, value, allowed)
+    try:
+        rate = float(value)
+    except OverflowError:
+        raise config_error(key, value, allowed) from None
+    if not (math.isfinite(rate) and 0 < rate <= upper):
+        raise config_error(key, value, allowed)
+    return rate
 
 
 def _nic_query(design: str, frame: int, vlan: bool, compat: bool, eth_gbps: float) -> str:
     if design not in DESIGNS:
         raise config_error("design", design, f"one of {', '.join(DESIGNS)}")
-    try:
-        eth = float(eth_gbps)
-    except (TypeError, ValueError):
-        raise config_error("eth_gbps", eth_gbps, "a positive line rate in Gb/s") from None
-    if not (math.isfinite(eth) and 0 < eth <= MAX_ETH_GBPS):
-        raise config_error("eth_gbps", eth_gbps, f"a line rate in (0, {MAX_ETH_GBPS:g}] Gb/s")
+    eth = gbps("eth_gbps", eth_gbps, MAX_ETH_GBPS)
     return json.dumps({"design": design, "frame": frame, "vlan": bool(vlan), "compat": bool(compat), "eth_gbps": eth})
 
 
@@ -210,7 +260,7 @@ def experiment(test: str, size: int, window: int, cache: str = "warm", numa: str
     if engine not in ("dma", "cmd"):
         raise config_error("engine", engine, "one of dma, cmd")
     plat = default_platform() if platform is None else _merge(default_platform(), platform, "platform")
-    exp = {"test": test, "size": _sizes(size)[0], "window": _sizes(window, "window")[0], "cache": cache,
+    exp = {"test": test, "size": _sizes(size)[0], "window": _sizes(window, "window", MAX_WINDOW)[0], "cache": cache,
            "numa_remote": numa == "remote", "iommu": bool(iommu), "superpages": bool(superpages), "engine": engine}
     return json.loads(_core.pcie_experiment(json.dumps(plat), json.dumps(exp)))
 

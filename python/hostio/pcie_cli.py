@@ -1,7 +1,9 @@
 """``hostio pcie``: the PCIe bandwidth and latency models on the command line (see hostio.cli).
 
 Every sub-command calls :mod:`hostio.pcie`; this module only parses and prints. Numbers are taken
-as text and converted by the API so that bad input ends as one ``ConfigError`` line (exit 2).
+as text and converted by the API so that bad input ends as one ``ConfigError`` line (exit 2); an
+error the API reports about one of its keywords (``eth_gbps``, ``addr_bits``, ...) is reported
+about the option the user typed (``--eth-gbps``, ``--addr``), with the text typed.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from hostio.errors import ConfigError, config_error
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
           "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+_UNIT_LETTERS = ("k", "m", "g", "t")
 MAX_SIZES = 1_000_000  # sizes in one list, all ranges together
 
 
@@ -27,22 +30,25 @@ def _shown(text):
     return int(t) if t.isascii() and t.isdigit() and len(t) <= 20 else text
 
 
-def parse_bytes(key: str, text: str, value=None) -> int:
-    """``4096``, ``4K``, ``4KiB``, ``64M``, ``1TiB`` → bytes (binary units), at most 1 TiB. An error
-    names option ``key`` and ``value`` (the option's whole text; default ``text``)."""
+def parse_bytes(key: str, text: str, value=None, limit: int = pcie.MAX_TRANSFER) -> int:
+    """``4096``, ``4K``, ``4KiB``, ``64M``, ``1TiB`` → bytes (binary units), at most ``limit``
+    (default :data:`hostio.pcie.MAX_TRANSFER`, the largest transfer; a window takes
+    :data:`hostio.pcie.MAX_WINDOW`). An error names option ``key`` and ``value`` (the option's
+    whole text; default ``text``)."""
     t = str(text).strip().lower()
     num = t.rstrip("kmgtib")
     unit = t[len(num):]
     if unit not in _UNITS or not (num.isascii() and num.isdigit()) or len(num) > 20 \
-            or int(num) * _UNITS[unit] > pcie.MAX_BYTES:
+            or int(num) * _UNITS[unit] > limit:
         raise config_error(key, _shown(text if value is None else value),
-                           "a byte count of at most 1 TiB such as 64, 4K, 256KiB, 64M (K, M, G, T are powers of 1024)")
+                           f"a byte count in {pcie.byte_range(limit)} such as 64, 4K, 256KiB, 64M "
+                           f"({', '.join(u.upper() for u in _UNIT_LETTERS if _UNITS[u] <= limit)} are powers of 1024)")
     return int(num) * _UNITS[unit]
 
 
 def parse_sizes(key: str, text: str) -> list[int]:
-    """Comma-separated sizes; ``A:B`` is every size from A to B, ``A:B:S`` steps by S; at most
-    ``MAX_SIZES`` sizes in all."""
+    """Comma-separated transfer sizes; ``A:B`` is every size from A to B, ``A:B:S`` steps by S;
+    at most ``MAX_SIZES`` sizes in all."""
     out: list[int] = []
     for part in str(text).split(","):
         part = part.strip()
@@ -63,27 +69,45 @@ def parse_sizes(key: str, text: str) -> list[int]:
     return out
 
 
+#: The API's keys (:mod:`hostio.pcie` and the Rust declaration behind it) that stand for an option
+#: of these commands; each is the option's argparse name, but for those in ``_KEY_OPTION``.
+_API_KEYS = frozenset({"gen", "lanes", "mps", "mrrs", "rcb", "addr", "addr_bits", "eth_gbps", "rate_gbps", "op",
+                       "design", "kind", "location", "engine", "test", "cache", "numa", "size", "frame", "window"})
+_KEY_OPTION = {"addr_bits": "addr"}
+
+
+def allowed_part(rest: str) -> str:
+    """What is allowed, from the part of an error after ``key = ``: the value is a number or a
+    quoted string (Python's repr or Rust's Debug form, either of which may hold ``: ``)."""
+    if rest[:1] in ("'", '"'):
+        i = 1
+        while i < len(rest):
+            if rest[i] == "\\":
+                i += 2
+            elif rest[i] == rest[0]:
+                if rest.startswith(": ", i + 1):
+                    return rest[i + 3:]
+                break
+            else:
+                i += 1
+    return rest.partition(": ")[2]
+
+
 @contextlib.contextmanager
-def _as_options(**options: tuple[str, str]):
-    """Report the API's error about ``key`` as one about the option the user typed, with its text:
-    ``size = 2147483648: ...`` for ``--size 2G`` reads ``--size = '2G': ...``. ``options`` maps the
-    API's key to (option, text)."""
+def _as_options(args, **renamed: str):
+    """Report the API's error about one of its keys as one about the option the user typed, with
+    the text typed: ``size = 2147483648: ...`` for ``--size 2G`` reads ``--size = '2G': ...`` and
+    ``addr_bits = 16: ...`` for ``--addr 16`` reads ``--addr = 16: ...``. ``renamed`` maps a key
+    to the argparse name of its option where this command's differs (``size="sizes"``)."""
     try:
         yield
     except ConfigError as exc:
         key, _, rest = str(exc).partition(" = ")
-        if key not in options:
+        name = renamed.get(key, _KEY_OPTION.get(key, key)) if key in _API_KEYS else None
+        text = getattr(args, name, None) if name else None
+        if text is None or not rest:
             raise
-        option, text = options[key]
-        raise config_error(option, _shown(text), rest.partition(": ")[2]) from None
-
-
-def _float(key: str, text: str) -> float:
-    try:
-        v = float(text)
-    except (TypeError, ValueError):
-        raise config_error(key, text, "a number") from None
-    return v
+        raise config_error("--" + name.replace("_", "-"), _shown(text), allowed_part(rest)) from None
 
 
 def _add_link(p, with_gen_lanes: bool = True) -> None:
@@ -175,7 +199,7 @@ def _fmt_rows(rows, columns):
 def cmd_bandwidth(args) -> int:
     _check_outputs(args)
     sizes = parse_sizes("--size", args.size)
-    with _as_options(size=("--size", args.size)):
+    with _as_options(args):
         rows = pcie.bandwidth(sizes, **_link(args))
     if args.json or args.csv:
         cols = [(k, k, "") for k in rows[0].keys()]
@@ -215,8 +239,8 @@ def _explain(design: str, frame: int, info: dict) -> str:
 def cmd_nic(args) -> int:
     _check_outputs(args)
     frames = parse_sizes("--frame", args.frame)
-    eth = _float("eth_gbps", args.eth_gbps)
-    with _as_options(frame=("--frame", args.frame)):
+    with _as_options(args):
+        eth = pcie.gbps("eth_gbps", args.eth_gbps, pcie.MAX_ETH_GBPS)
         rows = pcie.nic(args.design, frames, vlan=args.vlan, compat=args.pciebench_compat, eth_gbps=eth, **_link(args))
     if args.explain:
         for f in frames:
@@ -231,9 +255,9 @@ def cmd_nic(args) -> int:
 
 
 def cmd_link_for(args) -> int:
-    rate = _float("rate_gbps", args.rate_gbps)
     size = parse_bytes("--size", args.size)
-    with _as_options(size=("--size", args.size)):
+    with _as_options(args):
+        rate = pcie.gbps("rate_gbps", args.rate_gbps)
         res = pcie.link_for(rate, size, op=args.op, **_link(args))
     if args.json:
         _emit(args, res, [])  # type: ignore[arg-type]
@@ -248,7 +272,7 @@ def cmd_link_for(args) -> int:
 
 def cmd_latency(args) -> int:
     size = parse_bytes("--size", args.size)
-    with _as_options(size=("--size", args.size)):
+    with _as_options(args):
         res = pcie.latency(args.kind, size, location=args.location, engine=args.engine,
                            iotlb_miss=args.iotlb_miss, iommu=args.iommu or args.iotlb_miss)
     if args.json:
@@ -260,8 +284,9 @@ def cmd_latency(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    size, window = parse_bytes("--size", args.size), parse_bytes("--window", args.window)
-    with _as_options(size=("--size", args.size), window=("--window", args.window)):
+    size = parse_bytes("--size", args.size)
+    window = parse_bytes("--window", args.window, limit=pcie.MAX_WINDOW)
+    with _as_options(args):
         res = pcie.experiment(args.test, size, window, cache=args.cache, numa=args.numa, iommu=args.iommu,
                               superpages=not args.no_superpages, engine=args.engine)
     if args.json:
@@ -321,9 +346,10 @@ def cmd_plot(args) -> int:
     designs = [d.strip() for d in args.design.split(",")] if args.design else []
     for d in designs:
         if d not in pcie.DESIGNS:
-            raise config_error("design", d, f"one of {', '.join(pcie.DESIGNS)}")
-    eth = _float("eth_gbps", args.eth_gbps)
-    with _as_options(size=("--sizes", args.sizes)):
+            raise config_error("--design", args.design, f"a comma list of {', '.join(pcie.DESIGNS)} ({d!r} is not one)")
+    with _as_options(args, size="sizes"):
+        # Checked here: the line rate is drawn only where a size is an Ethernet frame.
+        eth = pcie.gbps("eth_gbps", args.eth_gbps, pcie.MAX_ETH_GBPS)
         png = plot_bandwidth(sizes, _link(args), eth, designs, args.pciebench_compat)
     outfile.write_text(args.out, png, "--out")
     print(f"wrote {args.out}")
@@ -354,6 +380,10 @@ def cmd_validate(args) -> int:
             raise config_error("--out", args.out, allowed)
     if args.data is not None and not (Path(args.data) / mod["PLAIN"]).is_dir():
         raise config_error("--data", args.data, f"a pcie-bench data directory holding {mod['PLAIN']}/")
+    try:  # the report's first step, done here so that a failure names --out
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise config_error("--out", args.out, f"a directory this user may create ({exc.strerror or exc})") from None
     return int(mod["main"](["--out", args.out] + (["--data", args.data] if args.data else [])) or 0)
 
 

@@ -1203,8 +1203,8 @@ def reproduce(
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise config_error("seeds", seeds, "an integer >= 1")
     for ov in overrides:
-        key, _, value = str(ov).partition("=")
-        if key.strip() == "run.seed" or key.strip() == "run" and "seed" in value:
+        key, value = sim.override_key(ov), str(ov).partition("=")[2]
+        if key == "run.seed" or key == "run" and "seed" in value:
             raise config_error("overrides", ov, "keys other than run.seed: every point runs on seeds 1..N (seeds=N), and one seed for all would make them identical")
     if not isinstance(out, (str, os.PathLike)) or not str(out):
         raise config_error("--out", out, "a folder path")
@@ -1233,8 +1233,8 @@ def reproduce(
         for i, p in enumerate(pts):
             text = _scenario_text(p.scenario, texts)
             # --quick shortens what the point does not set itself (Fig. 8 sets its own warm-up).
-            own = {o.partition("=")[0] for o in p.overrides}
-            extra = [o for o in quick_ov if o.partition("=")[0] not in own] + list(overrides)
+            own = {sim.override_key(o) for o in p.overrides}
+            extra = [o for o in quick_ov if sim.override_key(o) not in own] + list(overrides)
             for k in range(1, seeds + 1):
                 if isinstance(text, ConfigError):
                     failed.append((i, k, str(text)))

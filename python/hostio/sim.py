@@ -7,16 +7,21 @@ True
 
 A scenario is a path to a TOML file, the name of a bundled scenario (``"quickstart"``,
 ``"ddio/single_core"``), TOML text, or a ``dict`` with the same tables. ``set`` takes
-``KEY.PATH=VALUE`` overrides (any key of the file); ``seed`` overrides ``run.seed``. The result is
+``KEY.PATH=VALUE`` overrides (any key of the file, one key each: an inline table such as
+``nics.nic0={pause_frames=true}`` would replace the whole table, so it is refused with the
+overrides that set its keys); ``seed`` overrides ``run.seed``. The result is
 a dict: resolved scenario, platform, seed, version, scenario hash, wall-clock seconds, simulated
 events and ``metrics`` (see the README's metric list). Bad input raises :class:`hostio.ConfigError`.
 """
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import numbers
 import os
+import re
+import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Union
@@ -31,6 +36,128 @@ Scenario = Union[str, os.PathLike, Mapping]
 MAX_SEED = 2**64 - 1
 
 
+#: What a key path must be (the compiled module reads ``--set`` keys the same way).
+DOTTED_KEY = "a TOML dotted key of non-empty parts (bare, or quoted when a part holds a dot)"
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def unquoted(text: str, char: str):
+    """Indexes of ``char`` in ``text`` outside quoted parts (``'...'``, or ``"..."`` with
+    backslash escapes)."""
+    quote, escaped = None, False
+    for i, c in enumerate(text):
+        if quote == '"' and escaped:
+            escaped = False
+        elif quote == '"' and c == "\\":
+            escaped = True
+        elif quote is not None:
+            if c == quote:
+                quote = None
+        elif c in "\"'":
+            quote = c
+        elif c == char:
+            yield i
+
+
+def key_end(text: str) -> int | None:
+    """Index of the first ``=`` of ``text`` outside a quoted key part, or None."""
+    return next(unquoted(text, "="), None)
+
+
+def key_parts(path) -> tuple[str, ...] | None:
+    """The parts of TOML dotted key ``path`` (``apps."fwd.1".cores`` → ``("apps", "fwd.1",
+    "cores")``, spaces around the dots allowed), each non-empty; None when it is not one."""
+    if not isinstance(path, str) or "\n" in path or "\r" in path or key_end(path) is not None:
+        return None
+    try:
+        node = tomllib.loads(f"{path} = 0")
+    except (tomllib.TOMLDecodeError, UnicodeError):
+        return None
+    parts = []
+    while isinstance(node, dict) and len(node) == 1:
+        (k, node), = node.items()
+        if not k:
+            return None
+        parts.append(k)
+        if type(node) is int and node == 0:
+            return tuple(parts)
+    return None
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a TOML basic string."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def key_text(parts: Iterable[str]) -> str:
+    """The normal spelling of a dotted key: parts joined by dots, quoted only when not bare
+    (``run."seed"`` and ``run . seed`` are both ``run.seed``; ``apps."fwd.1".cores`` stays so)."""
+    return ".".join(p if _BARE.fullmatch(p) else _quoted(p) for p in parts)
+
+
+def normal_key(key: str, option: str, value=None) -> str:
+    """``key`` in its normal spelling (:func:`key_text`); a ConfigError naming ``option`` and
+    ``value`` (default: the key) when it is not a dotted key."""
+    parts = key_parts(key)
+    if parts is None:
+        raise config_error(option, key if value is None else value, f"KEY.PATH=... with {DOTTED_KEY}")
+    return key_text(parts)
+
+
+def override_key(override) -> str | None:
+    """The normal spelling of the key of a ``KEY.PATH=VALUE`` override, or None when it has none
+    (the compiled module then reports the override)."""
+    if not isinstance(override, str) or (i := key_end(override)) is None:
+        return None
+    parts = key_parts(override[:i].strip())
+    return None if parts is None else key_text(parts)
+
+
+def _toml_value(v) -> str:
+    """A value read by ``tomllib`` written back as TOML."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if v != v else ("inf" if v > 0 else "-inf")
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return _quoted(v)
+    if isinstance(v, (datetime.date, datetime.time)):
+        return v.isoformat()
+    if isinstance(v, list):
+        return "[" + ",".join(_toml_value(x) for x in v) + "]"
+    return "{" + ",".join(f"{key_text([k])}={_toml_value(x)}" for k, x in v.items()) + "}"
+
+
+def _leaves(prefix: tuple, table: dict):
+    """(key parts, value) of every value in a nested table (an empty table has none)."""
+    for k, v in table.items():
+        if isinstance(v, dict):
+            yield from _leaves(prefix + (k,), v)
+        else:
+            yield prefix + (k,), v
+
+
+def _no_inline_table(override: str) -> None:
+    """``KEY={a=1}`` would replace the whole table ``KEY`` (TOML's inline-table meaning), losing
+    every key of it not repeated: refused, with the ``--set`` options that set the keys one by one."""
+    i = key_end(override)
+    raw = override[i + 1:].strip() if i is not None else ""
+    key = override_key(override)
+    if key is None or not raw.startswith("{"):
+        return
+    try:
+        value = tomllib.loads(f"v = {raw}")
+    except tomllib.TOMLDecodeError:
+        return  # not an inline table: the compiled module reads it as text
+    if len(value) != 1 or not isinstance(value["v"], dict):
+        return
+    leaves = [f"--set {key_text(key_parts(key) + p)}={_toml_value(v)}" for p, v in _leaves((), value["v"])]
+    how = "; set its keys one by one: " + " ".join(leaves) if leaves else ""
+    raise config_error("--set", override, f"one key per --set, not an inline table (it would replace all of {key}){how}")
+
+
 def _overrides(items: Iterable[str]) -> list[str]:
     if items is None:
         raise config_error("set", None, "a list of KEY.PATH=VALUE strings")
@@ -39,6 +166,7 @@ def _overrides(items: Iterable[str]) -> list[str]:
     out = list(items)
     for ov in out:
         checked_text("set", ov, "KEY.PATH=VALUE strings of valid Unicode text")
+        _no_inline_table(ov)
     return out
 
 
@@ -119,7 +247,8 @@ def _plain(value, key: str, depth: int = 0):
         for k, v in value.items():
             if not isinstance(k, str):
                 raise config_error(f"{key}.{k!r}" if key else repr(k), v, "a table whose keys are strings")
-            out[k] = _plain(v, f"{key}.{k}" if key else k, depth + 1)
+            name = key_text([k])  # quoted when not a bare key, as it would be written in TOML
+            out[k] = _plain(v, f"{key}.{name}" if key else name, depth + 1)
         return out
     if isinstance(value, (list, tuple)):
         return [_plain(v, f"{key}[{i}]", depth + 1) for i, v in enumerate(value)]

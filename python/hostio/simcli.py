@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from hostio import outfile, sim, sweep as sweeps
+from hostio.cli import integer_arg, number_arg
 from hostio.errors import ConfigError, config_error
 
 
@@ -15,7 +16,7 @@ def register(sub) -> None:
     p = sub.add_parser("run", help="simulate one scenario", description="Simulate one scenario file.")
     p.add_argument("scenario", help="scenario TOML file (or the name of a bundled one, e.g. quickstart)")
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", help="override any key (repeatable)")
-    p.add_argument("--seed", type=int, help="override run.seed")
+    p.add_argument("--seed", type=integer_arg, help="override run.seed")
     p.add_argument("--json", metavar="PATH|-", help="write the full result as JSON to PATH, or to stdout with -")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_run)
@@ -33,7 +34,7 @@ def register(sub) -> None:
     p.add_argument("scenario")
     p.add_argument("--axis", action="append", required=True, metavar="KEY.PATH=V1,V2,...", help="a swept key (repeatable, each key once; cartesian product)")
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
-    p.add_argument("--seeds", type=int, default=None, metavar="N", help="run every point on N seeds (run.seed and the N-1 after it)")
+    p.add_argument("--seeds", type=integer_arg, default=None, metavar="N", help="run every point on N seeds (run.seed and the N-1 after it)")
     p.add_argument("--out", required=True, help="folder for results.parquet, table.csv, points.jsonl (re-running resumes)")
     _scheduler_options(p)
     p.add_argument("--quiet", action="store_true")
@@ -48,12 +49,12 @@ def register(sub) -> None:
     p = sub.add_parser("advise", help="search knobs for the cheapest setting that meets a latency, throughput or miss goal")
     p.add_argument("scenario")
     p.add_argument("--goal", required=True, choices=("p99", "throughput", "misses"))
-    p.add_argument("--slo", type=float, default=None, metavar="VALUE",
+    p.add_argument("--slo", type=number_arg, default=None, metavar="VALUE",
                    help="p99: ns at most; throughput: Gb/s at least; misses: DMA write miss rate at most (defaults: see README)")
     p.add_argument("--knobs", default=None, metavar="KEY[=V1,V2..],...",
                    help="keys to search (default platform.ddio_ways, every NIC's rx_descriptors, every app's cores)")
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
-    p.add_argument("--seeds", type=int, default=3, metavar="N", help="seeds per setting (default 3)")
+    p.add_argument("--seeds", type=integer_arg, default=3, metavar="N", help="seeds per setting (default 3)")
     p.add_argument("--json", metavar="PATH|-", help="write the advice as JSON to PATH, or to stdout with -")
     _scheduler_options(p)
     p.add_argument("--quiet", action="store_true")
@@ -63,7 +64,7 @@ def register(sub) -> None:
     p.add_argument("--out", default="out/ddio", help="output folder (default out/ddio)")
     p.add_argument("--only", default=None, help="comma-separated experiment ids (default: all); see --list")
     p.add_argument("--list", action="store_true", help="list the experiments (those of --only, if given) and exit")
-    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
+    p.add_argument("--jobs", type=integer_arg, default=None, help="worker processes (default: CPU count)")
     p.add_argument("--quick", action="store_true", help="shorter simulated time per point (smoke runs)")
     p.add_argument("--scheduler", default="local", metavar="S", help="local (default), dask, or tcp://HOST:PORT")
     p.add_argument("--seeds", default=None, metavar="N",
@@ -75,7 +76,7 @@ def register(sub) -> None:
 def _scheduler_options(p) -> None:
     p.add_argument("--scheduler", default="local", metavar="S",
                    help="local (default: processes here), dask (a LocalCluster), or tcp://HOST:PORT (a running Dask scheduler)")
-    p.add_argument("--jobs", type=int, default=None, help="local or dask worker processes (default: CPU count)")
+    p.add_argument("--jobs", type=integer_arg, default=None, help="local or dask worker processes (default: CPU count)")
 
 
 def resolve_scenario(arg: str) -> str:
@@ -260,8 +261,8 @@ def cmd_reproduce(args) -> int:
     seeds = repro.DEFAULT_SEEDS
     if args.seeds is not None:
         try:
-            seeds = int(args.seeds)
-        except ValueError:
+            seeds = integer_arg(args.seeds)
+        except argparse.ArgumentTypeError:
             seeds = 0
         if seeds < 1:
             raise config_error("--seeds", args.seeds, "an integer >= 1")

@@ -14,7 +14,12 @@ depends only on its scenario and seed, so the table is the same whichever runs i
 scheduler is asked before the output folder is touched and must have a worker within
 ``WORKER_WAIT_S`` (30) seconds; a sweep asks for at most ``MAX_RUNS`` (1,000,000) points × seeds. A point that
 fails, or whose local worker process dies, is recorded with its ``error``; the points a dead
-worker took down with it run again.
+worker took down with it run again. Ctrl-C (or SIGTERM) stops a sweep once: the tables of the
+points finished are written even when more Ctrl-Cs follow.
+
+Axis keys are TOML dotted keys, as ``--set`` keys are; they are compared, and named in the table
+and in messages, in their normal spelling (:func:`hostio.sim.key_text`): ``run."seed"`` is
+``run.seed``, and ``apps."fw.d".cores`` keeps its quotes.
 
 A point's identity is a hash of its resolved scenario (what ``hostio check`` prints: platform file
 facts, presets and defaults included), the hostio version and the engine's identity (the SHA-256
@@ -76,11 +81,13 @@ def _lit(v) -> str:
 
 def parse_axis(spec: str) -> tuple[str, list]:
     """``key=v1,v2,...`` → (key, [values]); values are read as JSON where possible."""
-    if "=" not in spec:
+    i = sim.key_end(spec)
+    if i is None:
         raise config_error("--axis", spec, "KEY.PATH=V1,V2,... e.g. nics.nic0.rx_descriptors=128,256")
-    key, vals = spec.split("=", 1)
+    key, vals = spec[:i], spec[i + 1:]
     if not key.strip():
         raise config_error("--axis", spec, "KEY.PATH=V1,V2,... with a key before the =")
+    key = sim.normal_key(key.strip(), "--axis", spec)
     out = []
     for raw in vals.split(","):
         raw = raw.strip()
@@ -90,7 +97,7 @@ def parse_axis(spec: str) -> tuple[str, list]:
             out.append(json.loads(raw))
         except json.JSONDecodeError:
             out.append(int(raw, 16) if raw.lower().startswith("0x") else raw)
-    return key.strip(), out
+    return key, out
 
 
 def parse_axes(specs: Iterable[str]) -> dict[str, list]:
@@ -110,29 +117,59 @@ def check_runs(key: str, value, n: int) -> None:
         raise config_error(key, value, f"at most {MAX_RUNS} runs (asked for {n})")
 
 
-def check_jobs(jobs) -> None:
-    """``jobs``: None (the CPU count) or an integer >= 1."""
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+def check_product(sizes: Sequence[tuple[str, int, str]]) -> None:
+    """Refuse more than :data:`MAX_RUNS` runs, naming the options that make the count: ``sizes``
+    is (option, count, what it counts) for each factor, e.g. ``("--seeds", 5, "seeds")``. An option
+    that alone asks for too many is named alone; otherwise every option that multiplies (count > 1)."""
+    n = math.prod(c for _, c, _ in sizes)
+    if n <= MAX_RUNS:
+        return
+    asked = f"asked for {n}: " + " × ".join(f"{c} {w}" for _, c, w in sizes)
+    alone = [f for f in sizes if f[1] > MAX_RUNS]
+    if alone:
+        raise config_error(alone[0][0], alone[0][1], f"at most {MAX_RUNS} runs in all ({asked})")
+    named = [f for f in sizes if f[1] > 1]
+    raise config_error(" and ".join(o for o, _, _ in named), " × ".join(str(c) for _, c, _ in named),
+                       f"at most {MAX_RUNS} runs in all ({asked})")
+
+
+def check_jobs(jobs) -> int | None:
+    """``jobs``: None (the CPU count) or an integer >= 1 of any integer type; returned as an int."""
+    if jobs is None:
+        return None
+    n = sim.integer(jobs)
+    if n is None or n < 1:
         raise config_error("--jobs", jobs, "an integer >= 1")
+    return n
 
 
-def check_axes(axes) -> None:
-    """``axes``: a mapping of key → a non-empty list of distinct values (numbers, strings, true/false)."""
+def check_axes(axes, option: str = "--axis") -> dict[str, list]:
+    """``axes``: a mapping of key → a non-empty list of distinct values (numbers, strings,
+    true/false), each key a TOML dotted key given once; returned with the keys in their normal
+    spelling (:func:`hostio.sim.key_text`: ``run."seed"`` is ``run.seed``) and the values as lists."""
     if not isinstance(axes, Mapping) or not axes:
         raise config_error("axes", axes, "a non-empty mapping of KEY.PATH → list of values")
+    out: dict[str, list] = {}
+    spelt: dict[str, str] = {}
     for key, vals in axes.items():
         if not isinstance(key, str) or not key.strip():
-            raise config_error("--axis", key, "a KEY.PATH string")
+            raise config_error(option, key, "a KEY.PATH string")
+        norm = sim.normal_key(key.strip(), option)
+        if norm in out:
+            raise config_error(option, key, f"each key once ({norm} is already one, spelt {spelt[norm]!r})")
+        spelt[norm] = key
         if isinstance(vals, (str, bytes, Mapping)) or not isinstance(vals, Iterable) or not hasattr(vals, "__len__") or not len(vals):
-            raise config_error(f"--axis {key}", vals, "a non-empty list of values")
+            raise config_error(f"{option} {norm}", vals, "a non-empty list of values")
         seen = set()
         for v in vals:
             if not isinstance(v, (str, numbers.Real)):
-                raise config_error(f"--axis {key}", v, "values that are numbers, strings or true/false")
+                raise config_error(f"{option} {norm}", v, "values that are numbers, strings or true/false")
             ident = (type(v) is bool, v)
             if ident in seen:
-                raise config_error(f"--axis {key}", v, "each value once (it is given twice)")
+                raise config_error(f"{option} {norm}", v, "each value once (it is given twice)")
             seen.add(ident)
+        out[norm] = list(vals)
+    return out
 
 
 def point_id(text: str, overrides: Sequence[str]) -> str:
@@ -236,9 +273,13 @@ def locked(folder: str | os.PathLike):
 
 
 def _lock_file(folder: str | os.PathLike):
-    """Create the folder, open ``.lock`` and ``flock`` it; a ConfigError when another process holds it."""
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    f = open(Path(folder) / ".lock", "a+")
+    """Create the folder, open ``.lock`` and ``flock`` it; a ConfigError when another process holds
+    it, or when the folder cannot be created or written."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        f = open(Path(folder) / ".lock", "a+")
+    except OSError as exc:
+        raise config_error("--out", str(folder), f"a folder this user may create and write ({exc.strerror or exc})") from None
     try:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -469,6 +510,39 @@ def _sigint_ignored():
 
 
 @contextlib.contextmanager
+def interrupted_once():
+    """Inside the block Ctrl-C (SIGINT) and SIGTERM interrupt once: the first raises as it would
+    (KeyboardInterrupt, or the command line's ``Terminated``), and the ones that follow while the
+    block cleans up after it (writes the tables of the points finished) are ignored, so that a
+    rapid second Ctrl-C cannot cut the clean-up short. Only Python handlers are wrapped (a signal
+    ignored or left to the system stays so), and only in the main thread, where signals are handled."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: h for s, h in previous.items() if callable(h)}
+    fired = False
+
+    def handler(signum, frame):
+        nonlocal fired
+        if fired:
+            return
+        try:
+            previous[signum](signum, frame)
+        except BaseException:
+            fired = True
+            raise
+
+    for s in previous:
+        signal.signal(s, handler)
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+@contextlib.contextmanager
 def dask_client(scheduler: str, jobs: int):
     """A ``dask.distributed`` Client: a LocalCluster of ``jobs`` processes, or the scheduler at
     ``tcp://HOST:PORT``. A scheduler that does not answer is a ConfigError."""
@@ -483,8 +557,13 @@ def dask_client(scheduler: str, jobs: int):
         # the cluster's start (about a second) is ignored too.
         with contextlib.ExitStack() as stack:
             with _sigint_ignored():
+                # No dashboard; the scheduler's HTTP server (health and metrics routes), which
+                # starts anyway, takes a free port instead of Dask's default 8787, so a cluster
+                # already on that port does not make Dask warn that it is taken.
                 cluster = stack.enter_context(LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                                           dashboard_address=None, silence_logs=logging.ERROR))
+                                                           dashboard_address=None, silence_logs=logging.ERROR,
+                                                           scheduler_kwargs={"dashboard": False,
+                                                                             "dashboard_address": "127.0.0.1:0"}))
             yield stack.enter_context(Client(cluster))
         return
     try:
@@ -542,19 +621,19 @@ def sweep(
     DataFrame (see the module doc). ``seeds``: a count N (the scenario's ``run.seed`` and the N-1
     after it) or a list of seeds; default the scenario's own seed."""
     _check_scheduler(scheduler)
-    check_jobs(jobs)
-    check_axes(axes)
+    jobs = check_jobs(jobs)
+    axes = check_axes(axes)
     _check_out(out)
     n_seeds = _seed_count(seeds)
     n_points = math.prod(len(v) for v in axes.values())
-    check_runs("--axis", f"{n_points} points × {n_seeds} seeds", n_points * n_seeds)
+    check_product([("--axis", n_points, "points"), ("--seeds", n_seeds, "seeds")])
     text, is_json = sim._source(scenario)
     if is_json:
         raise config_error("scenario", "mapping", "sweeps take a TOML file or TOML text")
-    base = list(set)
+    base = sim._overrides(set)
     for ov in base:
-        if ov.split("=", 1)[0].strip() in axes:
-            raise config_error("--set", ov, "a key that is not also an --axis")
+        if sim.override_key(ov) in axes:
+            raise config_error("--set", ov, f"a key that is not also an --axis ({sim.override_key(ov)} is one)")
     seed_list = _seeds(text, base, seeds)
     if seed_list is not None and "run.seed" in axes:
         raise config_error("--axis", "run.seed", "--seeds instead of a run.seed axis")
@@ -576,14 +655,15 @@ def sweep(
                        for pid, (v, s) in zip(ids, itertools.product(values, seed_list or [None]))],
         }
         write_atomic(outp / "sweep.json", lambda p: p.write_text(json.dumps(manifest, indent=1) + "\n"))
-        try:
-            _run_points(points, ids, outp, jobs, "sweep", progress, scheduler)
-        except BaseException as exc:  # also after Ctrl-C: the tables hold the points finished so far
+        with interrupted_once():
             try:
-                write_tables(load(outp), outp)
-            except Exception as inner:  # noqa: BLE001 - the original error is the one to report
-                exc.add_note(f"the tables of {outp} were not written: {type(inner).__name__}: {inner}")
-            raise
+                _run_points(points, ids, outp, jobs, "sweep", progress, scheduler)
+            except BaseException as exc:  # also after Ctrl-C: the tables hold the points finished so far
+                try:
+                    write_tables(load(outp), outp)
+                except Exception as inner:  # noqa: BLE001 - the original error is the one to report
+                    exc.add_note(f"the tables of {outp} were not written: {type(inner).__name__}: {inner}")
+                raise
         df = load(outp)
         write_tables(df, outp)
     return df
