@@ -221,6 +221,7 @@ pub struct NicQuery {
     pub eth_gbps: f64,
 }
 
+/// pcie-bench's NIC (NFP-6000) has 40 GbE ports, and its plots use that line rate.
 fn default_eth() -> f64 {
     40.0
 }

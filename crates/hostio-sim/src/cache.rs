@@ -34,7 +34,8 @@
 //!   Bridge): sets whose index is 0 mod 64 always insert at the MRU position, sets at 33 mod 64
 //!   always insert bimodally (at the LRU position, except every `BIP_EVERY`th insertion), and a
 //!   saturating counter of the two groups' misses (`PSEL_MAX`: device writes that allocate,
-//!   device reads and core accesses served by DRAM) gives every other set the policy that misses
+//!   device reads and core accesses that miss this socket's caches, whether DRAM, the other
+//!   socket or a NIC then serves them) gives every other set the policy that misses
 //!   less. A ring of buffers larger than the I/O ways then keeps part of itself cached instead of
 //!   evicting every line before its reuse (the DDIO paper's ~40 % hits at 4096 descriptors, where
 //!   strict LRU gives ~20 %); when bimodal insertion evicts fresh data before the core or the NIC

@@ -92,8 +92,9 @@ impl Default for RunCfg {
     }
 }
 
-/// LLC replacement policy outside the I/O ways (the I/O ways evict in LRU order, as measured,
-/// with adaptive insertion: `cache` module docs).
+/// LLC replacement policy of core fills (within the core's CAT ways, which may include the I/O
+/// ways); device allocations evict in LRU order, as measured, with adaptive insertion (`cache`
+/// module docs).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Replacement {
@@ -126,7 +127,7 @@ pub struct PlatformCfg {
     pub llc_slices: Option<u32>,
     /// Override: MiB per LLC slice.
     pub llc_mib_per_slice: Option<f64>,
-    /// Override: replacement outside the I/O ways.
+    /// Override: replacement of core fills (device allocations stay LRU).
     pub replacement: Option<Replacement>,
     /// Number of sockets (1 or 2).
     pub sockets: u32,
@@ -200,8 +201,9 @@ pub struct NicCfg {
     pub ddio: Option<bool>,
     /// On-NIC receive packet buffer, KiB.
     pub buffer_kib: u32,
-    /// Which descriptor/doorbell scheme costs PCIe bytes (the cache traffic of descriptors is
-    /// always the ConnectX-5-like one).
+    /// Which descriptor/doorbell scheme costs PCIe bytes. The rings' cache traffic is the
+    /// ConnectX-5-like one for every design, except that only `cx5` inlines small frames into
+    /// TX descriptors (the core copies them, the NIC reads no buffer).
     pub design: NicDesign,
     /// When the driver returns transmitted buffers to the mempool.
     pub tx_release: TxRelease,
@@ -508,7 +510,7 @@ pub struct AppCfg {
     /// Compute cycles per packet beyond the kind's own work (I/O kinds).
     pub cycles_per_packet: Option<u32>,
     /// Working set, MiB: the flow table (stateful-chain, default 16), the tables an I/O app looks up
-    /// per packet (l2fwd/compute, default 2: its own code and data), or the co-runner's data (required).
+    /// per packet (l2fwd/compute/copy, default 2: its own code and data), or the co-runner's data (required).
     pub working_set_mib: Option<f64>,
     /// Cache-hungry co-runner: accesses per µs.
     pub accesses_per_us: Option<f64>,
@@ -570,6 +572,7 @@ pub struct Platform {
     /// Default IIO LLC WAYS mask; 0 = the CPU has no DDIO.
     pub ddio_default_mask: u32,
     pub ddio_mask_rule: MaskRule,
+    /// Reported with the platform; the simulator charges no L1 (its accesses start at the L2).
     pub l1_latency_ns: f64,
     pub l2_latency_ns: f64,
     pub llc_latency_ns: f64,
@@ -583,7 +586,8 @@ pub struct Platform {
     #[serde(default = "default_upi_ns")]
     pub upi_latency_ns: f64,
     /// Ways where a line written device → core → device lands ("inclusive ways", 0x003 on
-    /// Skylake/Cascade Lake); 0 = no such region. Unset in a platform file → 0x3 (the part of it
+    /// Skylake/Cascade Lake, measured by the A4 (ISCA'25) and Double-Trouble (USENIX
+    /// Security'22) studies; Ice Lake's 0x3 is assumed the same, unmeasured); 0 = no such region. Unset in a platform file → 0x3 (the part of it
     /// inside the LLC's ways) for non-inclusive LLCs with DDIO, else 0.
     #[serde(default)]
     pub recycled_io_mask: Option<u32>,
@@ -744,6 +748,9 @@ impl Platform {
                 llc_inclusive: false,
                 l2_kib: 1280,
                 l2_ways: 20,
+                // DDIO's two highest ways and the recycled ways 0x3 are assumed as measured on
+                // Skylake-SP (no study hostio cites measured them on Ice Lake-SP); IIO LLC WAYS
+                // writes are taken to have no effect, as the `ddio_ways_ignored` field says.
                 ddio_default_mask: 0xC00,
                 ddio_mask_rule: MaskRule::Contiguous,
                 l1_latency_ns: 2.1,

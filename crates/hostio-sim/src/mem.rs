@@ -7,8 +7,8 @@
 //! 80 %, several hundred ns near saturation on a 90 ns part — the hockey-stick shape of Intel MLC
 //! loaded-latency curves. The two constants are estimates chosen for that shape, not a fit to a
 //! published curve. A windowed load, rather than one server's busy-until time, keeps the model
-//! correct when agents report transfers slightly out of time order (a NIC's DMA reads are issued at
-//! doorbell time but spread over the link time). MBA (Memory Bandwidth Allocation) is a request
+//! correct when agents report transfers slightly out of time order (a NIC's DMA reads are looked up when
+//! its fetch starts but spread over the link time). MBA (Memory Bandwidth Allocation) is a request
 //! rate controller between a core's L2 and the mesh (Intel SDM Vol. 3B, "Memory Bandwidth
 //! Allocation"): it spaces every request that leaves the L2 — LLC hits as well as DRAM reads — so
 //! that the core alone cannot exceed `mba% × core bandwidth`.
@@ -20,7 +20,7 @@ const WINDOW_PS: u64 = 1_000_000;
 const LOAD_SLOPE: f64 = 0.25;
 /// Highest load share the curve is evaluated at (an estimate: keeps the latency finite, 5.75× the
 /// idle latency, when the offered load exceeds the bandwidth).
-const MAX_LOAD: f64 = 0.95;
+pub(crate) const MAX_LOAD: f64 = 0.95;
 
 #[derive(Debug, Clone)]
 pub struct Memory {

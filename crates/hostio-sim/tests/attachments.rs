@@ -135,6 +135,20 @@ fn latency_breakdown_adds_up() {
 }
 
 #[test]
+fn the_doorbell_waits_for_the_descriptor_writes() {
+    // A memory-channel host flushes each TX descriptor line to the NIC. Once the nCache has
+    // filled (after a few thousand packets), the next packet's descriptor write reads that line
+    // back across the channel (~115 ns), and the NIC may look at the descriptor only after the
+    // write completes: the packet waits for it in the queueing part (~150 ns without that wait:
+    // the TX burst call, the flushes).
+    let text = scenario(SKX, 64, 1, "attachment = \"memory-channel\"\nline_rate_gbps = 40", "train_packets = 1", "").replace("kind = \"l2fwd\"", "kind = \"copy\"");
+    let text = text.replace("rate_gbps = 1", "rate_gbps = 0.25").replace("duration_us = 300\nwarmup_us = 300", "duration_us = 1000\nwarmup_us = 6000");
+    let r = run(&text);
+    let queueing = r.metrics.apps["fwd"].latency_breakdown_ns["queueing"].expect("packets");
+    assert!(queueing >= 200.0, "queueing {queueing} ns");
+}
+
+#[test]
 fn a_clone_from_the_other_socket_costs_upi() {
     let text = |socket: u32| {
         let nic = format!("attachment = \"memory-channel\"\nsocket = {socket}");

@@ -130,6 +130,10 @@ impl Coherent {
 
     pub fn rings(&self) -> Rings {
         let per_line = if self.layout == Layout::Padded { 1 } else { 4 };
+        // Without the shared pool the host posts buffers and takes completions back through
+        // per-queue rings: 8 B buffer pointers, eight to a line, and one TX completion per eight
+        // packets (a line of 8 B entries). Estimates of a conventional driver's rings in the same
+        // 64 B lines; the CC-NIC paper describes the shared pool, not this baseline's layout.
         let queues = self.pool == Pool::Queues;
         Rings {
             cq_per_line: per_line,

@@ -42,8 +42,8 @@
 //!   `"any"` uses the app's own buffers in the NIC's DRAM, wherever they are. With `clone =
 //!   "copy"` the core copies over the channel into a buffer in host memory.
 //! * **The channel is shared.** The host interleaves its memory over all channels, so the NetDIMM
-//!   channel carries the NIC socket's average load ρ as well as its own: a zone access costs the
-//!   DRAM latency at ρ (the same load curve as [`crate::mem`]) plus its wait behind the DIMM's
+//!   channel carries the NIC socket's average load ρ as well as its own: a host access to the
+//!   zone costs the DRAM latency at ρ (the same load curve as [`crate::mem`]) plus its wait behind the DIMM's
 //!   own traffic (the bounded DRAM and channel above, counted once), so an MLC-like co-runner
 //!   slows the NIC's host accesses and the NIC's traffic slows nothing else of the host.
 //! * **Backpressure.** The NIC takes a frame out of its buffer only while its DRAM's backlog is
@@ -231,7 +231,7 @@ impl Zone {
     /// A DRAM access's latency with the host's load `host_rho` on the channel; the DIMM's own
     /// traffic is in the waits for the bounded DRAM and channel, not here.
     fn latency(&self, host_rho: f64) -> u64 {
-        self.dram.latency_at(host_rho.min(0.95))
+        self.dram.latency_at(host_rho.min(crate::mem::MAX_LOAD))
     }
 
     /// When the DRAM has served every access queued so far, ps.

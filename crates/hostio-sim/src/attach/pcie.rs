@@ -13,7 +13,9 @@
 //!   `MLX5_MINI_CQE_ARRAY_SIZE`; the DPDK mlx5 PMD enables it by default, `rxq_cqe_comp_en`);
 //! * one TX completion per `TX_COMPLETION_EVERY` packets (DPDK mlx5 PMD `MLX5_TX_COMP_THRESH`);
 //! * RX descriptors read a 64 B line (four 16 B descriptors) at a time; one 4 B doorbell per TX
-//!   burst (no doorbell bytes are counted for posting RX descriptors);
+//!   burst (no doorbell bytes are counted for posting RX descriptors). Per-burst and
+//!   per-session bytes are amortised as if every burst were full (`BURST` packets), as
+//!   pcie-bench's model does: shorter bursts come at low load, where the link is far from full;
 //! * TX by enhanced multi-packet send (eMPW, on by default on ConnectX-5: DPDK mlx5 `txq_mpw_en`):
 //!   one WQE session carries up to `EMPW_MAX_PACKETS` packets behind a 32 B title (control and
 //!   Ethernet segments), each packet a 16 B data segment that points at its buffer; each
@@ -35,10 +37,12 @@ use crate::memsys::MemSys;
 pub(crate) const CQE_COMPRESSION: u64 = 8;
 /// A TX completion is requested every this many packets.
 pub(crate) const TX_COMPLETION_EVERY: u64 = 32;
+/// A completion entry (ConnectX `mlx5_cqe64`, PRM "Completion Queue Entry Format").
 pub(crate) const CQE_BYTES: u64 = 64;
 /// A WQE basic block: the unit the TX ring is sized in (`tx_descriptors` of them) and the first
 /// read after a doorbell.
 pub(crate) const TX_WQE_BYTES: u64 = 64;
+/// An RX descriptor: one 16 B data segment (`mlx5_wqe_data_seg`: byte count, key, address).
 pub(crate) const RX_DESC_BYTES: u64 = 16;
 /// Packets per eMPW session (DPDK mlx5 `MLX5_EMPW_MAX_PACKETS` = `MLX5_TX_COMP_THRESH`).
 pub(crate) const EMPW_MAX_PACKETS: u64 = 32;
@@ -56,7 +60,8 @@ const EMPW_ROOM_BYTES: u64 = 960 - EMPW_TITLE_BYTES;
 const INLINE_MIN_TXQS: usize = 8;
 /// A doorbell: a 4 B MMIO write.
 const DOORBELL_BYTES: u64 = 4;
-/// Packets per doorbell / descriptor read burst.
+/// Packets per doorbell / descriptor read burst (the engine's RX and TX burst, DPDK's
+/// `MAX_PKT_BURST`).
 const BURST: u64 = 32;
 /// Link backlog the NIC's DMA engine may queue ahead of the wire before it stops taking frames
 /// out of its buffer, ps (1 µs ≈ 14 KB at Gen3 x16, a few maximum-size write bursts). A modelling

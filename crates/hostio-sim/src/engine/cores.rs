@@ -20,7 +20,13 @@ use crate::mem::Mba;
 use crate::memsys::Served;
 use crate::rng::mix64;
 
+/// `tx_release = "threshold"`: completed buffers are freed only while fewer than a burst plus
+/// this many TX slots are free (DPDK ixgbe/i40e `tx_free_thresh` default 32).
 const TX_FREE_THRESH: u64 = 32;
+/// A co-runner's accesses that are stores: one in this many (an estimate for a cache-hungry
+/// benchmark that mostly reads, such as a pointer chase or a read-mostly stream; the DDIO paper
+/// does not give its co-runner's mix).
+const CORUNNER_STORE_EVERY: u64 = 4;
 /// A core's copy loop, cycles per 64 B line: two 32 B AVX2 stores at one store per cycle
 /// (Skylake and Haswell have one store-data port; Intel optimization manual; glibc's memcpy
 /// uses AVX2 on Skylake-SP too), the loads beside.
@@ -110,7 +116,8 @@ pub(super) struct Core {
 /// * `core`: the app's cycles;
 /// * `flush`: the host writing back and dropping the lines it hands to a NIC that cannot snoop
 ///   (memory channel; 0 otherwise), which the TX doorbell waits for;
-/// * `copy`: moving the frame into a `copy` app's buffer (the core's copy, or the NIC's clone);
+/// * `copy`: moving the frame into a `copy` app's buffer (the core's copy, or the NIC's clone),
+///   and for any app the driver's copy of a frame it inlines into its TX descriptor;
 /// * `queueing`: the rest — waiting in the RX ring, behind other packets of the burst (including
 ///   the burst's completion reads: for a coherent NIC, the line transfers that pull them), for
 ///   the TX doorbell and the NIC's fetch window.
@@ -435,10 +442,11 @@ impl Engine {
             let idx = self.nics[ni].queues[q].idx_line + 1;
             signal.add(self.core_mem(c, idx, true, now));
         }
-        // The copies into inlined descriptors (their loads, then the stores) come before the
-        // doorbell.
+        // The descriptor writes and the copies into inlined descriptors (their loads, then the
+        // stores) complete before the doorbell (the driver's write barrier), then the flushes or
+        // the tail index.
         let copy_ps = copy_loads.cost() + ((inlined_lines * COPY_CYCLES_PER_LINE) as f64 * self.mem.t.cycle_ps) as u64;
-        let doorbell = doorbell_at + copy_ps + signal.cost();
+        let doorbell = doorbell_at + batch.cost() + copy_ps + signal.cost();
         let flush_ps = if rings.flush_handover { signal.cost() } else { 0 };
         let visible = doorbell + self.nics[ni].attach.tx_notice_ps(&self.mem);
         let tx = &mut self.nics[ni].queues[q].tx;
@@ -449,7 +457,7 @@ impl Engine {
         }
         self.schedule_tx_fetch(ni, q, visible);
         self.cores[c].tx_pending.drain(..k);
-        t = (now + batch.cost() + copy_ps).max(doorbell);
+        t = doorbell;
         if self.cores[c].tx_pending.is_empty() {
             Ok(t)
         } else {
@@ -470,7 +478,7 @@ impl Engine {
         let mut issued = 0u64;
         while issued < want as u64 && t < now + PS_PER_US {
             let line = base + self.rng.below(lines) as u32;
-            let write = self.rng.below(4) == 0;
+            let write = self.rng.below(CORUNNER_STORE_EVERY) == 0;
             t += self.core_mem(c, line, write, t) / FILL_BUFFERS;
             issued += 1;
         }

@@ -3,8 +3,9 @@
 //!
 //! # Time and order
 //! Integer picoseconds; a binary heap ordered by (time, sequence number) so ties are broken in
-//! insertion order; every random draw comes from RNGs derived from the run seed (the engine's,
-//! each socket's cache hierarchy's, each memory-channel zone's). Events are per packet: `Arrival` (a frame has fully arrived at a
+//! insertion order; every random draw of the model comes from RNGs derived from the run seed (the engine's,
+//! each socket's cache hierarchy's, each memory-channel zone's); the generic slice maps are
+//! shuffled once with a fixed seed, as a processor's hash is fixed (`cache` module docs). Events are per packet: `Arrival` (a frame has fully arrived at a
 //! NIC), `Core` (a poll-mode core finishes its current step), `TxFetch` (the NIC reads posted TX
 //! descriptors), `CoRunner` (1 µs of a co-runner's accesses), `NicDrain`, `PauseRefresh` and
 //! `Warmup`. Cache work inside an event runs line by line.
@@ -37,6 +38,8 @@ use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use traffic::{Gen, Sizes};
 
 const PS_PER_US: u64 = 1_000_000;
+/// Packets per `rte_eth_rx_burst` call and per TX burst (DPDK's sample applications'
+/// `MAX_PKT_BURST` = 32, e.g. `examples/l2fwd/main.c`).
 const BURST: usize = 32;
 /// DPDK mbuf object: 64 B mempool header + 128 B rte_mbuf + 128 B headroom + 2048 B data room.
 const MBUF_STRIDE: u64 = 2368;
@@ -142,7 +145,7 @@ pub(crate) fn app_ws_mib(a: &crate::config::AppCfg) -> f64 {
 
 /// Packet buffers in an app's mempool: every RX and TX slot of its cores, two bursts each and
 /// the per-core caches' flush thresholds, at least 8192 (DPDK's sample applications size their
-/// pools at 8191 mbufs, `NUM_MBUFS` in `examples/skeleton/basicfwd.c`).
+/// pools at 8191 mbufs, `NUM_MBUFS` in `examples/skeleton/basicfwd.c`; rounded up to 8192).
 fn mempool_count(cores: u64, rx: u64, tx: u64) -> u64 {
     (cores * (rx + tx + 2 * BURST as u64) + cores * (MEMPOOL_CACHE as u64 * 3 / 2)).max(8192)
 }
