@@ -288,3 +288,12 @@ def test_values_beyond_the_fields_width_say_what_is_allowed(kw, message):
     with pytest.raises(ConfigError) as e:
         pcie.bandwidth([64], **kw)
     assert str(e.value) == message
+
+
+def test_numpy_numbers_are_numbers():
+    np = pytest.importorskip("numpy")
+    assert [r["size"] for r in pcie.bandwidth(np.arange(64, 257, 64))] == [64, 128, 192, 256]
+    assert pcie.bandwidth([64], gen=np.int64(4)) == pcie.bandwidth([64], gen=4)
+    assert pcie.nic("dpdk", 64, eth_gbps=np.float32(40)) == pcie.nic("dpdk", 64, eth_gbps=40)
+    with pytest.raises(ConfigError, match="size = True"):
+        pcie.bandwidth([True])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import re
 from typing import Iterable
 
@@ -118,6 +119,8 @@ def _int(key: str, value) -> int:
     ``gen`` and ``lanes``); never negative. Text of more than 40 digits stands for a number larger
     than any bound (the caller's range check then names the value as given)."""
     given = value
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         text = value.strip().lower() if isinstance(value, str) else ""
         if key == "gen" and text.startswith("gen"):
@@ -174,7 +177,7 @@ def gbps(key: str, value, upper: float = math.inf) -> float:
     """``value`` (a number, or text of ASCII digits such as ``40`` or ``2.5e1``) as a rate in Gb/s:
     finite, positive and at most ``upper``; else the error about ``key``."""
     allowed = "a positive finite number of Gb/s" if upper == math.inf else f"a line rate in (0, {upper:g}] Gb/s"
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)) \
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)) \
             or (isinstance(value, str) and not _NUMBER.fullmatch(value.strip())):
         raise config_error(key, value, allowed)
     try:

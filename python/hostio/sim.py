@@ -7,15 +7,14 @@ True
 
 A scenario is a path to a TOML file, the name of a bundled scenario (``"quickstart"``,
 ``"ddio/single_core"``), TOML text, or a ``dict`` with the same tables. ``set`` takes
-``KEY.PATH=VALUE`` overrides (any key of the file, one key each: an inline table such as
-``nics.nic0={pause_frames=true}`` would replace the whole table, so it is refused with the
-overrides that set its keys); ``seed`` overrides ``run.seed``. The result is
+``KEY.PATH=VALUE`` overrides (any key of the file; an inline table such as
+``nics.nic0={attachment="coherent"}`` replaces the whole table, TOML's meaning, which is how a
+key the file sets is dropped); ``seed`` overrides ``run.seed``. The result is
 a dict: resolved scenario, platform, seed, version, scenario hash, wall-clock seconds, simulated
 events and ``metrics`` (see the README's metric list). Bad input raises :class:`hostio.ConfigError`.
 """
 from __future__ import annotations
 
-import datetime
 import json
 import math
 import numbers
@@ -113,51 +112,6 @@ def override_key(override) -> str | None:
     return None if parts is None else key_text(parts)
 
 
-def _toml_value(v) -> str:
-    """A value read by ``tomllib`` written back as TOML."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float) and not math.isfinite(v):
-        return "nan" if v != v else ("inf" if v > 0 else "-inf")
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return _quoted(v)
-    if isinstance(v, (datetime.date, datetime.time)):
-        return v.isoformat()
-    if isinstance(v, list):
-        return "[" + ",".join(_toml_value(x) for x in v) + "]"
-    return "{" + ",".join(f"{key_text([k])}={_toml_value(x)}" for k, x in v.items()) + "}"
-
-
-def _leaves(prefix: tuple, table: dict):
-    """(key parts, value) of every value in a nested table (an empty table has none)."""
-    for k, v in table.items():
-        if isinstance(v, dict):
-            yield from _leaves(prefix + (k,), v)
-        else:
-            yield prefix + (k,), v
-
-
-def _no_inline_table(override: str) -> None:
-    """``KEY={a=1}`` would replace the whole table ``KEY`` (TOML's inline-table meaning), losing
-    every key of it not repeated: refused, with the ``--set`` options that set the keys one by one."""
-    i = key_end(override)
-    raw = override[i + 1:].strip() if i is not None else ""
-    key = override_key(override)
-    if key is None or not raw.startswith("{"):
-        return
-    try:
-        value = tomllib.loads(f"v = {raw}")
-    except tomllib.TOMLDecodeError:
-        return  # not an inline table: the compiled module reads it as text
-    if len(value) != 1 or not isinstance(value["v"], dict):
-        return
-    leaves = [f"--set {key_text(key_parts(key) + p)}={_toml_value(v)}" for p, v in _leaves((), value["v"])]
-    how = "; set its keys one by one: " + " ".join(leaves) if leaves else ""
-    raise config_error("--set", override, f"one key per --set, not an inline table (it would replace all of {key}){how}")
-
-
 def _overrides(items: Iterable[str]) -> list[str]:
     if items is None:
         raise config_error("set", None, "a list of KEY.PATH=VALUE strings")
@@ -166,7 +120,6 @@ def _overrides(items: Iterable[str]) -> list[str]:
     out = list(items)
     for ov in out:
         checked_text("set", ov, "KEY.PATH=VALUE strings of valid Unicode text")
-        _no_inline_table(ov)
     return out
 
 
