@@ -262,17 +262,23 @@ def test_killing_the_parent_stops_its_workers(tmp_path):
     assert not any(_alive(k) for k in kids)
 
 
-def test_ctrl_c_keeps_finished_points(tmp_path):
-    # As from a terminal: the sweep starts with SIGINT's default disposition, whatever the test
-    # runner's (a process that starts with SIGINT ignored never gets KeyboardInterrupt).
+def _sweep_past_its_first_point(out, jobs: int) -> subprocess.Popen:
+    """A command-line sweep whose first point (of three) is short, returned once that point is
+    logged. As from a terminal: it starts with SIGINT's default disposition, whatever the test
+    runner's (a process that starts with SIGINT ignored never gets KeyboardInterrupt)."""
     p = subprocess.Popen([sys.executable, "-m", "hostio", "sweep", "quickstart", "--axis", "run.duration_us=200,200000,200001",
-                          "--set", "run.warmup_us=100", "--jobs", "1", "--out", str(tmp_path), "--quiet"],
+                          "--set", "run.warmup_us=100", "--jobs", str(jobs), "--out", str(out), "--quiet"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 30
-    log = tmp_path / "points.jsonl"
+    log = out / "points.jsonl"
     while (not log.exists() or not log.read_text()) and time.monotonic() < deadline:
         time.sleep(0.1)
+    return p
+
+
+def test_ctrl_c_keeps_finished_points(tmp_path):
+    p = _sweep_past_its_first_point(tmp_path, jobs=1)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
@@ -443,14 +449,7 @@ def test_a_second_ctrl_c_while_the_tables_are_written_keeps_them(tmp_path, monke
 
 
 def test_rapid_ctrl_c_on_the_command_line_keeps_finished_points(tmp_path):
-    p = subprocess.Popen([sys.executable, "-m", "hostio", "sweep", "quickstart", "--axis", "run.duration_us=200,200000,200001",
-                          "--set", "run.warmup_us=100", "--jobs", "2", "--out", str(tmp_path), "--quiet"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 30
-    log = tmp_path / "points.jsonl"
-    while (not log.exists() or not log.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    p = _sweep_past_its_first_point(tmp_path, jobs=2)
     for _ in range(10):  # within a few milliseconds, while the first is being handled
         p.send_signal(signal.SIGINT)
         time.sleep(0.001)
