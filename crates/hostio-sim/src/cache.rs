@@ -348,16 +348,17 @@ fn load_stamps(rec: &[u32]) -> (std::arch::x86_64::__m128i, std::arch::x86_64::_
     unsafe { (_mm_loadu_si128(r.as_ptr().cast()), _mm_loadu_si128(r.as_ptr().add(4).cast())) }
 }
 
-/// Ask the host CPU to start loading `r`'s cache line.
+/// Ask the host CPU to start loading the cache line at `p` (any address: a prefetch reads
+/// nothing architecturally and cannot fault).
 #[inline(always)]
-fn host_prefetch<T>(r: &T) {
+fn host_prefetch<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing architecturally and cannot fault; `r` is a valid reference.
+    // SAFETY: a prefetch has no architectural effect and cannot fault, whatever the address.
     unsafe {
-        std::arch::x86_64::_mm_prefetch(r as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0)
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0)
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = r;
+    let _ = p;
 }
 
 struct L2 {
@@ -650,10 +651,10 @@ impl Hierarchy {
     /// model). Callers about to touch several lines issue these first so the loads overlap.
     #[inline]
     pub fn prefetch(&self, line: u32) {
-        let b = self.rec(self.dir[line as usize].set);
+        let rec = self.llc.as_ptr().wrapping_add(self.rec(self.dir[line as usize].set));
         let mut l = 0;
         while l < self.layout.stride {
-            host_prefetch(&self.llc[b + l]);
+            host_prefetch(rec.wrapping_add(l));
             l += WORDS_PER_LINE;
         }
     }
@@ -661,9 +662,7 @@ impl Hierarchy {
     /// Start loading `line`'s directory entry (a hint, as `prefetch`).
     #[inline]
     pub fn prefetch_dir(&self, line: u32) {
-        if let Some(d) = self.dir.get(line as usize) {
-            host_prefetch(d);
-        }
+        host_prefetch(self.dir.as_ptr().wrapping_add(line as usize));
     }
 
     // -------------------------------------------------------------------------------------------
@@ -1013,6 +1012,7 @@ impl Hierarchy {
 
     /// A device full-line write. `allocating` = DDIO on for this port and the line is homed on
     /// this socket. Returns true for a hit (the line was cached here).
+    #[inline]
     pub fn dev_write(&mut self, line: u32, allocating: bool) -> bool {
         let d = self.dir[line as usize];
         let in_l2 = d.l2_core != NONE;
