@@ -973,7 +973,7 @@ def _size_lines(ax, rows, key, values, y):
 
 
 NETDIMM_NOTE = ("hostio measures one host's path (NIC arrival to TX wire through a core that copies each frame into its buffer: cloned in the NIC's DRAM on the memory channel, copied by the core on the others); the paper's one-way latency also spans the sender's stack, the 40 Gb/s wires and the switch, which hostio does not simulate, so its gains over PCIe are larger. "
-                "The memory-channel NIC's gain comes from removing the PCIe round trips; its cost is the core reading headers and completions over the channel (nCache hits), the clone's command and completion poll, and flushing what it hands over. "
+                "The memory-channel NIC's gain comes from removing the PCIe round trips; its cost is the core reading headers and completions over the channel (nCache hits), the clone's command and completion poll, flushing what it hands over, and reading back each descriptor line it flushed one lap before when it writes that line again. "
                 "Against the on-die NIC it loses: hostio's on-die NIC reaches the LLC over the mesh with DPDK-style polling and no register reads, while the paper's iNIC driver still pays I/O register accesses, the mechanism the paper credits for NetDIMM's lead; hostio does not model a register-reading driver")
 
 

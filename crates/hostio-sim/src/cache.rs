@@ -295,6 +295,13 @@ fn empty_ways(rec: &[u32]) -> u32 {
 #[inline(always)]
 fn lru_way(rec: &[u32], mask: u32, highest: bool) -> usize {
     debug_assert!(mask != 0);
+    // One or two ways (DDIO's default two I/O ways, the recycled region): compared directly.
+    let rest = mask & (mask - 1);
+    if rest & rest.wrapping_sub(1) == 0 {
+        let (lo, hi) = (mask.trailing_zeros() as usize, 31 - mask.leading_zeros() as usize);
+        let (a, b) = (byte(rec, lo), byte(rec, hi));
+        return if a < b || a == b && !highest { lo } else { hi };
+    }
     #[cfg(target_arch = "x86_64")]
     // SAFETY: SSE2 is part of the x86-64 baseline; `load_stamps` checks the record's length.
     let eq = unsafe {
@@ -1396,8 +1403,10 @@ mod tests {
             let empty = (0..32).fold(0u32, |m, i| m | ((byte(&rec, i) == 0) as u32) << i);
             assert_eq!(empty_ways(&rec), empty);
             let mask = (rng.next_u64() as u32) | 1 << rng.below(32);
-            // Masks within ways 0..16 take the one-vector path.
-            for mask in [mask, mask & 0xFFFF | 1 << rng.below(16)] {
+            // Masks within ways 0..16 take the one-vector path; masks of one or two ways are
+            // compared without vectors.
+            let (one, two) = (1 << rng.below(32), 1 << rng.below(32) | 1 << rng.below(32));
+            for mask in [mask, mask & 0xFFFF | 1 << rng.below(16), one, two] {
                 let min = (0..32).filter(|&i| mask >> i & 1 != 0).map(|i| byte(&rec, i)).min().unwrap();
                 let ties: Vec<usize> = (0..32).filter(|&i| mask >> i & 1 != 0 && byte(&rec, i) == min).collect();
                 assert_eq!(lru_way(&rec, mask, true), *ties.last().unwrap());
