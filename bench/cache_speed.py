@@ -3,6 +3,9 @@ of pycachesim, on the same traces through an LLC of the Skylake preset's geometr
 
     .venv/bin/python bench/cache_speed.py [--accesses 2000000] [--repeat 5]
 
+--accesses is 1..20,000,000 (memory grows by about 90 B per access with pycachesim's address
+list: some 2 GB at the limit); --repeat is 1..1000.
+
 hostio is driven with device writes and all 11 ways open to them (`ddio_ways=11`): DDIO's
 write-allocate path is then an 11-way LLC evicting in LRU order (18 slices x 2048 sets, the slice
 chosen by hostio's address hash), whose insertion is chosen by set dueling (the simulator's DDIO
@@ -25,9 +28,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from _args import int_in  # noqa: E402
 from hostio.cache import Hierarchy  # noqa: E402
 
 FOOTPRINT = 64 << 20
+MAX_ACCESSES = 20_000_000
 SETS, WAYS = 36864, 11  # Skylake Gold 6140: 18 slices x 2048 sets, 11 ways
 
 
@@ -65,8 +70,8 @@ def run_pycachesim(addrs: list) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--accesses", type=int, default=2_000_000)
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--accesses", type=int_in(1, MAX_ACCESSES, " accesses per trace"), default=2_000_000)
+    ap.add_argument("--repeat", type=int_in(1, 1000, " runs"), default=5)
     args = ap.parse_args()
     try:
         import cachesim  # noqa: F401

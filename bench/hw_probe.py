@@ -5,6 +5,8 @@
 
 Writes DIR/probe.json (the report of ``hostio probe --json``) and DIR/platform.toml (the
 simulator's platform file), and prints the readable summary. Default DIR: out/hw.
+--max-mib is 0.0625..65536, --reps 1..1000 (``hostio probe``'s limits); bad values are refused
+before DIR is created.
 """
 from __future__ import annotations
 
@@ -14,19 +16,30 @@ import os
 import sys
 import time
 
-from hostio import probe
+from _args import int_in, number_in
+from hostio import outfile, probe
+from hostio.cli import one_line
+from hostio.errors import USER_ERRORS
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--max-mib", type=float, help="largest working set (default 4 × LLC)")
-    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--max-mib", type=number_in(0.0625, 65536, " MiB"), help="largest working set (default 4 × LLC)")
+    ap.add_argument("--reps", type=int_in(1, 1000), default=7)
     ap.add_argument("--out", default="out/hw")
     a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
+    opts = probe.ProbeOptions(max_mib=a.max_mib, reps=a.reps)
+    try:
+        opts.validate()
+        os.makedirs(a.out, exist_ok=True)
+        for name in ("probe.json", "platform.toml"):
+            outfile.check("--out", os.path.join(a.out, name))
+    except USER_ERRORS as e:
+        ap.error(one_line(e))
+    except OSError as e:
+        ap.error(one_line(f"argument --out: {a.out!r}: a directory this user can create or write ({e.strerror or e})"))
     t0 = time.time()
-    r = probe.run_probe(probe.ProbeOptions(max_mib=a.max_mib, reps=a.reps),
-                        progress=lambda m: print(f"probe: {m}", file=sys.stderr))
+    r = probe.run_probe(opts, progress=lambda m: print(f"probe: {m}", file=sys.stderr))
     with open(os.path.join(a.out, "probe.json"), "w") as f:
         json.dump(r, f, indent=2)
     try:

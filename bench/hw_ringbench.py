@@ -12,6 +12,8 @@ JSONL file but left out of the tables. Printed: per configuration
 the median over repetitions (and min–max), the ablation ratios beside the model's and the
 paper's, and the model's errors with the default mlp = 4 and with the mlp that fits best
 (1..16, least mean |log error| over latency and rate). Writes DIR/ringbench.jsonl.
+--repeat is 1..1000, --duration-ms 2..60000, --payload 0 or 64..1500, --window 1..4096 (``hostio
+ringbench``'s limits); bad values are refused before DIR is created.
 """
 from __future__ import annotations
 
@@ -22,21 +24,31 @@ import os
 import statistics
 import sys
 
+from _args import int_in
+from hostio import outfile
 from hostio import ringbench as rb
+from hostio.cli import integer_arg, one_line
+from hostio.errors import USER_ERRORS
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--duration-ms", type=int, default=500)
-    ap.add_argument("--payload", type=int, default=64)
-    ap.add_argument("--window", type=int, default=256)
+    ap.add_argument("--repeat", type=int_in(1, 1000), default=3)
+    ap.add_argument("--duration-ms", type=int_in(2, 60000, " ms"), default=500)
+    ap.add_argument("--payload", type=integer_arg, default=64)  # 0 or 64..1500: checked by rb.config
+    ap.add_argument("--window", type=int_in(1, 4096, " descriptors"), default=256)
     ap.add_argument("--out", default="out/hw")
     a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-    cpus = rb.require_two_cpus()
-    base = rb.config(payload_bytes=a.payload, window=a.window, duration_ms=a.duration_ms, cpus=cpus)
-    cfgs = rb.sweep_configs("ablation", base)
+    try:
+        cpus = rb.require_two_cpus()
+        base = rb.config(payload_bytes=a.payload, window=a.window, duration_ms=a.duration_ms, cpus=cpus)
+        cfgs = rb.sweep_configs("ablation", base)
+        os.makedirs(a.out, exist_ok=True)
+        outfile.check("--out", os.path.join(a.out, "ringbench.jsonl"))
+    except USER_ERRORS as e:
+        ap.error(one_line(e))
+    except OSError as e:
+        ap.error(one_line(f"argument --out: {a.out!r}: a directory this user can create or write ({e.strerror or e})"))
     reps, unstable = [], 0
     with open(os.path.join(a.out, "ringbench.jsonl"), "w") as f:
         for i in range(a.repeat):

@@ -2,6 +2,7 @@
 frames/s, experiments/s. Run: .venv/bin/python bench/pcie_speed.py"""
 from __future__ import annotations
 
+import argparse
 import time
 
 from hostio import pcie
@@ -17,6 +18,7 @@ def rate(label: str, fn, units: int, repeat: int = 5) -> None:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # no options: refuse any
     sizes = list(range(1, 4097))
     rate("bandwidth sweep (sizes)", lambda: pcie.bandwidth(sizes), len(sizes))
     frames = list(range(64, 1519))

@@ -15,6 +15,9 @@ import json
 import sys
 
 import hostio
+from hostio import outfile
+from hostio.cli import one_line
+from hostio.errors import USER_ERRORS
 
 SHORT = ["run.duration_us=400", "run.warmup_us=300"]
 CASES = {
@@ -61,20 +64,50 @@ def diff(a, b, path=""):
         yield f"{path}: {a!r} -> {b!r}"
 
 
+def load_reference(path: str) -> dict:
+    """The runs saved by --save: a non-empty object of "case/seedN": {"events": int, "metrics": {...}}."""
+    with open(path, "rb") as f:
+        try:
+            want = json.load(f)
+        except (ValueError, RecursionError) as e:  # not JSON, not UTF-8, nested too deep
+            raise ValueError(f"not readable JSON ({e})") from None
+    if not (isinstance(want, dict) and want and all(
+            isinstance(v, dict) and isinstance(v.get("events"), int) and isinstance(v.get("metrics"), dict)
+            for v in want.values())):
+        raise ValueError('not a file written by --save (a JSON object of "case/seedN": {"events": ..., "metrics": {...}})')
+    return want
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--save", metavar="FILE")
-    g.add_argument("--check", metavar="FILE")
+    g.add_argument("--save", metavar="FILE", help="write the reference here (- for standard output)")
+    g.add_argument("--check", metavar="FILE", help="compare with the reference a --save wrote")
     args = ap.parse_args()
+    # Bad paths and reference files are refused before the runs (minutes), and nothing is written.
+    try:
+        if args.save is not None:
+            outfile.check("--save", args.save)
+        else:
+            want = load_reference(args.check)
+    except USER_ERRORS as e:
+        ap.error(one_line(e))
+    except OSError as e:
+        ap.error(one_line(f"argument --check: {args.check!r}: {e.strerror or e}"))
+    except ValueError as e:
+        ap.error(one_line(f"argument --check: {args.check!r}: {e}"))
     got = collect()
-    if args.save:
-        with open(args.save, "w") as f:
-            json.dump(got, f, indent=1, sort_keys=True)
-        print(f"saved {len(got)} runs to {args.save}")
+    if args.save is not None:
+        text = json.dumps(got, indent=1, sort_keys=True)
+        if args.save == "-":
+            print(text)
+        else:
+            try:
+                outfile.write_text(args.save, text, "--save")
+            except USER_ERRORS as e:
+                ap.error(one_line(e))
+        print(f"saved {len(got)} runs to {args.save}", file=sys.stderr if args.save == "-" else sys.stdout)
         return
-    with open(args.check) as f:
-        want = json.load(f)
     d = list(diff(want, got))
     for line in d:
         print(line)

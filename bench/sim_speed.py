@@ -14,6 +14,7 @@ import statistics
 import time
 
 import hostio
+from _args import int_in, number_in
 
 SCENARIO = """
 [run]
@@ -46,8 +47,9 @@ CASES = {
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sim-ms", type=float, default=200.0, help="simulated milliseconds per run (default 200)")
-    ap.add_argument("--repeat", type=int, default=5, help="runs per case (default 5)")
+    ap.add_argument("--sim-ms", type=number_in(0.001, 10000, " ms (run.duration_us 1..1e7)"), default=200.0,
+                    help="simulated milliseconds per run, 0.001..10000 (default 200)")
+    ap.add_argument("--repeat", type=int_in(1, 1000), default=5, help="runs per case, 1..1000 (default 5)")
     ap.add_argument("--case", action="append", choices=sorted(CASES), help="run only these cases (repeatable)")
     ap.add_argument("--attachment", action="append", choices=["pcie", "integrated", "coherent", "memory-channel"],
                     help="NIC attachments to run the cases with (repeatable; default pcie)")
