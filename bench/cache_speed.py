@@ -14,7 +14,8 @@ keeps part of the stream cached, so hostio's hit rate there is above pycachesim'
 addresses through its bulk `load(iterable)` call (the address list is built before timing).
 Traces: uniform random lines over 64 MiB, and a sequential stream over 64 MiB. Each figure is the
 median of `--repeat` runs on fresh caches; the two simulators take turns (one run each per
-round), so that both see the same host, and the ratio is the median of the rounds' ratios.
+round, each first in every other round), so that both see the same host, and the ratio is the
+median of the rounds' ratios.
 numpy's OpenBLAS worker thread is switched off (neither simulator uses BLAS; on a 2-core host
 the idle worker's spinning took ~8 % of the samples).
 Target: hostio >= 3x pycachesim's accesses per second on both traces.
@@ -85,9 +86,12 @@ def main() -> None:
     for name, a in traces(args.accesses).items():
         addrs = a.tolist() if have_peer else None
         h, p = [], []
-        for _ in range(args.repeat):
+        for k in range(args.repeat):
+            # Each simulator goes first in every other round.
+            if have_peer and k % 2:
+                p.append(run_pycachesim(addrs))
             h.append(run_hostio(a))
-            if have_peer:
+            if have_peer and not k % 2:
                 p.append(run_pycachesim(addrs))
         h_rate = args.accesses / statistics.median(x[0] for x in h)
         line = f"{name:>8} {h_rate:>14,.0f} {h[0][1]:>9.3f}"

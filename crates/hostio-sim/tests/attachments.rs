@@ -135,9 +135,9 @@ fn latency_breakdown_adds_up() {
 }
 
 /// Isolated 64 B frames at 0.25 Gb/s through a copying core and a 40 Gb/s memory-channel NIC
-/// with `tx` TX descriptors.
-fn netdimm_idle(tx: u32) -> SimResult {
-    let nic = format!("attachment = \"memory-channel\"\nline_rate_gbps = 40\ntx_descriptors = {tx}");
+/// with `tx` TX and `rx` RX descriptors.
+fn netdimm_idle(tx: u32, rx: u32) -> SimResult {
+    let nic = format!("attachment = \"memory-channel\"\nline_rate_gbps = 40\ntx_descriptors = {tx}\nrx_descriptors = {rx}");
     let text = scenario(SKX, 64, 1, &nic, "train_packets = 1", "").replace("kind = \"l2fwd\"", "kind = \"copy\"");
     run(&text.replace("rate_gbps = 1", "rate_gbps = 0.25").replace("duration_us = 300\nwarmup_us = 300", "duration_us = 1000\nwarmup_us = 300"))
 }
@@ -148,7 +148,7 @@ fn the_doorbell_waits_for_the_descriptor_writes() {
     // that line reads it back across the channel (~115 ns), and the NIC may look at the
     // descriptor only after the write completes: the packet waits for it in the queueing part
     // (~150 ns without that wait: the TX burst call, the flushes).
-    let queueing = netdimm_idle(1024).metrics.apps["fwd"].latency_breakdown_ns["queueing"].expect("packets");
+    let queueing = netdimm_idle(1024, 1024).metrics.apps["fwd"].latency_breakdown_ns["queueing"].expect("packets");
     assert!(queueing >= 200.0, "queueing {queueing} ns");
 }
 
@@ -156,9 +156,14 @@ fn the_doorbell_waits_for_the_descriptor_writes() {
 fn rings_handed_to_the_nic_start_out_of_the_host_caches() {
     // A ring the host flushes after each write is, in steady state, out of its caches at every
     // lap's first write. A short run that never wraps a 4096-entry TX ring must pay that as much
-    // as one that wraps a 64-entry ring many times (~300 packets here).
-    let (long, short) = (p50(&netdimm_idle(4096)), p50(&netdimm_idle(64)));
+    // as one that wraps a 64-entry ring about seven times (~480 packets here).
+    let (long, short) = (p50(&netdimm_idle(4096, 1024)), p50(&netdimm_idle(64, 1024)));
     assert!((long - short).abs() < 20.0, "p50 {long} ns with 4096 TX descriptors, {short} ns with 64");
+    // Likewise the RX descriptor ring (one line per four descriptors): its re-reads cross the
+    // channel whether or not the run wraps it.
+    let chan = |rx| extra(&netdimm_idle(4096, rx), "channel_gbyte_s");
+    let (long, short) = (chan(4096), chan(64));
+    assert!((long / short - 1.0).abs() < 0.01, "channel {long} GB/s with 4096 RX descriptors, {short} with 64");
 }
 
 #[test]
@@ -335,7 +340,7 @@ fn a_memory_channel_nic_clones_frames_in_its_dram() {
     assert!(extra(&big, "clones_fpm") > 0.0 && extra(&big, "clones_psm") == 0.0 && extra(&big, "clones_gcm") == 0.0);
     assert!((copy_part(&big) - copy_part(&small)).abs() < 5.0, "{} {}", copy_part(&small), copy_part(&big));
     // The app then reads its copy, which is in the DIMM and not in the nCache: a miss per packet
-    // that forwarding alone does not have (both also miss on the descriptor lines they rewrite).
+    // that forwarding alone does not have (both also look up the descriptor lines they rewrite).
     let fwd = run(&scenario(SKX, 1500, 1, "attachment = \"memory-channel\"", "train_packets = 1", ""));
     assert!(extra(&big, "ncache_hit_rate") < extra(&fwd, "ncache_hit_rate") - 0.1, "{} {}", extra(&big, "ncache_hit_rate"), extra(&fwd, "ncache_hit_rate"));
     // Placed anywhere, most clones move every line: slower for large frames.

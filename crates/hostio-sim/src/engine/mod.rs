@@ -586,6 +586,8 @@ impl Engine {
                     let rings = self.nics[ni].rings;
                     // Rings flushed to the NIC start out of the caches (see above).
                     let handed = rings.flush_handover;
+                    // The flushes follow one descriptor per slot; eMPW's segments are not flushed.
+                    debug_assert!(!(handed && rings.empw), "a flushed ring with eMPW WQEs");
                     let rx_lines = if handed || rings.rx_desc_per_line == 0 { 0 } else { qu.rx.n.div_ceil(rings.rx_desc_per_line) as u32 };
                     let cq_lines = qu.rx.n.div_ceil(rings.cq_per_line) as u32;
                     let wqe_lines = if handed { 0 } else { qu.tx.n.div_ceil(rings.tx_desc_per_line) as u32 };
