@@ -3,8 +3,11 @@
 negative, nan, inf, too large) is refused by argparse, naming the option, the value and the range,
 with exit status 2, before the script does any work."""
 import argparse
+import os
 
-from hostio.cli import integer_arg, number_arg
+from hostio import outfile
+from hostio.cli import integer_arg, number_arg, one_line
+from hostio.errors import USER_ERRORS
 
 
 def _shown(text: str) -> str:
@@ -31,3 +34,16 @@ def int_in(lo: int, hi: int, unit: str = ""):
 def number_in(lo: float, hi: float, unit: str = ""):
     """Type for a finite number option within lo..hi."""
     return _ranged(number_arg, lo, hi, unit, "number")
+
+
+def out_dir(ap: argparse.ArgumentParser, out: str, *names: str) -> None:
+    """Create output folder ``out`` (``--out``) and check that files ``names`` can be written in
+    it; a failure is ``ap.error`` (one line, exit status 2)."""
+    try:
+        os.makedirs(out, exist_ok=True)
+        for name in names:
+            outfile.check("--out", os.path.join(out, name))
+    except USER_ERRORS as e:
+        ap.error(one_line(e))
+    except OSError as e:
+        ap.error(one_line(f"argument --out: {out!r}: a directory this user can create or write ({e.strerror or e})"))

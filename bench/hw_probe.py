@@ -16,8 +16,8 @@ import os
 import sys
 import time
 
-from _args import int_in, number_in
-from hostio import outfile, probe
+from _args import int_in, number_in, out_dir
+from hostio import probe
 from hostio.cli import one_line
 from hostio.errors import USER_ERRORS
 
@@ -31,13 +31,9 @@ def main() -> int:
     opts = probe.ProbeOptions(max_mib=a.max_mib, reps=a.reps)
     try:
         opts.validate()
-        os.makedirs(a.out, exist_ok=True)
-        for name in ("probe.json", "platform.toml"):
-            outfile.check("--out", os.path.join(a.out, name))
     except USER_ERRORS as e:
         ap.error(one_line(e))
-    except OSError as e:
-        ap.error(one_line(f"argument --out: {a.out!r}: a directory this user can create or write ({e.strerror or e})"))
+    out_dir(ap, a.out, "probe.json", "platform.toml")
     t0 = time.time()
     r = probe.run_probe(opts, progress=lambda m: print(f"probe: {m}", file=sys.stderr))
     with open(os.path.join(a.out, "probe.json"), "w") as f:

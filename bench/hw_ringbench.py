@@ -24,8 +24,7 @@ import os
 import statistics
 import sys
 
-from _args import int_in
-from hostio import outfile
+from _args import int_in, out_dir
 from hostio import ringbench as rb
 from hostio.cli import integer_arg, one_line
 from hostio.errors import USER_ERRORS
@@ -43,12 +42,9 @@ def main() -> int:
         cpus = rb.require_two_cpus()
         base = rb.config(payload_bytes=a.payload, window=a.window, duration_ms=a.duration_ms, cpus=cpus)
         cfgs = rb.sweep_configs("ablation", base)
-        os.makedirs(a.out, exist_ok=True)
-        outfile.check("--out", os.path.join(a.out, "ringbench.jsonl"))
     except USER_ERRORS as e:
         ap.error(one_line(e))
-    except OSError as e:
-        ap.error(one_line(f"argument --out: {a.out!r}: a directory this user can create or write ({e.strerror or e})"))
+    out_dir(ap, a.out, "ringbench.jsonl")
     reps, unstable = [], 0
     with open(os.path.join(a.out, "ringbench.jsonl"), "w") as f:
         for i in range(a.repeat):
