@@ -397,7 +397,8 @@ impl PcieLink {
 /// Largest transfer the model accepts (1 GiB): far beyond any DMA, small enough to stay exact.
 pub const MAX_SIZE: u64 = 1 << 30;
 
-pub(crate) fn check_size(key: &str, size: u64) -> Result<(), PcieError> {
+/// `size` as a transfer size: 1..=[`MAX_SIZE`] bytes, else an error naming `key`.
+pub fn check_size(key: &str, size: u64) -> Result<(), PcieError> {
     if size == 0 || size > MAX_SIZE {
         return Err(PcieError::new(key, size, &format!("a byte count in 1..={MAX_SIZE}")));
     }

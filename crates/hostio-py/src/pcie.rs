@@ -53,9 +53,7 @@ fn pcie_nic(link_json: &str, query_json: &str) -> PyResult<String> {
 fn pcie_latency(params_json: &str, kind: &str, size: u64, location: &str, engine: &str, iotlb_miss: bool) -> PyResult<String> {
     let p = parse!(PcieLatencyParams, "latency", params_json)?;
     p.validate().map_err(config_err)?;
-    if size == 0 || size > 1 << 30 {
-        return Err(config_err(format!("size = {size}: a byte count in 1..=1073741824")));
-    }
+    hostio_pcie::link::check_size("size", size).map_err(config_err)?;
     let loc = MemLocation::parse(location).map_err(config_err)?;
     let engine = match engine {
         "dma" => Engine::Dma,

@@ -975,7 +975,7 @@ fn one_line(s: &str) -> String {
 
 fn deserialize_value<T: serde::de::DeserializeOwned>(original: &toml::Value, prefix: &str) -> Result<T, ConfigError> {
     serde_path_to_error::deserialize(original.clone()).map_err(|e| {
-        let path = e.path().to_string();
+        let path = dotted(e.path());
         let inner = one_line(&e.inner().to_string());
         let key = if path == "." { prefix.trim_end_matches(": ").to_string() } else { format!("{prefix}{path}") };
         let node = value_at(original, e.path());
@@ -1011,6 +1011,22 @@ fn enum_variants(leaf: &str) -> Option<String> {
         "slice_hash" => listed::<SliceHash>(),
         _ => None,
     }
+}
+
+/// serde's `path` as a TOML dotted key (`.` when empty), its table names quoted where needed.
+fn dotted(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    if path.iter().next().is_none() {
+        return ".".to_string();
+    }
+    let parts: Vec<String> = path
+        .iter()
+        .map(|seg| match seg {
+            Segment::Map { key } => key_part(key),
+            other => other.to_string(),
+        })
+        .collect();
+    parts.join(".")
 }
 
 /// The value at serde's `path` inside `root`.
@@ -1140,7 +1156,7 @@ fn node_at_key<'a>(node: &'a mut toml::Value, at: &str, key: &str, shown_as: &st
         return (at == key && ConfigError::new("", shown(node), "").value == shown_as).then_some(node);
     };
     t.iter_mut().find_map(|(k, v)| {
-        let path = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
+        let path = if at.is_empty() { key_part(k) } else { format!("{at}.{}", key_part(k)) };
         if key == path || key.starts_with(&format!("{path}.")) {
             node_at_key(v, &path, key, shown_as)
         } else {
@@ -1182,7 +1198,7 @@ fn require_tables(root: &toml::Value) -> Result<(), ConfigError> {
     for key in ["nics", "traffic", "apps"] {
         if let Some(v) = root.get(key) {
             for (name, child) in table(v, key)? {
-                let child = table(child, &format!("{key}.{name}"))?;
+                let child = table(child, &table_key(key, name))?;
                 if key == "nics" {
                     nic_tables(name, child, &|v, k| table(v, k).map(|_| ()))?;
                 }
@@ -1210,18 +1226,33 @@ fn nic_tables(
     for (key, owner) in [("pcie", "pcie"), ("design", "pcie"), ("coherent", "coherent"), ("netdimm", "memory-channel")] {
         let Some(v) = nic.get(key) else { continue };
         if key != "design" {
-            table(v, &format!("nics.{name}.{key}"))?;
+            table(v, &format!("{}.{key}", table_key("nics", name)))?;
         }
         if attachment != owner && Attach::deserialize(toml::Value::String(attachment.into())).is_ok() {
             let shown = if key == "design" { one_line(&v.to_string()) } else { "a table".into() };
             return Err(ConfigError::new(
-                format!("nics.{name}.{key}"),
+                format!("{}.{key}", table_key("nics", name)),
                 shown,
                 format!("only with attachment = \"{owner}\" (this NIC's is \"{attachment}\")"),
             ));
         }
     }
     Ok(())
+}
+
+/// One part of a TOML dotted key: bare when it is a bare key (letters, digits, `_`, `-`), else
+/// quoted, so an error's key can be pasted back into `--set` or a scenario file.
+fn key_part(name: &str) -> String {
+    if !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        name.to_string()
+    } else {
+        toml::Value::String(name.to_string()).to_string()
+    }
+}
+
+/// `section.name` as a TOML dotted key ([`key_part`]).
+fn table_key(section: &str, name: &str) -> String {
+    format!("{section}.{}", key_part(name))
 }
 
 /// Apply one `a.b.c=value` override to a TOML tree. The key path is a TOML dotted key (bare or
@@ -1234,6 +1265,10 @@ pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigErro
     let raw = raw.trim();
     let parts = dotted_key(path.trim())
         .ok_or_else(|| ConfigError::new("--set", ov, "KEY.PATH=VALUE with a TOML dotted key of non-empty parts (bare, or quoted when a part holds a dot)"))?;
+    // A number too large for an f64 (`1e400`) is neither text nor infinity.
+    if raw.bytes().any(|b| b.is_ascii_digit()) && raw.replace('_', "").parse::<f64>().is_ok_and(f64::is_infinite) {
+        return Err(ConfigError::new(path.trim(), raw, "a number within ±1.8e308"));
+    }
     let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
         // More than `v`: a line break let a second key in (`3\nrun.seed = 4`).
         Ok(t) if t.len() > 1 => return Err(ConfigError::new("--set", ov, "KEY.PATH=VALUE with one TOML value (no second line)")),
@@ -1448,7 +1483,7 @@ impl Scenario {
         let replacement = p.replacement.unwrap_or(Replacement::Lru);
 
         for (name, n) in &self.nics {
-            let k = |f: &str| format!("nics.{name}.{f}");
+            let k = |f: &str| format!("{}.{f}", table_key("nics", name));
             if n.socket >= p.sockets {
                 return Err(ConfigError::new(k("socket"), n.socket, format!("0..{} (platform.sockets)", p.sockets)));
             }
@@ -1491,7 +1526,7 @@ impl Scenario {
             return Err(ConfigError::new("nics", format!("{channels} memory-channel NICs"), "at most 64 memory-channel NICs"));
         }
         for (name, t) in &self.traffic {
-            let k = |f: &str| format!("traffic.{name}.{f}");
+            let k = |f: &str| format!("{}.{f}", table_key("traffic", name));
             let nic = self.nics.get(&t.nic).ok_or_else(|| {
                 ConfigError::new(k("nic"), format!("{:?}", t.nic), format!("one of the NICs: {}", names(&self.nics)))
             })?;
@@ -1524,7 +1559,7 @@ impl Scenario {
         let mut cores_used = vec![0u32; p.sockets as usize];
         let mut nic_users: BTreeMap<&str, &str> = BTreeMap::new();
         for (name, a) in &self.apps {
-            let k = |f: &str| format!("apps.{name}.{f}");
+            let k = |f: &str| format!("{}.{f}", table_key("apps", name));
             if a.socket >= p.sockets {
                 return Err(ConfigError::new(k("socket"), a.socket, format!("0..{} (platform.sockets)", p.sockets)));
             }
@@ -1606,7 +1641,7 @@ impl Scenario {
         for (name, n) in &self.nics {
             let d = &n.netdimm;
             let copied = nic_users.get(name.as_str()).is_some_and(|a| self.apps[*a].kind == AppKind::Copy);
-            let k = |key: &str| format!("nics.{name}.netdimm.{key}");
+            let k = |key: &str| format!("{}.netdimm.{key}", table_key("nics", name));
             if d.clone != CloneMode::default() && !copied {
                 return Err(ConfigError::new(k("clone"), "\"copy\"", "only for a NIC whose app is of kind = \"copy\"; remove the key"));
             }
@@ -1630,10 +1665,11 @@ impl Scenario {
                     None => ("cores", a.cores.to_string()),
                 };
                 return Err(ConfigError::new(
-                    format!("apps.{name}.{key}"),
+                    format!("{}.{key}", table_key("apps", name)),
                     value,
                     format!(
-                        "the apps' memory up to apps.{name} (working sets and app buffers {} MiB, packet buffers and rings in {hugepages} whole 1 GiB hugepages) must fit the {} GiB of simulated physical memory",
+                        "the apps' memory up to {} (working sets and app buffers {} MiB, packet buffers and rings in {hugepages} whole 1 GiB hugepages) must fit the {} GiB of simulated physical memory",
+                        table_key("apps", name),
                         other * PAGE_BYTES >> 20,
                         PHYS_PAGES * PAGE_BYTES >> 30
                     ),
@@ -1643,7 +1679,7 @@ impl Scenario {
         for name in self.nics.keys() {
             if !nic_users.contains_key(name.as_str()) {
                 return Err(ConfigError::new(
-                    format!("nics.{name}"),
+                    table_key("nics", name),
                     "",
                     format!("no app uses this NIC (set apps.<name>.nic = \"{name}\", or remove the table); NICs in use: {}", {
                         let used: Vec<&str> = nic_users.keys().copied().collect();
@@ -1654,7 +1690,7 @@ impl Scenario {
         }
         for (tname, t) in &self.traffic {
             let Some(user) = nic_users.get(t.nic.as_str()) else {
-                return Err(ConfigError::new(format!("traffic.{tname}.nic"), format!("{:?}", t.nic), "a NIC that an app receives from (set apps.<name>.nic)"));
+                return Err(ConfigError::new(format!("{}.nic", table_key("traffic", tname)), format!("{:?}", t.nic), "a NIC that an app receives from (set apps.<name>.nic)"));
             };
             let nc = &self.nics[t.nic.as_str()];
             // With flow control the buffer past XOFF (its last quarter) must hold one more frame
@@ -1662,18 +1698,19 @@ impl Scenario {
             let largest = crate::engine::largest_frame(t) as u64;
             if nc.pause_frames && (nc.buffer_kib as u64 * 1024) / 4 < largest {
                 return Err(ConfigError::new(
-                    format!("nics.{}.buffer_kib", t.nic),
+                    format!("{}.buffer_kib", table_key("nics", &t.nic)),
                     nc.buffer_kib,
                     format!(
-                        "at least {} KiB with pause_frames = true: 4 x the largest frame of traffic.{tname} ({largest} B), so the quarter above XOFF holds one",
-                        (4 * largest).div_ceil(1024)
+                        "at least {} KiB with pause_frames = true: 4 x the largest frame of {} ({largest} B), so the quarter above XOFF holds one",
+                        (4 * largest).div_ceil(1024),
+                        table_key("traffic", tname)
                     ),
                 ));
             }
             let queues = self.apps[*user].cores;
             if t.imbalance > queues as f64 {
                 return Err(ConfigError::new(
-                    format!("traffic.{tname}.imbalance"),
+                    format!("{}.imbalance", table_key("traffic", tname)),
                     t.imbalance,
                     format!("1..={queues} (busiest queue's load ÷ the mean; at most the number of RX queues, apps.{user}.cores)"),
                 ));
@@ -1733,6 +1770,37 @@ nic = "nic0"
         assert_eq!(sc.resolve().unwrap().io_mask, 0x700);
         let sc = parse_scenario(BASE, &["platform.preset=haswell-e5-2699v3".into()]).unwrap();
         assert_eq!(sc.resolve().unwrap().io_mask, 0x60000);
+    }
+
+    #[test]
+    fn error_keys_quote_table_names_that_are_not_bare_keys() {
+        let err = |ovs: &[String]| match parse_scenario(BASE, ovs) {
+            Ok(sc) => sc.resolve().map(|_| ()).expect_err("a bad scenario"),
+            Err(e) => e,
+        };
+        // A key with a dot or a space is shown as the TOML key that reaches it again.
+        let e = err(&["nics.\"a.b\".line_rate_gbps=5".into()]);
+        assert_eq!(e.key, "nics.\"a.b\"", "{e}");
+        let e = err(&["apps.\"x y\".kind=\"l2fwd\"".into(), "apps.\"x y\".nic=\"nic0\"".into(), "apps.\"x y\".cores=0".into()]);
+        assert_eq!(e.key, "apps.\"x y\".cores", "{e}");
+        // serde's own errors (a wrong type inside such a table) too.
+        let e = err(&["apps.\"x.y\".cores=\"two\"".into()]);
+        assert_eq!(e.key, "apps.\"x.y\".cores", "{e}");
+        // Bare names stay bare.
+        let e = err(&["apps.fwd.cores=0".into()]);
+        assert_eq!(e.key, "apps.fwd.cores", "{e}");
+    }
+
+    #[test]
+    fn an_override_beyond_f64_is_a_number_out_of_range_not_text() {
+        for v in ["1e400", "-1e400", "1.5E+999"] {
+            let e = parse_scenario(BASE, &[format!("run.duration_us={v}")]).unwrap_err();
+            assert_eq!((e.key.as_str(), e.value.as_str()), ("run.duration_us", v), "{e}");
+            assert!(e.allowed.contains("1.8e308"), "{e}");
+        }
+        // Text that merely contains digits is still text (and is refused by the key's type).
+        let e = parse_scenario(BASE, &["run.duration_us=12abc".into()]).unwrap_err();
+        assert!(!e.allowed.contains("1.8e308"), "{e}");
     }
 
     #[test]
