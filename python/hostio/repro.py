@@ -1002,7 +1002,7 @@ def netdimm_latency_claims(rows):
                      ", ".join(f"{_f(v * 100 if v is not None else None, 1)} %" for v in share),
                      all(v is not None and 0.047 <= v <= 0.208 for v in share),
                      "p50 of the flush part / p50 latency at 64, 256 and 1024 B each within 0.047–0.208 (the paper's range ± 5 points)",
-                     "hostio's host flushes the rewritten header and the TX descriptor line before the doorbell (one LLC access each, plus the write-back of the dirty header over the channel); the paper's share also has the RX invalidation, which hostio makes free (the NIC's write drops host copies), so hostio's share is lower; "
+                     "hostio's host flushes the rewritten header and the TX descriptor line before the doorbell (one LLC access each, plus, for a dirty line, its write-back's trip to the memory controller, which the fence before the doorbell waits for); the paper's share also has the RX invalidation, which hostio makes free (the NIC's write drops host copies), so hostio's share is lower; "
                      "and the descriptor line's read back across the channel when the host next writes it (~100 ns, a consequence of the flush) is counted in hostio's memory part, not here"))
     # The switch sits on both NICs' paths: one traversal added to each p50, mean gain over sizes.
     def gain(sw):

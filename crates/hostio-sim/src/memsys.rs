@@ -432,20 +432,33 @@ impl MemSys {
         2 * (self.t.llc_ps + remote) + self.zones[z].clone_lines(src, (!in_subarray).then_some(dst), lines, now, host_rho)
     }
 
-    /// A core writes back (if dirty) and drops its copy of `line` (CLFLUSHOPT). Returns true when
-    /// a dirty copy was written back to the line's home.
-    pub fn flush(&mut self, line: u32, now: u64) -> bool {
-        let dirty = self.invalidate_all(line);
-        if dirty {
-            match self.home(line) {
-                Some(h) => self.sockets[h].mem.write(now, 1),
-                None => {
-                    let z = self.zone_of(line);
-                    self.zones[z].host_write(now);
-                }
-            }
+    /// A core of socket `s` writes back (if dirty) and drops its copy of `line` (CLFLUSHOPT).
+    /// Returns, for a dirty copy, how long its write-back takes to be accepted by the memory
+    /// controller of the line's home, ps: the path of a read from that memory without the DRAM
+    /// array access (the controller takes the write into its write queue, so the fence that
+    /// follows the flushes waits for the trip, not for the DRAM), plus a UPI round trip to the
+    /// other socket's memory; `None` for a clean copy or none.
+    pub fn flush(&mut self, s: usize, line: u32, now: u64) -> Option<u64> {
+        if !self.invalidate_all(line) {
+            return None;
         }
-        dirty
+        let array = (crate::attach::memchan::ARRAY_ACCESS_NS * 1000.0) as u64;
+        let (home_socket, trip) = match self.home(line) {
+            Some(h) => {
+                let mem = &mut self.sockets[h].mem;
+                let trip = mem.latency_at(mem.load(now)).saturating_sub(array);
+                mem.write(now, 1);
+                (h, trip)
+            }
+            None => {
+                let z = self.zone_of(line);
+                let zs = self.zones[z].socket;
+                let trip = self.zones[z].write_back_ps(self.sockets[zs].mem.load(now));
+                self.zones[z].host_write(now);
+                (zs, trip)
+            }
+        };
+        Some(trip + if home_socket != s { 2 * self.t.upi_ps } else { 0 })
     }
 }
 

@@ -203,6 +203,22 @@ fn host_flushes_what_it_hands_to_a_memory_channel_nic() {
 }
 
 #[test]
+fn a_dirty_flush_waits_for_its_write_back_to_reach_the_memory_controller() {
+    // Unloaded, the doorbell waits for the rewritten header's flush: an LLC access to find it
+    // (26 ns on Skylake) and its write-back's trip to the controller, a DRAM read's 90 ns without
+    // the array access (tRCD + tCL = 28.3 ns): ~88 ns. A co-runner loading the socket's memory
+    // lengthens the trip.
+    let hog = "[apps.hog]\nkind = \"cache-hungry\"\ncores = 8\nworking_set_mib = 256\naccesses_per_us = 400";
+    let flush = |more: &str| {
+        let r = run(&scenario(SKX, 64, 1, "attachment = \"memory-channel\"", "train_packets = 1", more));
+        r.metrics.apps["fwd"].latency_breakdown_ns["flush"].expect("packets")
+    };
+    let (idle, loaded) = (flush(""), flush(hog));
+    assert!((80.0..=100.0).contains(&idle), "flush part {idle} ns");
+    assert!(loaded > idle + 5.0, "flush part {loaded} ns under load vs {idle} ns idle");
+}
+
+#[test]
 fn the_memory_channel_is_shared_with_the_host() {
     // A co-runner loading the socket's DRAM slows every core's DRAM accesses; the memory-channel
     // NIC's header and completion reads share that load on its channel, where a PCIe NIC's come

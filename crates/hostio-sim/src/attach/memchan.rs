@@ -8,7 +8,7 @@
 //!   **nCache** ([`Zone`]). Stale host copies are dropped ([`MemSys::zone_write`]).
 //! * **Host reads** of zone lines that miss the host caches cross the channel (plus a UPI round
 //!   trip from the other socket): an nCache hit saves the DRAM array access (tRCD + tCL of
-//!   DDR4-2400, `NCACHE_SAVING_NS`) and drops the line (read-once); a miss reads the DRAM and
+//!   DDR4-2400, `ARRAY_ACCESS_NS`) and drops the line (read-once); a miss reads the DRAM and
 //!   the **nPrefetcher** fetches the next `prefetch_lines` lines into the nCache. The paper
 //!   triggers it on payload reads; hostio triggers it on any host read that misses the nCache
 //!   (header and completion lines are in the nCache, so they rarely trigger it).
@@ -21,9 +21,10 @@
 //!   busy.
 //! * **Handover.** The NIC cannot snoop the host's caches, so the host writes back and drops
 //!   (CLFLUSHOPT) every line it hands over: the descriptors it posts, the TX descriptors and the
-//!   packet lines it wrote (the rewritten header). Each costs an LLC access, plus another for a
-//!   dirty line's write-back, which then crosses the channel; a burst's flushes overlap
-//!   ([`Rings::flush_handover`]).
+//!   packet lines it wrote (the rewritten header). Each costs an LLC access, plus, for a dirty
+//!   line, its write-back's trip to the memory controller (a read's latency without the DRAM
+//!   array access, [`MemSys::flush`]), and the write-back then crosses the channel; a burst's
+//!   flushes overlap ([`Rings::flush_handover`]).
 //! * **Transmit.** The NIC reads the descriptor and the packet from its own DRAM: one DRAM access
 //!   after its wait for the DIMM's DRAM, then the wire; nothing crosses the channel.
 //! * **Clone.** An app of kind `copy` moves each frame into its own buffer. With `clone =
@@ -59,9 +60,9 @@ use crate::rng::Rng;
 /// it with the packet from its DRAM, [`MemChannel::fetch`]), and the host flushes what it hands
 /// over.
 pub(crate) const RINGS: Rings = Rings { flush_handover: true, empw: false, ..CX5_RINGS };
-/// Time an nCache hit saves over a DRAM read: tRCD + tCL of DDR4-2400 CL17 (14.16 ns each, JEDEC
-/// JESD79-4 speed bin), the array access the SRAM avoids.
-const NCACHE_SAVING_NS: f64 = 28.3;
+/// The DRAM array's part of a read, ns: tRCD + tCL (DDR4 timings below). An nCache hit saves it,
+/// and a flushed line's write-back does not wait for it ([`MemSys::flush`]).
+pub(crate) const ARRAY_ACCESS_NS: f64 = T_RCD_NS + T_CL_NS;
 /// nCache associativity, an estimate (the NetDIMM paper's nCache is set-associative with random
 /// replacement; the way count is not given).
 const NCACHE_WAYS: usize = 8;
@@ -187,7 +188,7 @@ impl Zone {
             ps_per_line: 64.0 * 1000.0 / d.channel.gbyte_s(),
             channel_lines: 0,
             bus: Backlog::default(),
-            saving_ps: (NCACHE_SAVING_NS * 1000.0) as u64,
+            saving_ps: (ARRAY_ACCESS_NS * 1000.0) as u64,
             tags: vec![0; lines / NCACHE_WAYS * NCACHE_WAYS],
             sets: lines / NCACHE_WAYS,
             prefetch: d.prefetch_lines,
@@ -281,6 +282,12 @@ impl Zone {
         self.cross(now);
         self.dram_line(now);
         self.dram.write(now, 1);
+    }
+
+    /// How long a host write-back takes to reach the memory controller at the host socket's
+    /// load `host_rho`, ps: a read's latency without the DRAM array access ([`MemSys::flush`]).
+    pub fn write_back_ps(&self, host_rho: f64) -> u64 {
+        self.latency(host_rho).saturating_sub(self.saving_ps)
     }
 
     /// The NIC writes a line of its DRAM; a header or completion line also goes to the nCache.
@@ -477,7 +484,7 @@ mod tests {
         z.device_write(3000, true, 10_000_000);
         let hit = z.host_read(3000, 20_000_000, 0.0);
         let again = z.host_read(3000, 30_000_000, 0.0);
-        assert_eq!(again - hit, (NCACHE_SAVING_NS * 1000.0) as u64);
+        assert_eq!(again - hit, (ARRAY_ACCESS_NS * 1000.0) as u64);
     }
 
     #[test]

@@ -181,10 +181,9 @@ impl Engine {
     fn handover(&mut self, c: usize, line: u32, now: u64) -> u64 {
         let ni = self.cores[c].nic;
         self.nics[ni].attach.count_flush();
-        let dirty = self.mem.flush(line, now);
-        // CLFLUSHOPT: the line leaves the core's caches; a dirty one is written to its home. An
-        // estimate: one LLC access to find and drop it, one more to send a dirty line out.
-        self.mem.t.llc_ps + if dirty { self.mem.t.llc_ps } else { 0 }
+        // CLFLUSHOPT: one LLC access finds and drops the line (an estimate); a dirty one is then
+        // written to its home, which the fence before the doorbell waits for.
+        self.mem.t.llc_ps + self.mem.flush(self.cores[c].socket, line, now).unwrap_or(0)
     }
 
     /// A `copy` app moves the frame into its next buffer at `t`, then reads the copy's first line
