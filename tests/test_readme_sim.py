@@ -35,3 +35,14 @@ def test_cli_examples_parse():
             continue
         p = subprocess.run([sys.executable, "-m", "hostio", *cmd[1:]], capture_output=True, text=True)
         assert p.returncode == 0, (line, p.stderr)
+
+
+def test_advise_example_shows_what_the_command_prints():
+    import shlex
+    import sys
+
+    m = re.search(r"```sh\n(\.venv/bin/hostio advise [^\n]*)\n```\n\n```\n(.*?)```", SECTION, re.S)
+    cmd = shlex.split(m.group(1).split("#")[0])
+    p = subprocess.run([sys.executable, "-m", "hostio", *cmd[1:]], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == m.group(2)

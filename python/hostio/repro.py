@@ -20,7 +20,7 @@ Where the paper's artifact published the testbed's own measurements of an experi
 (:mod:`hostio.testbed`: Figs. 6, 8, 9, 10 and 11), the plot shows them as crosses, and
 ``<id>_testbed.csv`` and ``summary.md`` put hostio's medians beside them point by point.
 
-``reproduce()`` runs the experiments in parallel local processes, keeps finished runs on disk
+``reproduce()`` runs the experiments in parallel, on local processes or a Dask scheduler, keeps finished runs on disk
 (re-running resumes) and writes ``summary.md``, ``claims.csv`` and ``summary.json``.
 """
 from __future__ import annotations
@@ -718,7 +718,7 @@ def fig3_claims(rows):
                     "co-runner in 0x003 raises the I/O app's misses (I/O in the 'inclusive ways')", "~2.5× at 0x003", max_ratio=4.0),
         _over_floor(rows, "io.llc_misses_per_packet", "0x0c0", 1.5,
                     "co-runner sharing the I/O app's CAT ways (0x0C0) raises its misses", "clear peak at 0x0C0",
-                    "the simulated forwarder's own data (mbuf metadata, descriptor rings) fits its 1 MiB L2, so little of it sits in its CAT ways for the co-runner to evict; FastClick's code and larger data structures are not modelled"),
+                    "the forwarder's own 2 MiB of code and data (an estimate of FastClick's) is only partly in its CAT ways; a co-runner there evicts that part, so the height of the peak follows that estimated size"),
         _over_floor(rows, "corunner.llc_misses_per_us", "0x600", 2.0,
                     "I/O evicts the co-runner in the DDIO ways (0x600)", "~3× at 0x600", max_ratio=5.0),
     ]
@@ -907,9 +907,9 @@ def ccnic_rate_plot(rows, path):
     _save(fig, path)
 
 
-CCNIC_RATE_NOTE = ("hostio's forwarding cores bound the rate: each core reads every completion and header line from the NIC's cache (a 114 ns transfer) one packet after the other, where PCIe delivers them into the LLC. "
+CCNIC_RATE_NOTE = ("hostio's forwarding cores bound the rate: each core pulls every packet's header line from the NIC's cache (a 114 ns transfer) one packet after the other (a burst's completions are read overlapped), where PCIe delivers them into the LLC. "
                    "Missing: the host prefetching a burst's headers (overlapping their transfers) and the PCIe NICs' own packet-rate limits, which set the paper's peak rates")
-CCNIC_LAYOUT_NOTE = ("packing and grouping save the NIC line transfers of descriptors, but at 64 B hostio's cores are bound by pulling each completion and header line one packet after another, whatever the layout, so the saving does not show in the rate. "
+CCNIC_LAYOUT_NOTE = ("packing and grouping save the NIC line transfers of descriptors, but at 64 B hostio's cores are bound by pulling each packet's header line one packet after another (a burst's completions overlap), whatever the layout, so the saving does not show in the rate. "
                      "Missing: the host prefetching a burst's headers, which would make the NIC's descriptor transfers the limit")
 
 
@@ -1003,7 +1003,7 @@ def netdimm_latency_claims(rows):
                      all(v is not None and 0.047 <= v <= 0.208 for v in share),
                      "p50 of the flush part / p50 latency at 64, 256 and 1024 B each within 0.047–0.208 (the paper's range ± 5 points)",
                      "hostio's host flushes the rewritten header and the TX descriptor line before the doorbell (one LLC access each, plus, for a dirty line, its write-back's trip to the memory controller, which the fence before the doorbell waits for); the paper's share also has the RX invalidation, which hostio makes free (the NIC's write drops host copies), so hostio's share is lower; "
-                     "and the descriptor line's read back across the channel when the host next writes it (~100 ns, a consequence of the flush) is counted in hostio's memory part, not here"))
+                     "and the descriptor line's read back across the channel when the host next writes it (~100 ns, a consequence of the flush) is counted in hostio's queueing part (the RX burst and the TX doorbell wait for it), not here"))
     # The switch sits on both NICs' paths: one traversal added to each p50, mean gain over sizes.
     def gain(sw):
         g = [1 - (lat("memory-channel", s) + sw) / (lat("pcie", s) + sw) for s in NETDIMM_SIZES if _have(lat("memory-channel", s), lat("pcie", s))]

@@ -19,7 +19,7 @@
 //! * **Set records.** Each LLC set is one record aligned to 64 B host cache lines: one stamp
 //!   byte per way, the set's replacement clock byte, the PLRU bits or QLRU ages, and the tags.
 //!   With 11 ways that is exactly 64 B, so a simulated access costs one host cache miss; L2 sets
-//!   likewise. Stamps order the ways of one set only (exact LRU; 0 marks an empty way), and are
+//!   of up to 11 ways likewise, while 16- and 20-way L2 sets take two host lines. Stamps order the ways of one set only (exact LRU; 0 marks an empty way), and are
 //!   renumbered by rank before the set's clock would pass 254. On x86-64 the empty-way and LRU
 //!   searches compare all stamps of a set at once (SSE2).
 //! * **Device write (ItoM, DDIO on).** Line anywhere in the hierarchy → *write update* (hit): a
@@ -50,7 +50,7 @@
 //!   triggers it is not published. This is the L2 forwarder's buffer-recycling pattern, and why
 //!   the ATC'20 paper saw I/O interference at CAT mask 0x003.
 //! * **Device read (PCIeRdCur).** Hit if in the LLC or in an L2 (snoop); else DRAM, without
-//!   allocation and without touching replacement state.
+//!   allocation and without changing any set's LRU order (a miss does count in the set dueling).
 //! * **Non-allocating device write** (DDIO off on the port, or a NIC on another socket): cached
 //!   copies are invalidated and the line goes to DRAM.
 //! * **Core access, non-inclusive LLC (Skylake-SP).** L2 hit; else an LLC hit moves the line into

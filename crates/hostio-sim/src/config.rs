@@ -617,7 +617,7 @@ pub struct Platform {
 
 /// A platform file's defaults for the keys `hostio probe --platform-out` cannot measure: the
 /// Skylake-SP preset's values (`upi_latency_ns` and `core_memory_bandwidth_gbyte_s` are
-/// documented, with their sources and estimates, on [`Platform`]).
+/// documented, with their sources and estimates, on [`Platform::preset`]).
 fn default_upi_ns() -> f64 {
     50.0
 }

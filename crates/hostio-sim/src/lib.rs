@@ -2,7 +2,7 @@
 //!
 //! * [`config`] — the scenario schema (TOML), platform presets and validation.
 //! * [`cache`] — one socket's L2s and sliced LLC with DDIO and CAT.
-//! * [`mem`] — DRAM with bandwidth queueing and MBA.
+//! * [`mem`] — DRAM with load-dependent latency and MBA.
 //! * [`mempool`] — DPDK-style packet buffers with per-core LIFO caches.
 //! * [`engine`] — the event loop: traffic, NIC, cores, TX.
 //! * `attach` — how a NIC reaches the host: PCIe, on-die, a coherent link or a memory channel.

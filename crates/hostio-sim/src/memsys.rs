@@ -8,7 +8,7 @@
 //! * **Core accesses** ([`MemSys::core_access`]) go through the core's socket hierarchy (L2, LLC,
 //!   other L2s); a miss is served by the other socket's caches over UPI, by a device that holds
 //!   the line Modified in its own cache (a cache-coherent NIC: one line transfer, the platform's
-//!   `coherent_line_ns`, or more over CXL), by a device memory zone, or by the home socket's DRAM (with queueing),
+//!   `coherent_line_ns`, or more over CXL), by a device memory zone, or by the home socket's DRAM (latency rising with its load),
 //!   plus a UPI round trip when remote.
 //! * **Device writes and reads** ([`MemSys::dev_write_lines`], [`MemSys::dev_read_lines`]) follow the I/O hub
 //!   rules of [`crate::cache`]: an allocating ItoM (DDIO) or a write to DRAM that invalidates
