@@ -28,6 +28,7 @@ from _args import int_in, out_dir
 from hostio import ringbench as rb
 from hostio.cli import integer_arg, one_line
 from hostio.errors import USER_ERRORS
+from hostio.hw_cli import RINGBENCH_OPTIONS, as_options, given
 
 
 def main() -> int:
@@ -40,7 +41,8 @@ def main() -> int:
     a = ap.parse_args()
     try:
         cpus = rb.require_two_cpus()
-        base = rb.config(payload_bytes=a.payload, window=a.window, duration_ms=a.duration_ms, cpus=cpus)
+        with as_options(given(a, RINGBENCH_OPTIONS)):
+            base = rb.config(payload_bytes=a.payload, window=a.window, duration_ms=a.duration_ms, cpus=cpus)
         cfgs = rb.sweep_configs("ablation", base)
     except USER_ERRORS as e:
         ap.error(one_line(e))

@@ -289,7 +289,7 @@ def test_override_creating_an_unused_nic():
 
 def test_ringbench_checks_line_ns_before_measuring():
     for v in ("inf", "nan", "-3", "0"):
-        one_line_error(hostio_cli("ringbench", "--line-ns", v, "--duration-ms", "1", timeout=20), "line_ns")
+        one_line_error(hostio_cli("ringbench", "--line-ns", v, "--duration-ms", "1", timeout=20), "--line-ns")
 
 
 def test_pcie_validate_refuses_a_directory_without_data(tmp_path):
@@ -529,8 +529,8 @@ def test_integer_options_take_ascii_digits_only(tmp_path, args, option, value):
     (["probe", "--max-mib", "４"], "--max-mib", "４"),
     (["ringbench", "--window", "２５６"], "--window", "２５６"),
     (["ringbench", "--mlp", "1_0"], "--mlp", "1_0"),
-    (["ringbench", "--batch", "٣"], "batch", "٣"),
-    (["ringbench", "--cpus", "0,１"], "cpus", "0,１"),
+    (["ringbench", "--batch", "٣"], "--batch", "٣"),
+    (["ringbench", "--cpus", "0,１"], "--cpus", "0,１"),
 ])
 def test_real_machine_tools_take_ascii_digits_only(tmp_path, args, option, value):
     p = hostio_cli(*args, cwd=tmp_path)

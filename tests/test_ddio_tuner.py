@@ -452,3 +452,10 @@ def test_a_state_file_that_is_no_regular_file_or_too_large_is_refused(tmp_path, 
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert msr_of(root, 0) == 0x600 and msr_of(root, 1) == 0x600
+
+
+def test_every_spelling_of_the_root_is_this_machine(capsys):
+    # // and /./ are / (the tuner used to compare the text with "/", and read another way then).
+    this_machine = run_cli(["status", "--root", "/"], capsys)
+    for root in ("//", "/./"):
+        assert run_cli(["status", "--root", root], capsys) == this_machine, root

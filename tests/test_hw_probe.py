@@ -52,15 +52,35 @@ def test_pair_test_refused_on_one_cpu(capsys):
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["--max-mib", "0"], "max_mib = 0"),
-    (["--reps", "0"], "reps = 0"),
-    (["--tests", "smoke"], "tests = 'smoke'"),
-    (["--cpus", "0,x"], "cpus = '0,x'"),
-    (["--cpus", "9999"], "cpus = 9999"),
+    (["--max-mib", "0"], "--max-mib = 0.0: 0.0625..65536"),
+    (["--max-mib", "nan"], "--max-mib = nan"),
+    (["--reps", "0"], "--reps = 0: 1..1000"),
+    (["--reps", "99999999999999999999"], "--reps = 99999999999999999999"),
+    (["--seed", "-1"], "--seed = -1: 0..18446744073709551615"),
+    (["--seed", "18446744073709551616"], "--seed = 18446744073709551616"),
+    (["--tests", "smoke"], "--tests = 'smoke'"),
+    (["--tests", ""], "--tests = ''"),
+    (["--cpus", "0,x"], "--cpus = '0,x'"),
+    (["--cpus", "9999"], "--cpus = '9999': cpus this process may use"),
+    (["--cpus", ""], "--cpus = '': a comma list"),
 ])
 def test_bad_input_one_line(capsys, args, msg):
-    rc, _, err = run_cli(args, capsys)
-    assert rc == 2 and msg in err and err.count("\n") == 1
+    # Each error names the option as typed, never the API's key (max_mib), and comes before any
+    # measurement (a bad seed used to fail in the first one, naming its internal configuration).
+    rc, out, err = run_cli(["--quick", "--max-mib", "0.25", "--reps", "1", "--tests", "latency", *args], capsys)
+    assert rc == 2 and out == "" and err.startswith(f"hostio: error: {msg}") and err.count("\n") == 1, err
+
+
+def test_platform_out_dash_is_stdout(tmp_path, capsys, monkeypatch):
+    # As with --json -: the platform file alone on standard output, no file named '-'.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(probe, "run_probe", lambda opts, progress=None: _report())
+    monkeypatch.setattr(probe, "format_summary", lambda report: "summary")
+    rc, out, err = run_cli(["--platform-out", "-"], capsys)
+    assert rc == 0, err
+    assert out == probe.platform_toml(_report())
+    assert tomllib.loads(out)["llc_ways"] == 11
+    assert list(tmp_path.iterdir()) == []
 
 
 def _report(vendor="GenuineIntel", family=6, model=85, dram=90.0):

@@ -3,6 +3,9 @@ few milliseconds per configuration; timing is never asserted."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -59,19 +62,38 @@ def test_model_orders_the_designs():
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["--batch", "65"], "batch = 65"),
-    (["--batch", "0"], "batch = 0"),
-    (["--layout", "diagonal"], "layout = 'diagonal'"),
-    (["--signaling", "smoke"], "signaling = 'smoke'"),
-    (["--pool", "lake"], "pool = 'lake'"),
-    (["--payload", "10"], "payload = 10"),
-    (["--duration-ms", "1"], "duration_ms = 1"),
-    (["--cpus", "0,0"], "cpus = '0,0'"),
-    (["--sweep", "wide"], "sweep = 'wide'"),
+    (["--batch", "65"], "--batch = '65': 1..64"),
+    (["--batch", "1,0"], "--batch = '1,0': 1..64"),
+    (["--batch", ""], "--batch = '': a comma list"),
+    (["--layout", "diagonal"], "--layout = 'diagonal'"),
+    (["--signaling", "smoke"], "--signaling = 'smoke'"),
+    (["--pool", "lake"], "--pool = 'lake'"),
+    (["--payload", "10"], "--payload = 10: 0 (no payload) or 64..1500"),
+    (["--window", "0"], "--window = 0: 1..4096"),
+    (["--window", "-5"], "--window = -5: 1..4096"),
+    (["--window", "5000"], "--window = 5000: 1..4096"),
+    (["--duration-ms", "1"], "--duration-ms = 1: 2..60000"),
+    (["--duration-ms", "99999999999999999999"], "--duration-ms = 99999999999999999999"),
+    (["--cpus", "0,0"], "--cpus = '0,0'"),
+    (["--cpus", ""], "--cpus = ''"),
+    (["--sweep", "wide"], "--sweep = 'wide'"),
+    (["--mlp", "nan"], "--mlp = nan"),
+    (["--line-ns", "0"], "--line-ns = 0.0"),
 ])
 def test_bad_input_one_line(capsys, args, msg):
+    # Each error names the option as typed, never the API's key (payload_bytes, duration_ms).
     rc, _, err = run_cli(args, capsys)
-    assert rc == 2 and msg in err and err.count("\n") == 1
+    assert rc == 2 and err.startswith(f"hostio: error: {msg}") and err.count("\n") == 1, err
+
+
+@pytest.mark.skipif(not TWO_CPUS, reason="needs two cpus")
+def test_bench_script_names_its_own_options(tmp_path):
+    script = Path(__file__).parent.parent / "bench" / "hw_ringbench.py"
+    p = subprocess.run([sys.executable, str(script), "--payload", "5", "--out", str(tmp_path / "out")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.splitlines()[-1] == "hw_ringbench.py: error: --payload = 5: 0 (no payload) or 64..1500 bytes"
+    assert not (tmp_path / "out").exists()
 
 
 def test_refused_on_one_cpu(capsys, monkeypatch):

@@ -262,11 +262,11 @@ def test_killing_the_parent_stops_its_workers(tmp_path):
     assert not any(_alive(k) for k in kids)
 
 
-def _sweep_past_its_first_point(out, jobs: int) -> subprocess.Popen:
+def _sweep_past_its_first_point(out, jobs: int, python_args=("-m", "hostio")) -> subprocess.Popen:
     """A command-line sweep whose first point (of three) is short, returned once that point is
     logged. As from a terminal: it starts with SIGINT's default disposition, whatever the test
     runner's (a process that starts with SIGINT ignored never gets KeyboardInterrupt)."""
-    p = subprocess.Popen([sys.executable, "-m", "hostio", "sweep", "quickstart", "--axis", "run.duration_us=200,200000,200001",
+    p = subprocess.Popen([sys.executable, *python_args, "sweep", "quickstart", "--axis", "run.duration_us=200,200000,200001",
                           "--set", "run.warmup_us=100", "--jobs", str(jobs), "--out", str(out), "--quiet"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -422,9 +422,9 @@ def test_a_local_dask_cluster_does_not_warn_about_a_taken_port(tmp_path):
     assert p.stderr == "", p.stderr
 
 
-def test_a_second_ctrl_c_while_the_tables_are_written_keeps_them(tmp_path, monkeypatch):
-    # Rapid Ctrl-Cs: the first stops the sweep, the next arrives while the tables of the points
-    # finished are being written; they are written all the same.
+def test_a_second_ctrl_c_cuts_the_table_writing_short_and_keeps_the_finished_points(tmp_path, monkeypatch):
+    # The first Ctrl-C stops the sweep, the next one arrives while the tables of the points
+    # finished are being written and stops that too; the finished point stays in points.jsonl.
     real_run, real_write = sweep._run_points, sweep.write_tables
 
     def one_point_then_ctrl_c(points, ids, *rest):
@@ -435,7 +435,7 @@ def test_a_second_ctrl_c_while_the_tables_are_written_keeps_them(tmp_path, monke
 
     def ctrl_c_again_then_write(df, folder):
         os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(0.2)
+        time.sleep(5)  # and here
         real_write(df, folder)
 
     monkeypatch.setattr(sweep, "_run_points", one_point_then_ctrl_c)
@@ -443,8 +443,9 @@ def test_a_second_ctrl_c_while_the_tables_are_written_keeps_them(tmp_path, monke
     handler = signal.getsignal(signal.SIGINT)
     with pytest.raises(KeyboardInterrupt):
         hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
-    assert len(pd.read_parquet(tmp_path / "results.parquet")) == 1
-    assert (tmp_path / "table.csv").read_text().count("\n") == 2
+    assert not (tmp_path / "results.parquet").exists()
+    df = hostio.load(tmp_path)
+    assert len(df) == 1 and not df.attrs["complete"]
     assert signal.getsignal(signal.SIGINT) is handler  # put back
 
 
@@ -455,5 +456,43 @@ def test_rapid_ctrl_c_on_the_command_line_keeps_finished_points(tmp_path):
         time.sleep(0.001)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
-    assert err.strip().splitlines() == ["hostio: interrupted"], err
-    assert len(pd.read_parquet(tmp_path / "results.parquet")) == 1
+    # The second one, unless the system delivered them as one, ends the clean-up.
+    assert err.strip().splitlines() in (["hostio: interrupted"],
+                                        ["hostio: interrupted again: stopped without cleaning up"]), err
+    df = hostio.load(tmp_path)
+    assert len(df) == 1 and df["run.duration_us"][0] == 200
+
+
+# The command line with a clean-up that hangs: the sweep's table writing never returns.
+_HANGING_TABLES = """
+import sys, time
+from hostio import cli, sweep
+
+def hang(df, folder):
+    open(sys.argv[1], "w").close()
+    time.sleep(60)
+
+sweep.write_tables = hang
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+def test_a_second_ctrl_c_stops_a_clean_up_that_hangs(tmp_path):
+    hanging = tmp_path / "hanging"
+    out = tmp_path / "out"
+    p = _sweep_past_its_first_point(out, jobs=1, python_args=("-c", _HANGING_TABLES, str(hanging)))
+    try:
+        p.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 30
+        while not hanging.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert hanging.exists(), "the first Ctrl-C did not start the clean-up"
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=10)
+    finally:
+        p.kill()
+        p.wait()
+    assert p.returncode == 130, err
+    assert err.strip().splitlines() == ["hostio: interrupted again: stopped without cleaning up"], err
+    df = hostio.load(out)
+    assert len(df) == 1 and df["run.duration_us"][0] == 200 and not df.attrs["complete"]

@@ -2,20 +2,22 @@
 sub-commands here; the CLI only parses arguments and prints, the logic is in the Python API.
 
 Bad input exits 2 with one line; Ctrl-C exits 130 and SIGTERM 143, both after the same clean-up
-(a sweep or reproduction keeps its finished points and writes its tables for them), which more
-Ctrl-Cs do not cut short. Two outputs may not name one destination (``--json -`` with
-``--csv /dev/stdout``), and a path to standard output is written as ``-`` is."""
+(a sweep or reproduction keeps its finished points and writes its tables for them); a second
+Ctrl-C or SIGTERM ends the process at once (exit status 130 or 143 too), and what finished
+stays on disk. Two outputs may not name one destination (``--json -`` with ``--csv
+/dev/stdout``), and a path to standard output is written as ``-`` is."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import re
 import signal
 import sys
 
 from hostio import outfile
 from hostio.errors import USER_ERRORS
-from hostio.sweep import interrupted_once
 
 #: Modules that each define ``register(subparsers)``; a sub-command sets ``func(args) -> int``.
 COMMAND_MODULES = ("hostio.simcli", "hostio.pcie_cli", "hostio.hw_cli")
@@ -25,7 +27,7 @@ COMMAND_MODULES = ("hostio.simcli", "hostio.pcie_cli", "hostio.hw_cli")
 #: command does any work. Folder outputs (``sweep --out``, ``reproduce --out``) are not files.
 OUTPUT_ARGS = {"json": "--json", "csv": "--csv", "platform_out": "--platform-out", "report_out": "--out"}
 #: Those of them that take ``-`` for standard output.
-STDOUT_ARGS = ("json", "csv", "report_out")
+STDOUT_ARGS = ("json", "csv", "platform_out", "report_out")
 
 
 def one_line(message: str) -> str:
@@ -88,14 +90,46 @@ def _terminate(signum, frame):
     raise Terminated()
 
 
+@contextlib.contextmanager
+def _interrupted_once():
+    """Inside the block the first Ctrl-C (SIGINT) or SIGTERM raises as it would (KeyboardInterrupt,
+    or ``Terminated``) and the command cleans up after it; the next one ends the process there and
+    then with 128 + its number (130, 143), so that a clean-up that hangs can still be stopped. What
+    finished is on disk already: sweeps and reproductions log each point as it finishes. Only
+    Python handlers are wrapped (a signal ignored or left to the system stays so)."""
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: h for s, h in previous.items() if callable(h)}
+    fired = False
+
+    def handler(signum, frame):
+        nonlocal fired
+        if fired:
+            for s in previous:  # one message, however many signals follow
+                signal.signal(s, signal.SIG_IGN)
+            what = "terminated" if signum == signal.SIGTERM else "interrupted"
+            print(f"hostio: {what} again: stopped without cleaning up", file=sys.stderr, flush=True)
+            os._exit(128 + signum)
+        try:
+            previous[signum](signum, frame)
+        except BaseException:
+            fired = True
+            raise
+
+    for s in previous:
+        signal.signal(s, handler)
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        # The first Ctrl-C or SIGTERM stops the command; more of them while it cleans up (a
-        # sweep writing the tables of its finished points) and reports are ignored.
-        with interrupted_once():
+        with _interrupted_once():
             return _main(args)
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -15,13 +15,27 @@ from hostio.cli import integer_arg, number_arg
 from hostio.errors import ConfigError, config_error
 
 
-def _int_list(key: str, text: str | None) -> list[int] | None:
+def _int_list(option: str, text: str | None) -> list[int] | None:
     if text is None:
         return None
     items = [x.strip() for x in text.split(",") if x.strip()]
-    if not all(re.fullmatch(r"[+-]?[0-9]{1,18}", x) for x in items):
-        raise config_error(key, text, "a comma list of integers such as 0,1")
+    if not items or not all(re.fullmatch(r"[+-]?[0-9]{1,18}", x) for x in items):
+        raise config_error(option, text, "a comma list of integers such as 0,1")
     return [int(x) for x in items]
+
+
+#: The API keys of :func:`hostio.ringbench.config` and the options that set them.
+RINGBENCH_OPTIONS = {"signaling": "--signaling", "layout": "--layout", "batch": "--batch", "pool": "--pool",
+                     "payload": "--payload", "window": "--window", "duration_ms": "--duration-ms", "cpus": "--cpus"}
+#: The API keys of :class:`hostio.probe.ProbeOptions` and the options that set them.
+PROBE_OPTIONS = {"max_mib": "--max-mib", "reps": "--reps", "seed": "--seed", "cpus": "--cpus", "tests": "--tests"}
+
+
+def given(args, options: dict[str, str]) -> dict[str, tuple[str, object]]:
+    """``options`` (API key → option) with the value of each option in ``args`` (parsed
+    arguments), as :func:`as_options` takes them; an option ``args`` does not have is left out."""
+    dests = {key: option[2:].replace("-", "_") for key, option in options.items()}
+    return {key: (options[key], getattr(args, dest)) for key, dest in dests.items() if hasattr(args, dest)}
 
 
 def _emit_json(dest: str, obj, lines: bool = False) -> None:
@@ -43,7 +57,8 @@ def register(subparsers) -> None:
     p.add_argument("--cpus", help="comma list of cpus to use (default: all this process may use)")
     p.add_argument("--tests", help="comma list of latency, loaded, c2c, bandwidth (default: all)")
     p.add_argument("--json", metavar="FILE", help="write the report as JSON ('-' = stdout, then nothing else is printed)")
-    p.add_argument("--platform-out", metavar="FILE.toml", help="write a platform file for platform.preset = \"file:PATH\"")
+    p.add_argument("--platform-out", metavar="FILE.toml", help="write a platform file for platform.preset = "
+                                                                "\"file:PATH\" ('-' = stdout, then nothing else is printed)")
     p.set_defaults(func=_probe)
 
     r = subparsers.add_parser("ringbench", help="CC-NIC descriptor-ring benchmark between two cores",
@@ -82,14 +97,17 @@ def register(subparsers) -> None:
 def _probe(args) -> int:
     from hostio import probe
 
-    tests = tuple(t.strip() for t in args.tests.split(",")) if args.tests else probe.TESTS
+    tests = probe.TESTS if args.tests is None else tuple(t.strip() for t in args.tests.split(","))
     opts = probe.ProbeOptions(quick=args.quick, max_mib=args.max_mib, reps=args.reps, seed=args.seed,
-                              cpus=_int_list("cpus", args.cpus), tests=tests)
-    quiet = args.json == "-"
+                              cpus=_int_list("--cpus", args.cpus), tests=tests)
+    with as_options(given(args, PROBE_OPTIONS)):
+        opts.validate()
+    quiet = "-" in (args.json, args.platform_out)
     report = probe.run_probe(opts, progress=None if quiet else lambda m: print(f"probe: {m}", file=sys.stderr))
-    if args.platform_out:
-        text = probe.platform_toml(report)
-        outfile.write_text(args.platform_out, text, "--platform-out")
+    if args.platform_out == "-":
+        sys.stdout.write(probe.platform_toml(report))
+    elif args.platform_out:
+        outfile.write_text(args.platform_out, probe.platform_toml(report), "--platform-out")
         if not quiet:
             print(f"probe: platform file written to {args.platform_out}", file=sys.stderr)
     if args.json:
@@ -104,17 +122,20 @@ def _ringbench(args) -> int:
 
     # Every argument is checked before anything is measured.
     if not 1.0 <= args.mlp <= 64.0:
-        raise config_error("mlp", args.mlp, "1..64 overlapped misses")
+        raise config_error("--mlp", args.mlp, "1..64 overlapped misses")
     if args.line_ns is not None and not (math.isfinite(args.line_ns) and 0 < args.line_ns <= 1e6):
-        raise config_error("line_ns", args.line_ns, "a positive finite latency in ns (at most 1e6)")
+        raise config_error("--line-ns", args.line_ns, "a positive finite latency in ns (at most 1e6)")
+    if args.window < 1:  # raised to the batch below, so the configurations never see it
+        raise config_error("--window", args.window, "1..4096 descriptors")
     sigs = rb.SIGNALINGS if args.signaling == "all" else (args.signaling,)
     lays = rb.LAYOUTS if args.layout == "all" else (args.layout,)
-    batches = _int_list("batch", args.batch) or [1]
-    cpus = _int_list("cpus", args.cpus)
-    cfgs = [rb.config(s, l, b, args.pool, args.payload, max(args.window, b), args.duration_ms, cpus)
-            for s in sigs for l in lays for b in batches]
+    batches = _int_list("--batch", args.batch)
+    cpus = _int_list("--cpus", args.cpus)
+    with as_options(given(args, RINGBENCH_OPTIONS)):
+        cfgs = [rb.config(s, l, b, args.pool, args.payload, max(args.window, b), args.duration_ms, cpus)
+                for s in sigs for l in lays for b in batches]
     if args.sweep not in rb.SWEEPS:
-        raise config_error("sweep", args.sweep, ", ".join(rb.SWEEPS))
+        raise config_error("--sweep", args.sweep, ", ".join(rb.SWEEPS))
     if args.sweep != "none":
         cfgs = rb.sweep_configs(args.sweep, cfgs[0])
     use = rb.require_two_cpus(cpus)
@@ -168,10 +189,10 @@ def _typed(text: str):
 
 
 @contextlib.contextmanager
-def _as_options(typed: dict[str, tuple[str, object]]):
-    """Report the tuner's error about ``ways``, ``mask``, ``nic`` or ``state`` as one about the
-    option (``--ways``, ...) with the value the user typed; ``typed`` maps the tuner's key to
-    (option, value)."""
+def as_options(typed: dict[str, tuple[str, object]]):
+    """Report the API's error about one of the keys of ``typed`` (the tuner's ``ways``, the ring
+    benchmark's ``payload``, ...) as one about the option (``--ways``, ``--payload``, ...) with
+    the value the user typed; ``typed`` maps the API's key to (option, value)."""
     try:
         yield
     except ConfigError as exc:
@@ -218,12 +239,13 @@ def _ddio(args) -> int:
         raise config_error("--mask", args.mask, "exactly one of --ways N or --mask HEX (not both)")
     if args.action in ("disable", "enable") and args.nic is None:
         raise config_error("--nic", None, "the PCI address of the NIC (BDF) such as 0000:3b:00.0")
-    # Fake trees need no privileges; the real one does.
-    host = t.Host(args.root, euid=None if os.path.realpath(args.root) == "/" else 0)
+    # Fake trees need no privileges; the real one does. Any spelling of / (//, /./) is this machine.
+    real = os.path.realpath(args.root) == "/"
+    host = t.Host("/" if real else args.root, euid=None if real else 0)
     state = args.state or t.default_state_path(host)
     typed = {"ways": ("--ways", None if ways_text is None else _typed(ways_text)), "mask": ("--mask", args.mask),
              "nic": ("--nic", args.nic), "state": ("--state", state)}
-    with _as_options(typed):
+    with as_options(typed):
         if args.action == "status":
             st = t.status(host, args.nic)
             if args.json:

@@ -14,8 +14,9 @@ depends only on its scenario and seed, so the table is the same whichever runs i
 scheduler is asked before the output folder is touched and must have a worker within
 ``WORKER_WAIT_S`` (30) seconds; a sweep asks for at most ``MAX_RUNS`` (1,000,000) points × seeds. A point that
 fails, or whose local worker process dies, is recorded with its ``error``; the points a dead
-worker took down with it run again. Ctrl-C (or SIGTERM) stops a sweep once: the tables of the
-points finished are written even when more Ctrl-Cs follow.
+worker took down with it run again. Ctrl-C (or SIGTERM) stops a sweep: the tables of the points
+finished are written; a second Ctrl-C cuts that short, and the points finished stay in
+``points.jsonl``, where ``hostio.load`` finds them.
 
 Axis keys are TOML dotted keys, as ``--set`` keys are; they are compared, and named in the table
 and in messages, in their normal spelling (:func:`hostio.sim.key_text`): ``run."seed"`` is
@@ -510,39 +511,6 @@ def _sigint_ignored():
 
 
 @contextlib.contextmanager
-def interrupted_once():
-    """Inside the block Ctrl-C (SIGINT) and SIGTERM interrupt once: the first raises as it would
-    (KeyboardInterrupt, or the command line's ``Terminated``), and the ones that follow while the
-    block cleans up after it (writes the tables of the points finished) are ignored, so that a
-    rapid second Ctrl-C cannot cut the clean-up short. Only Python handlers are wrapped (a signal
-    ignored or left to the system stays so), and only in the main thread, where signals are handled."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    previous = {s: h for s, h in previous.items() if callable(h)}
-    fired = False
-
-    def handler(signum, frame):
-        nonlocal fired
-        if fired:
-            return
-        try:
-            previous[signum](signum, frame)
-        except BaseException:
-            fired = True
-            raise
-
-    for s in previous:
-        signal.signal(s, handler)
-    try:
-        yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
-
-
-@contextlib.contextmanager
 def dask_client(scheduler: str, jobs: int):
     """A ``dask.distributed`` Client: a LocalCluster of ``jobs`` processes, or the scheduler at
     ``tcp://HOST:PORT``. A scheduler that does not answer is a ConfigError."""
@@ -655,15 +623,14 @@ def sweep(
                        for pid, (v, s) in zip(ids, itertools.product(values, seed_list or [None]))],
         }
         write_atomic(outp / "sweep.json", lambda p: p.write_text(json.dumps(manifest, indent=1) + "\n"))
-        with interrupted_once():
+        try:
+            _run_points(points, ids, outp, jobs, "sweep", progress, scheduler)
+        except BaseException as exc:  # also after Ctrl-C: the tables hold the points finished so far
             try:
-                _run_points(points, ids, outp, jobs, "sweep", progress, scheduler)
-            except BaseException as exc:  # also after Ctrl-C: the tables hold the points finished so far
-                try:
-                    write_tables(load(outp), outp)
-                except Exception as inner:  # noqa: BLE001 - the original error is the one to report
-                    exc.add_note(f"the tables of {outp} were not written: {type(inner).__name__}: {inner}")
-                raise
+                write_tables(load(outp), outp)
+            except Exception as inner:  # noqa: BLE001 - the original error is the one to report
+                exc.add_note(f"the tables of {outp} were not written: {type(inner).__name__}: {inner}")
+            raise
         df = load(outp)
         write_tables(df, outp)
     return df

@@ -32,7 +32,7 @@ impl ConfigError {
     pub fn new(key: impl Into<String>, value: impl fmt::Display, allowed: impl Into<String>) -> Self {
         let mut value = value.to_string();
         if value.len() > 20 {
-            if let Ok(x) = value.parse::<f64>() {
+            if let Some(x) = value.parse::<f64>().ok().filter(|x| x.is_finite()) {
                 value = format!("{x:e}");
             }
         }
@@ -976,10 +976,13 @@ fn one_line(s: &str) -> String {
 fn deserialize_value<T: serde::de::DeserializeOwned>(original: &toml::Value, prefix: &str) -> Result<T, ConfigError> {
     serde_path_to_error::deserialize(original.clone()).map_err(|e| {
         let path = dotted(e.path());
-        let inner = one_line(&e.inner().to_string());
+        // The whole message, on one line, for the type check (a huge number in it must not cut
+        // off its "expected" part); cut short otherwise.
+        let full = e.inner().to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+        let inner = one_line(&full);
         let key = if path == "." { prefix.trim_end_matches(": ").to_string() } else { format!("{prefix}{path}") };
         let node = value_at(original, e.path());
-        if let Some(err) = node.and_then(|n| enum_type_error(n, &path, &key).or_else(|| type_error(n, &key, &inner))) {
+        if let Some(err) = node.and_then(|n| enum_type_error(n, &path, &key).or_else(|| type_error(n, &key, &full))) {
             return err;
         }
         ConfigError::new(if key.is_empty() { "scenario".to_string() } else { key }, "", inner)
@@ -1019,14 +1022,25 @@ fn dotted(path: &serde_path_to_error::Path) -> String {
     if path.iter().next().is_none() {
         return ".".to_string();
     }
-    let parts: Vec<String> = path
-        .iter()
-        .map(|seg| match seg {
-            Segment::Map { key } => key_part(key),
-            other => other.to_string(),
-        })
-        .collect();
-    parts.join(".")
+    let mut out = String::new();
+    for seg in path.iter() {
+        match seg {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&key_part(key));
+            }
+            other => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&other.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// The value at serde's `path` inside `root`.
@@ -1246,8 +1260,28 @@ fn key_part(name: &str) -> String {
     if !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
         name.to_string()
     } else {
-        toml::Value::String(name.to_string()).to_string()
+        basic_string(name)
     }
+}
+
+/// `text` as a one-line TOML basic string, escaped as `hostio.sim.key_text` writes it.
+fn basic_string(text: &str) -> String {
+    let mut q = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => q.push_str("\\\""),
+            '\\' => q.push_str("\\\\"),
+            '\n' => q.push_str("\\n"),
+            '\r' => q.push_str("\\r"),
+            '\t' => q.push_str("\\t"),
+            '\u{8}' => q.push_str("\\b"),
+            '\u{c}' => q.push_str("\\f"),
+            c if c < ' ' || c == '\u{7f}' => q.push_str(&format!("\\u{:04x}", c as u32)),
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    q
 }
 
 /// `section.name` as a TOML dotted key ([`key_part`]).
@@ -1265,9 +1299,10 @@ pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigErro
     let raw = raw.trim();
     let parts = dotted_key(path.trim())
         .ok_or_else(|| ConfigError::new("--set", ov, "KEY.PATH=VALUE with a TOML dotted key of non-empty parts (bare, or quoted when a part holds a dot)"))?;
+    let key_of = |parts: &[String]| parts.iter().map(|p| key_part(p)).collect::<Vec<_>>().join(".");
     // A number too large for an f64 (`1e400`) is neither text nor infinity.
     if raw.bytes().any(|b| b.is_ascii_digit()) && raw.replace('_', "").parse::<f64>().is_ok_and(f64::is_infinite) {
-        return Err(ConfigError::new(path.trim(), raw, "a number within ±1.8e308"));
+        return Err(ConfigError::new(key_of(&parts), raw, "a number within 64-bit floating point (at most ±1.7976931348623157e308)"));
     }
     let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
         // More than `v`: a line break let a second key in (`3\nrun.seed = 4`).
@@ -1284,7 +1319,7 @@ pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigErro
     for (i, part) in parts.iter().enumerate() {
         let table = cur
             .as_table_mut()
-            .ok_or_else(|| ConfigError::new(parts[..i].join("."), "", "is a value, not a table, so it has no sub-keys"))?;
+            .ok_or_else(|| ConfigError::new(key_of(&parts[..i]), "", "is a value, not a table, so it has no sub-keys"))?;
         if i + 1 == parts.len() {
             table.insert(part.to_string(), parsed);
             return Ok(());
@@ -1625,7 +1660,7 @@ impl Scenario {
                         return Err(ConfigError::new(k("nic"), format!("{nic:?}"), format!("one of the NICs: {}", names(&self.nics))));
                     }
                     if let Some(other) = nic_users.insert(nic, name) {
-                        return Err(ConfigError::new(k("nic"), format!("{nic:?}"), format!("a NIC serves one app; {nic} is already used by apps.{other}")));
+                        return Err(ConfigError::new(k("nic"), format!("{nic:?}"), format!("a NIC serves one app; {nic} is already used by {}", table_key("apps", other))));
                     }
                     if a.accesses_per_us.is_some() {
                         return Err(ConfigError::new(k("accesses_per_us"), "", "only for kind = \"cache-hungry\""));
@@ -1681,7 +1716,7 @@ impl Scenario {
                 return Err(ConfigError::new(
                     table_key("nics", name),
                     "",
-                    format!("no app uses this NIC (set apps.<name>.nic = \"{name}\", or remove the table); NICs in use: {}", {
+                    format!("no app uses this NIC (set apps.<name>.nic = {}, or remove the table); NICs in use: {}", basic_string(name), {
                         let used: Vec<&str> = nic_users.keys().copied().collect();
                         if used.is_empty() { "(none)".to_string() } else { used.join(", ") }
                     }),
@@ -1712,7 +1747,7 @@ impl Scenario {
                 return Err(ConfigError::new(
                     format!("{}.imbalance", table_key("traffic", tname)),
                     t.imbalance,
-                    format!("1..={queues} (busiest queue's load ÷ the mean; at most the number of RX queues, apps.{user}.cores)"),
+                    format!("1..={queues} (busiest queue's load ÷ the mean; at most the number of RX queues, {}.cores)", table_key("apps", user)),
                 ));
             }
         }
@@ -1786,6 +1821,16 @@ nic = "nic0"
         // serde's own errors (a wrong type inside such a table) too.
         let e = err(&["apps.\"x.y\".cores=\"two\"".into()]);
         assert_eq!(e.key, "apps.\"x.y\".cores", "{e}");
+        // ... and the key's own rule is still found under such a name.
+        let e = err(&["nics.\"a.b\".rx_descriptors=\"x\"".into(), "nics.\"a.b\".line_rate_gbps=100".into()]);
+        assert_eq!((e.key.as_str(), e.allowed.as_str()), ("nics.\"a.b\".rx_descriptors", "an integer: a power of two in 32..=65536"), "{e}");
+        // A name with a line break or a quote stays one line of valid TOML.
+        let e = err(&["apps.\"a\\nb\\\"c\".cores=0".into()]);
+        assert_eq!(e.key, "apps.\"a\\nb\\\"c\".cores", "{e}");
+        assert!(toml::from_str::<toml::Table>(&format!("{} = 0", e.key)).is_ok(), "{e}");
+        // Override errors use the same spelling, however the user wrote the key.
+        let e = err(&["apps.'a.b'.kind=\"l2fwd\"".into(), "apps . 'a.b' . kind.x=1".into()]);
+        assert_eq!(e.key, "apps.\"a.b\".kind", "{e}");
         // Bare names stay bare.
         let e = err(&["apps.fwd.cores=0".into()]);
         assert_eq!(e.key, "apps.fwd.cores", "{e}");
@@ -1793,14 +1838,19 @@ nic = "nic0"
 
     #[test]
     fn an_override_beyond_f64_is_a_number_out_of_range_not_text() {
-        for v in ["1e400", "-1e400", "1.5E+999"] {
-            let e = parse_scenario(BASE, &[format!("run.duration_us={v}")]).unwrap_err();
+        let huge = "9".repeat(400);
+        for v in ["1e400", "-1e400", "1.5E+999", huge.as_str()] {
+            let e = parse_scenario(BASE, &[format!("run . 'duration_us'={v}")]).unwrap_err();
             assert_eq!((e.key.as_str(), e.value.as_str()), ("run.duration_us", v), "{e}");
-            assert!(e.allowed.contains("1.8e308"), "{e}");
+            assert!(e.allowed.contains("64-bit floating point"), "{e}");
         }
+        // A number that f64 holds but an integer key does not still gets the key's type.
+        let e = parse_scenario(BASE, &["apps.fwd.cores=1e250".into()]).unwrap_err();
+        assert_eq!(e.key, "apps.fwd.cores", "{e}");
+        assert!(e.to_string().len() < 250 && e.allowed.contains("cores") && !e.allowed.contains("invalid type"), "{e}");
         // Text that merely contains digits is still text (and is refused by the key's type).
         let e = parse_scenario(BASE, &["run.duration_us=12abc".into()]).unwrap_err();
-        assert!(!e.allowed.contains("1.8e308"), "{e}");
+        assert!(!e.allowed.contains("64-bit floating point"), "{e}");
     }
 
     #[test]

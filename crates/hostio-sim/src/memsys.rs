@@ -16,7 +16,8 @@
 //!   A coherent device instead takes lines into its own cache ([`MemSys::dev_own`]); a
 //!   memory-channel device writes its own zone ([`MemSys::zone_write`]).
 //! * **Flushes** ([`MemSys::flush`]): a core writes back and drops its copy of a line, as a host
-//!   handing a buffer to a NIC on a memory channel must (the NIC cannot snoop the host's caches).
+//!   handing a buffer to a NIC on a memory channel must (the NIC cannot snoop the host's caches);
+//!   a dirty copy's write-back costs its trip to the home's memory controller.
 use crate::attach::memchan::Zone;
 use crate::cache::{Hierarchy, Src};
 use crate::mem::{Mba, Memory};
@@ -437,7 +438,9 @@ impl MemSys {
     /// controller of the line's home, ps: the path of a read from that memory without the DRAM
     /// array access (the controller takes the write into its write queue, so the fence that
     /// follows the flushes waits for the trip, not for the DRAM), plus a UPI round trip to the
-    /// other socket's memory; `None` for a clean copy or none.
+    /// other socket's memory; `None` for a clean copy or none. Under load the whole rise of the
+    /// read latency is charged to the trip, an upper estimate: a write waits in the controller's
+    /// write queue, not behind the DRAM's read queue and bank conflicts.
     pub fn flush(&mut self, s: usize, line: u32, now: u64) -> Option<u64> {
         if !self.invalidate_all(line) {
             return None;

@@ -22,9 +22,10 @@
 //! * **Handover.** The NIC cannot snoop the host's caches, so the host writes back and drops
 //!   (CLFLUSHOPT) every line it hands over: the descriptors it posts, the TX descriptors and the
 //!   packet lines it wrote (the rewritten header). Each costs an LLC access, plus, for a dirty
-//!   line, its write-back's trip to the memory controller (a read's latency without the DRAM
-//!   array access, [`MemSys::flush`]), and the write-back then crosses the channel; a burst's
-//!   flushes overlap ([`Rings::flush_handover`]).
+//!   line, its write-back's trip to the memory controller (a read's latency at the socket's load
+//!   without the DRAM array access, plus a UPI round trip from the other socket,
+//!   [`MemSys::flush`]), and the write-back then crosses the channel; a burst's flushes overlap
+//!   ([`Rings::flush_handover`]).
 //! * **Transmit.** The NIC reads the descriptor and the packet from its own DRAM: one DRAM access
 //!   after its wait for the DIMM's DRAM, then the wire; nothing crosses the channel.
 //! * **Clone.** An app of kind `copy` moves each frame into its own buffer. With `clone =
