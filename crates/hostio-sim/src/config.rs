@@ -1024,21 +1024,18 @@ fn dotted(path: &serde_path_to_error::Path) -> String {
     }
     let mut out = String::new();
     for seg in path.iter() {
-        match seg {
-            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
-            Segment::Map { key } => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(&key_part(key));
+        let part = match seg {
+            Segment::Seq { index } => {
+                out.push_str(&format!("[{index}]"));
+                continue;
             }
-            other => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(&other.to_string());
-            }
+            Segment::Map { key } => key_part(key),
+            other => other.to_string(),
+        };
+        if !out.is_empty() {
+            out.push('.');
         }
+        out.push_str(&part);
     }
     out
 }

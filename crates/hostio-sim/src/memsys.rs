@@ -445,23 +445,24 @@ impl MemSys {
         if !self.invalidate_all(line) {
             return None;
         }
-        let array = (crate::attach::memchan::ARRAY_ACCESS_NS * 1000.0) as u64;
-        let (home_socket, trip) = match self.home(line) {
+        // The latency a read from the home would have now, then the write-back itself.
+        let (home_socket, read) = match self.home(line) {
             Some(h) => {
                 let mem = &mut self.sockets[h].mem;
-                let trip = mem.latency_at(mem.load(now)).saturating_sub(array);
+                let read = mem.latency_at(mem.load(now));
                 mem.write(now, 1);
-                (h, trip)
+                (h, read)
             }
             None => {
                 let z = self.zone_of(line);
                 let zs = self.zones[z].socket;
-                let trip = self.zones[z].write_back_ps(self.sockets[zs].mem.load(now));
+                let read = self.zones[z].latency(self.sockets[zs].mem.load(now));
                 self.zones[z].host_write(now);
-                (zs, trip)
+                (zs, read)
             }
         };
-        Some(trip + if home_socket != s { 2 * self.t.upi_ps } else { 0 })
+        let array = (crate::attach::memchan::ARRAY_ACCESS_NS * 1000.0) as u64;
+        Some(read.saturating_sub(array) + if home_socket != s { 2 * self.t.upi_ps } else { 0 })
     }
 }
 

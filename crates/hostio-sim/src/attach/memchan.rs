@@ -232,7 +232,7 @@ impl Zone {
 
     /// A DRAM access's latency with the host's load `host_rho` on the channel; the DIMM's own
     /// traffic is in the waits for the bounded DRAM and channel, not here.
-    fn latency(&self, host_rho: f64) -> u64 {
+    pub(crate) fn latency(&self, host_rho: f64) -> u64 {
         self.dram.latency_at(host_rho.min(crate::mem::MAX_LOAD))
     }
 
@@ -283,12 +283,6 @@ impl Zone {
         self.cross(now);
         self.dram_line(now);
         self.dram.write(now, 1);
-    }
-
-    /// How long a host write-back takes to reach the memory controller at the host socket's
-    /// load `host_rho`, ps: a read's latency without the DRAM array access ([`MemSys::flush`]).
-    pub fn write_back_ps(&self, host_rho: f64) -> u64 {
-        self.latency(host_rho).saturating_sub(self.saving_ps)
     }
 
     /// The NIC writes a line of its DRAM; a header or completion line also goes to the nCache.
