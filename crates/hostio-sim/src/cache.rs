@@ -92,6 +92,16 @@ const LEADER_BIP: u32 = 33;
 /// Written by a core after a device write: the next device write goes to the recycled ways.
 const F_RECYCLED: u8 = 8;
 
+/// A miss in LLC set `set` moves the set-dueling selector `psel` when the set is a leader.
+#[inline(always)]
+fn duel(psel: &mut u32, set: u32) {
+    match set % LEADER_EVERY {
+        LEADER_MRU => *psel = (*psel + 1).min(PSEL_MAX),
+        LEADER_BIP => *psel = psel.saturating_sub(1),
+        _ => {}
+    }
+}
+
 /// Per-line directory entry of one socket.
 #[derive(Clone, Copy)]
 struct Dir {
@@ -1069,11 +1079,7 @@ impl Hierarchy {
     /// A miss in LLC set `set`: a leader set's moves the set-dueling selector.
     #[inline(always)]
     fn duel_miss(&mut self, set: u32) {
-        match set % LEADER_EVERY {
-            LEADER_MRU => self.psel = (self.psel + 1).min(PSEL_MAX),
-            LEADER_BIP => self.psel = self.psel.saturating_sub(1),
-            _ => {}
-        }
+        duel(&mut self.psel, set);
     }
 
     /// A device read of `line` that no cache here had (it was read from DRAM): counted by the
@@ -1121,6 +1127,21 @@ impl Hierarchy {
     /// replacement update.
     pub fn dev_read(&self, line: u32) -> bool {
         self.is_cached(line)
+    }
+
+    /// `dev_read` of lines `first..first + n` when no other socket can hold them: returns how
+    /// many hit; each miss counts in the set dueling, as `dev_read_missed`.
+    pub fn dev_read_lines(&mut self, first: u32, n: u32) -> u32 {
+        let psel = &mut self.psel;
+        let mut hits = 0;
+        for d in &self.dir[first as usize..(first + n) as usize] {
+            if d.llc_way != NONE || d.l2_core != NONE {
+                hits += 1;
+            } else {
+                duel(psel, d.set);
+            }
+        }
+        hits
     }
 
     /// Drop every copy of `line` (a write by an agent on another socket). Returns true if a dirty

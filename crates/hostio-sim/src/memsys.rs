@@ -345,15 +345,23 @@ impl MemSys {
         while l < end {
             let stop = end.min((l / LINES_PER_PAGE + 1) * LINES_PER_PAGE);
             let home = self.home(l);
-            let mut h = 0;
-            for x in l..stop {
-                if self.sockets.iter().any(|s| s.used && s.hier.dev_read(x)) {
-                    h += 1;
-                } else if let Some(s) = home {
-                    // A read miss counts in the home LLC's set dueling (`cache` module docs).
-                    self.sockets[s].hier.dev_read_missed(x);
+            let alone = |s: usize| self.sockets.iter().enumerate().all(|(i, o)| i == s || !o.used);
+            let h = match home {
+                // Only the home's caches can hold the lines.
+                Some(s) if self.sockets[s].used && alone(s) => self.sockets[s].hier.dev_read_lines(l, stop - l),
+                _ => {
+                    let mut h = 0;
+                    for x in l..stop {
+                        if self.sockets.iter().any(|s| s.used && s.hier.dev_read(x)) {
+                            h += 1;
+                        } else if let Some(s) = home {
+                            // A read miss counts in the home LLC's set dueling (`cache` module docs).
+                            self.sockets[s].hier.dev_read_missed(x);
+                        }
+                    }
+                    h
                 }
-            }
+            };
             let misses = stop - l - h;
             match home {
                 Some(home) => self.sockets[home].mem.device_reads(now, misses),
