@@ -94,7 +94,7 @@ const F_RECYCLED: u8 = 8;
 
 /// A miss in LLC set `set` moves the set-dueling selector `psel` when the set is a leader.
 #[inline(always)]
-fn duel(psel: &mut u32, set: u32) {
+fn duel_step(psel: &mut u32, set: u32) {
     match set % LEADER_EVERY {
         LEADER_MRU => *psel = (*psel + 1).min(PSEL_MAX),
         LEADER_BIP => *psel = psel.saturating_sub(1),
@@ -1079,7 +1079,7 @@ impl Hierarchy {
     /// A miss in LLC set `set`: a leader set's moves the set-dueling selector.
     #[inline(always)]
     fn duel_miss(&mut self, set: u32) {
-        duel(&mut self.psel, set);
+        duel_step(&mut self.psel, set);
     }
 
     /// A device read of `line` that no cache here had (it was read from DRAM): counted by the
@@ -1129,8 +1129,8 @@ impl Hierarchy {
         self.is_cached(line)
     }
 
-    /// `dev_read` of lines `first..first + n` when no other socket can hold them: returns how
-    /// many hit; each miss counts in the set dueling, as `dev_read_missed`.
+    /// `dev_read` of lines `first..first + n` (the caller makes sure no other socket's caches are
+    /// in use): returns how many hit; each miss counts in the set dueling, as `dev_read_missed`.
     pub fn dev_read_lines(&mut self, first: u32, n: u32) -> u32 {
         let psel = &mut self.psel;
         let mut hits = 0;
@@ -1138,7 +1138,7 @@ impl Hierarchy {
             if d.llc_way != NONE || d.l2_core != NONE {
                 hits += 1;
             } else {
-                duel(psel, d.set);
+                duel_step(psel, d.set);
             }
         }
         hits
@@ -1298,6 +1298,41 @@ mod tests {
         h.dev_write(12, true);
         assert!(h.llc_way(4).is_some());
         assert_eq!(h.llc_way(8), None);
+    }
+
+    #[test]
+    fn device_read_of_a_run_of_lines_is_line_by_line() {
+        // Every third line written by the device, and every line of the bimodal leader sets (so
+        // that the reads move the selector one way), one line in the core's L2, the rest uncached.
+        let build = || {
+            let mut h = sets128();
+            for l in 0..512 {
+                if l % 3 == 0 || h.set_of(l) % LEADER_EVERY == LEADER_BIP {
+                    h.dev_write(l, true);
+                }
+            }
+            h.core_access(0, 7, false);
+            h
+        };
+        let (mut a, mut b) = (build(), build());
+        let p0 = a.psel;
+        let hits = a.dev_read_lines(0, 512);
+        let mut by_line = 0;
+        for l in 0..512 {
+            if b.dev_read(l) {
+                by_line += 1;
+            } else {
+                b.dev_read_missed(l);
+            }
+        }
+        assert_eq!((hits, a.psel), (by_line, b.psel));
+        assert!(a.l2_owner(7).is_some() && hits > 0 && hits < 512);
+        // The misses of the leader sets moved the selector: up for the MRU leaders' misses, down
+        // for the bimodal leaders'.
+        let missed = |r: u32| (0..512).filter(|&l| !b.is_cached(l) && b.set_of(l) % LEADER_EVERY == r).count() as u32;
+        let (up, down) = (missed(LEADER_MRU), missed(LEADER_BIP));
+        assert!(up > down && p0 + up - down < PSEL_MAX, "{up} {down} {p0}");
+        assert_eq!(a.psel, p0 + up - down);
     }
 
     #[test]
