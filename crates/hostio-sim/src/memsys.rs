@@ -345,10 +345,10 @@ impl MemSys {
         while l < end {
             let stop = end.min((l / LINES_PER_PAGE + 1) * LINES_PER_PAGE);
             let home = self.home(l);
-            let alone = |s: usize| self.sockets.iter().enumerate().all(|(i, o)| i == s || !o.used);
+            // In use: the home's caches, and no other socket's.
+            let alone = |s: usize| self.sockets.iter().enumerate().all(|(i, o)| o.used == (i == s));
             let h = match home {
-                // Only the home's caches can hold the lines.
-                Some(s) if self.sockets[s].used && alone(s) => self.sockets[s].hier.dev_read_lines(l, stop - l),
+                Some(s) if alone(s) => self.sockets[s].hier.dev_read_lines(l, stop - l),
                 _ => {
                     let mut h = 0;
                     for x in l..stop {
