@@ -152,6 +152,12 @@ impl Engine {
     fn drop_until(&mut self, g: usize, next: u64, kept: Kept) {
         let ni = self.gens[g].nic;
         let end = next.min(self.stop);
+        if let Sizes::Fixed(len) = self.gens[g].sizes {
+            if !matches!(kept, Kept::Fitting(room) if len as u64 <= room) {
+                self.drop_fixed(g, len, end, kept);
+                return;
+            }
+        }
         let mut at = self.gens[g].next_at;
         while at < end {
             let len = self.draw_len(g);
@@ -175,6 +181,35 @@ impl Engine {
             let gen = &mut self.gens[g];
             at = (gen.advance(len) as u64).max(at + 1);
             gen.next_at = at;
+        }
+    }
+
+    /// [`Engine::drop_until`] for a generator of fixed-size frames that all are dropped: the same
+    /// arrival times and random draws, frame by frame, with the counters added once at the end.
+    fn drop_fixed(&mut self, g: usize, len: u32, end: u64, kept: Kept) {
+        let (warm, stop) = (self.warm_ps, self.end_ps);
+        let gen = &mut self.gens[g];
+        let mut at = gen.next_at;
+        let (mut n, mut in_win, mut last) = (0u64, 0u64, self.now);
+        while at < end {
+            // The flow draw of `arrive_sized`: `below` and `unit` each take one word.
+            let _ = self.rng.next_u64();
+            n += 1;
+            in_win += (at >= warm && at < stop) as u64;
+            last = at;
+            at = (gen.advance(len) as u64).max(at + 1);
+        }
+        gen.next_at = at;
+        self.now = last;
+        self.events += n;
+        self.c.offered_bytes += in_win * len as u64;
+        self.c.offered_packets += in_win;
+        let nic = &mut self.nics[self.gens[g].nic];
+        nic.arrived_all += n;
+        nic.dropped_all += n;
+        nic.stats.dropped += in_win;
+        if let Kept::Nothing = kept {
+            nic.stats.out_of_buffer += in_win;
         }
     }
 
