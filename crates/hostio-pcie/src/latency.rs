@@ -214,9 +214,15 @@ impl Default for PcieLatencyParams {
             device_cmd_issue_ns: 210.0,
             device_dependent_gap_ns: 146.0,
             device_mmio_ns: 495.0,
+            // The data fit only `2 × link_flight_ns + rc_read_ns` and `link_flight_ns + rc_write_ns`;
+            // the flight is a modelling choice (a round estimate for PHY and DLL one way, no
+            // retimers), the root-complex parts are what each fitted sum leaves.
             link_flight_ns: 40.0,
+            // 64 B warm DMA read, 547 ns, less issue (277), serialisation (~15), two flights, `llc_ns`.
             rc_read_ns: 150.0,
             rc_read_per_line_ns: 10.0,
+            // 64 B command write+read less command read, 560 − 480 ns, less the write's
+            // serialisation (~12) and one flight.
             rc_write_ns: 28.0,
             rc_write_per_line_ns: 5.2,
             llc_ns: 25.0,

@@ -11,8 +11,12 @@
 //!   built the way Intel's are, but no processor's ([`SliceMap`]): for other slice counts that
 //!   are not a power of two (Haswell-EP's 18), the same structure with a balanced pseudo-random
 //!   base sequence; for powers of two, XOR parities of the address. An L2 set is the low bits of
-//!   the simulated line number: lines are numbered 2 MiB page by page, so within a page these are
-//!   the physical address's bits too.
+//!   the simulated line number (lines are numbered 2 MiB page by page). For DPDK memory, which
+//!   lies in hugepages, these are the physical address's bits too. Other memory (working sets,
+//!   copy buffers, a co-runner's data) lies in scattered 4 KiB frames (`memsys::AddressSpace`):
+//!   only its line-number bits within a 4 KiB page (the low 6) are physical, the higher L2 set
+//!   bits follow the simulated numbering. An approximation: its L2 sets are filled as if it
+//!   were physically contiguous, while its LLC sets and slices come from its physical frames.
 //! * **Directory.** Every simulated line has a directory entry (where it is in this socket: LLC
 //!   way, which core's L2 and way, dirty bits, I/O history), in a vector indexed by line number.
 //!   Lookups are O(1); only victim selection scans a set.

@@ -6,12 +6,8 @@
 //! path, the value and what is allowed. `--set a.b.c=value` overrides are applied to the parsed
 //! TOML tree before it is checked, so every key is reachable.
 //!
-//! Platform presets carry the machine facts. Sources: Intel Xeon Gold 6140, E5-2699 v3 and
-//! Silver 4314 product pages (cores, clock, LLC size/ways, L2), the DDIO paper (ATC'20) for the
-//! default IIO LLC WAYS masks, CC-NIC (ASPLOS'24) for Ice Lake's coherent line transfer, and typical published load-to-use latencies for these parts
-//! (Skylake-SP: L2 ≈ 14 cycles, LLC ≈ 60 cycles, DRAM ≈ 90 ns; Haswell-EP: L2 ≈ 12 cycles,
-//! LLC ≈ 45 cycles, DRAM ≈ 85 ns). Memory bandwidth is the sustained (≈ 80 %) share of the
-//! channels' peak: 6 × DDR4-2666 on Skylake-SP, 4 × DDR4-2133 on Haswell-EP.
+//! Platform presets carry the machine facts of three parts (Xeon Gold 6140, E5-2699 v3, Silver
+//! 4314); where each number comes from, and which are estimates, is listed on [`Platform::preset`].
 pub use crate::cache::SliceHash;
 use crate::slice_map::SKX_GEOMETRY;
 use serde::{Deserialize, Serialize};
@@ -415,6 +411,8 @@ impl Default for NicCfg {
         NicCfg {
             socket: 0,
             line_rate_gbps: 100.0,
+            // 1024 RX and TX descriptors per queue: a common DPDK ring size (and the ring size of
+            // the DDIO paper's §3.1 PAUSE counts, see `buffer_kib`); experiments set their own.
             rx_descriptors: 1024,
             tx_descriptors: 1024,
             pause_frames: false,
@@ -470,6 +468,7 @@ pub struct TrafficCfg {
 
 impl Default for TrafficCfg {
     fn default() -> Self {
+        // 4096 flows: an arbitrary default, many per queue; experiments set their own.
         TrafficCfg { nic: String::new(), rate_gbps: None, packet_size: None, size_mix: None, flows: 4096, flow_skew: 0.0, imbalance: 1.0, train_packets: 32 }
     }
 }
@@ -488,7 +487,10 @@ pub enum AppKind {
     Copy,
     /// Router + NAPT + load balancer: per-packet flow-table accesses in a working set.
     StatefulChain,
-    /// A cache-hungry co-runner (no NIC): random accesses over a working set at a fixed rate.
+    /// A cache-hungry co-runner (no NIC): random accesses over a working set, closed loop. Each
+    /// µs it issues up to `accesses_per_us` one after another, each taking its latency over the
+    /// core's fill buffers, and stops at the end of that µs; the accesses it had no time for are
+    /// dropped, so a co-runner whose accesses miss issues fewer.
     CacheHungry,
 }
 
@@ -509,14 +511,17 @@ pub struct AppCfg {
     pub cat_mask: Option<u32>,
     /// Compute cycles per packet beyond the kind's own work (I/O kinds).
     pub cycles_per_packet: Option<u32>,
-    /// Working set, MiB: the flow table (stateful-chain, default 16), the tables an I/O app looks up
+    /// Working set, MiB: the flow table (stateful-chain, default 16), the tables an I/O app accesses
     /// per packet (l2fwd/compute/copy, default 2: its own code and data), or the co-runner's data (required).
     pub working_set_mib: Option<f64>,
-    /// Cache-hungry co-runner: accesses per µs.
+    /// Cache-hungry co-runner: accesses per µs it attempts (it issues fewer when they are slow,
+    /// see [`AppKind::CacheHungry`]).
     pub accesses_per_us: Option<f64>,
-    /// I/O kinds with a working set: lines looked up per packet (default 4 for the stateful chain,
-    /// 2 otherwise; estimates, as the working sets). The stateful chain's lines are addressed by
-    /// a hash of the flow (its per-flow state); the other kinds' at random in their working set.
+    /// I/O kinds with a working set: lines accessed per packet, one after another (default 4 for
+    /// the stateful chain, 2 otherwise; estimates, as the working sets). Every second access is a
+    /// store that dirties its line (an estimate: the app updates its state, e.g. counters or flow
+    /// entries, as often as it reads it). The stateful chain's lines are addressed by a hash of
+    /// the flow (its per-flow state); the other kinds' at random in their working set.
     pub accesses_per_packet: Option<u32>,
     /// MBA throttle: share of a core's memory bandwidth, % (10..=100, steps of 10).
     pub mba_percent: u32,
@@ -594,7 +599,9 @@ pub struct Platform {
     /// Writes to IIO LLC WAYS are accepted but have no effect (Ice Lake and later).
     #[serde(default)]
     pub ddio_ways_ignored: bool,
-    /// Single-core DRAM bandwidth at MBA 100 %, GB/s (MBA scales it).
+    /// Single-core memory bandwidth, GB/s, that MBA percentages below 100 scale: at `mba_percent`
+    /// < 100 the core's requests leaving its L2 are spaced to that share of it; at 100 nothing
+    /// is throttled and this value has no effect.
     #[serde(default = "default_core_bw")]
     pub core_memory_bandwidth_gbyte_s: f64,
     /// A line held Modified in a cache across the coherent link, moved to the other side, ns.
@@ -616,15 +623,17 @@ pub struct Platform {
 }
 
 /// A platform file's defaults for the keys `hostio probe --platform-out` cannot measure: the
-/// Skylake-SP preset's values (`upi_latency_ns` and `core_memory_bandwidth_gbyte_s` are
-/// documented, with their sources and estimates, on [`Platform::preset`]).
+/// Skylake-SP preset's `upi_latency_ns` and `core_memory_bandwidth_gbyte_s` (documented, with
+/// their sources and estimates, on [`Platform::preset`]), except `coherent_link_gbyte_s`
+/// (`default_link_bw`), which is not the Skylake-SP preset's.
 fn default_upi_ns() -> f64 {
     50.0
 }
 fn default_core_bw() -> f64 {
     12.0
 }
-/// Two UPI links at 10.4 GT/s (the Ice Lake preset's, Intel ARK).
+/// Two UPI links at 10.4 GT/s (the Ice Lake preset's figure, Intel ARK), not the Skylake-SP
+/// preset's three links (62.4 GB/s) that the other defaults follow.
 fn default_link_bw() -> f64 {
     41.6
 }
@@ -663,10 +672,11 @@ impl Platform {
     /// A built-in preset by name.
     ///
     /// Where the numbers come from:
-    /// * Clocks, cores and links: Intel ARK for each part. Cache geometry (ways, slices, L2
-    ///   associativity): what the parts report through CPUID leaf 4; the LLC ways, DDIO's default
-    ///   ways and the recycled-line ways as the DDIO paper (ATC'20) and the studies named at those
-    ///   fields give them.
+    /// * Clocks, cores and links: Intel ARK for each part. LLC and L2 ways and sizes: what the
+    ///   parts report through CPUID leaf 4 (ways, sets, line size). LLC slices: one per core (on
+    ///   these parts each core comes with one slice, so ARK's LLC size is cores × slice size). The
+    ///   LLC ways, DDIO's default ways and the recycled-line ways as the DDIO paper (ATC'20) and
+    ///   the studies named at those fields give them.
     /// * L1 and L2 latencies: load-to-use cycle counts commonly measured for these cores
     ///   (Skylake-SP L1 4, L2 14; Haswell L2 ~12; Sunny Cove L1 5, L2 14) at each base clock;
     ///   estimates, no one source.
@@ -677,11 +687,13 @@ impl Platform {
     /// * `llc_latency_ns` and `c2c_latency_ns`: estimates within the range that microbenchmark
     ///   reports give for these mesh (Skylake-SP, Ice Lake-SP) and ring (Haswell-EP) LLCs; no one
     ///   published source.
-    /// * `memory_bandwidth_gbyte_s`: 76–80 % of the channels' peak (ARK: 6 × DDR4-2666 = 128 GB/s,
-    ///   4 × DDR4-2133 = 68 GB/s, 8 × DDR4-2666 = 170 GB/s), an estimate of sustained bandwidth.
-    /// * `core_memory_bandwidth_gbyte_s`: an estimate of one core's streaming bandwidth (its
-    ///   ~10–12 line-fill buffers of 64 B per DRAM latency, raised by the L2 prefetchers), the
-    ///   ceiling MBA percentages scale.
+    /// * `memory_bandwidth_gbyte_s`: 76–81 % of the channels' peak (ARK: 6 × DDR4-2666 = 128 GB/s,
+    ///   102 GB/s = 80 %; 4 × DDR4-2133 = 68.3 GB/s, 55 GB/s = 81 %; 8 × DDR4-2666 = 171 GB/s,
+    ///   130 GB/s = 76 %), an estimate of sustained bandwidth.
+    /// * `core_memory_bandwidth_gbyte_s`: an estimate of one core's streaming bandwidth (its ~10
+    ///   line-fill buffers of 64 B per DRAM latency, raised by the L2 prefetchers; the simulator
+    ///   overlaps a core's independent accesses over 10 fill buffers on every preset), the
+    ///   ceiling that MBA percentages below 100 scale.
     pub fn preset(name: &str) -> Option<Platform> {
         match name {
             "skylake-gold-6140" => Some(Platform {

@@ -10,8 +10,9 @@
 //! correct when agents report transfers slightly out of time order (a NIC's DMA reads are looked up when
 //! its fetch starts but spread over the link time). MBA (Memory Bandwidth Allocation) is a request
 //! rate controller between a core's L2 and the mesh (Intel SDM Vol. 3B, "Memory Bandwidth
-//! Allocation"): it spaces every request that leaves the L2 — LLC hits as well as DRAM reads — so
-//! that the core alone cannot exceed `mba% × core bandwidth`.
+//! Allocation"): below 100 % it spaces every request that leaves the L2 — LLC hits as well as
+//! DRAM reads — so that the core alone cannot exceed `mba% × core bandwidth`; at 100 % it spaces
+//! nothing, and the core is bounded only by how fast its own accesses complete.
 
 /// The load window, ps: long enough to hold ~900–2,000 DRAM transfers at the presets'
 /// bandwidths, short next to the bursts being modelled (a modelling choice).

@@ -48,7 +48,7 @@ use hostio_hw::coherent::{Layout, Pool, Signaling};
 
 /// Independent line transfers one agent overlaps (the default of `hostio ringbench`'s
 /// coherent-link model, `hostio_hw::coherent::LinkParams::mlp`). An estimate: CC-NIC publishes
-/// no overlap figure; a core's own loads overlap far more (10–12 line-fill buffers), a
+/// no overlap figure; a core's own loads overlap far more (~10 line-fill buffers), a
 /// descriptor ring's dependent flag-then-data reads far less.
 const MLP: u64 = 4;
 /// Wire bytes of one 64 B line transfer on the coherent link: the data plus a header/CRC flit

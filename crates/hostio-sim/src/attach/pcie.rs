@@ -3,10 +3,16 @@
 //! Each direction of the link is a bounded resource at its TLP bandwidth (pcie-bench's model,
 //! [`hostio_pcie::PcieLink`]): a transfer occupies it for its wire bytes (payload plus TLP
 //! headers, descriptor fetches, completions and doorbells, amortised per packet by the NIC's
-//! `design`), and a DMA's latency beyond serialisation comes from hostio's PCIe latency model on
-//! the same link (root complex, I/O hub, LLC or DRAM). Device writes are ItoMs through the I/O
-//! hub of the NIC's socket (DDIO rules, [`crate::memsys::MemSys::dev_write_lines`]); device reads are
-//! PCIeRdCur, looked up when the NIC reads.
+//! `design`), and a DMA's latency beyond serialisation (the link queue accounts for that) comes
+//! from hostio's PCIe latency model (device issue, link flight, root complex, memory part) with
+//! its default parameters on this NIC's link ([`hostio_pcie::PcieLatencyParams::with_link`]):
+//! those fitted to pcie-bench's NFP-6000 on a Haswell Xeon E5-2620 v3 (`hostio_pcie::latency`).
+//! It is memoised by (payload, location, direction), the location being the buffer's home (local
+//! or remote socket) and LLC or DRAM (a write: whether it allocates; a read: whether every line
+//! hit); so it ignores the platform preset's LLC, DRAM and UPI latencies and the DRAM's load.
+//! Device writes are ItoMs through the I/O hub of the NIC's socket (DDIO rules,
+//! [`crate::memsys::MemSys::dev_write_lines`]); device reads are PCIeRdCur, looked up when the
+//! NIC reads.
 //!
 //! ConnectX-5 costs (`design = "cx5"`, the default), with their sources:
 //! * RX completions compressed, `CQE_COMPRESSION` mini-CQEs per 64 B block (Linux

@@ -64,10 +64,11 @@ const FORWARDER_WS_MIB: f64 = 2.0;
 /// simulated explicitly. Calibrated on the DDIO paper's testbed: one 2.3 GHz Skylake core running
 /// FastClick L2 forwarding receives 1024 B frames at ~82 Gb/s with 4096 RX descriptors (§4.1;
 /// Fig. 5's caption: 82–86 Gb/s), i.e. ~10 Mpps; with 40 cycles plus its simulated accesses
-/// (header, metadata, rings, two lookups in its own working set) hostio's forwarder gets
-/// ~83 Gb/s there (~100 ns per packet). The 90 Gb/s one-core ceiling at 1500 B is the NIC's, not
-/// the core's (see `tx_read_window_kib`). The stateful chain (router + NAPT + load balancer):
-/// 240 cycles plus its flow-table accesses, an estimate (its per-packet cost is not published).
+/// (header, metadata, rings, two accesses to its own working set: a load, then a store) hostio's
+/// forwarder gets ~83 Gb/s there (~100 ns per packet). The 90 Gb/s one-core ceiling at 1500 B is
+/// the NIC's, not the core's (see `tx_read_window_kib`). The stateful chain (router + NAPT + load
+/// balancer): 240 cycles plus its flow-table accesses, an estimate (its per-packet cost is not
+/// published).
 fn base_cycles(kind: AppKind) -> u64 {
     match kind {
         AppKind::L2fwd | AppKind::Compute | AppKind::Copy => 40,
@@ -254,8 +255,10 @@ impl Engine {
             let mut ws_base = 0;
             let mut ws_lines = 0;
             let ws_mib = app_ws_mib(a);
-            // Dependent lookups per packet, estimates: the chain's router, NAPT and load-balancer
-            // state (four lines); a forwarder's element graph and port tables (two).
+            // Dependent accesses per packet, estimates: the chain's router, NAPT and load-balancer
+            // state (four lines); a forwarder's element graph and port tables (two). Every second
+            // one is a store (an estimate: the app updates its state, e.g. counters or flow
+            // entries, as often as it reads it).
             let per_packet_default = if a.kind == AppKind::StatefulChain { 4 } else { 2 };
             if ws_mib > 0.0 {
                 let bytes = (ws_mib * 1024.0 * 1024.0) as u64;
@@ -460,6 +463,7 @@ impl Engine {
                 let rest = (1.0 - hot) / (nq - 1) as f64;
                 (0..nq).map(|q| hot + rest * q as f64).collect::<Vec<f64>>()
             });
+            // Arbitrary start staggers (997 ps apart) so that sources do not start in lockstep.
             let start = (gi as u64 * 997) as f64;
             gens.push(Gen {
                 nic: ni,
@@ -479,7 +483,7 @@ impl Engine {
                 rate_clock: start,
                 train_start: start,
                 line_off: 0.0,
-                next_at: gi as u64 * 997,
+                next_at: gi as u64 * 997, // the same stagger
                 held: false,
             });
         }
@@ -531,6 +535,7 @@ impl Engine {
         for c in 0..e.cores.len() {
             if e.apps[e.cores[c].app].kind == AppKind::CacheHungry {
                 e.cores[c].idle = false;
+                // An arbitrary start stagger (13 ps per core) so that co-runners do not run in lockstep.
                 e.schedule(c as u64 * 13, Ev::CoRunner(c as u16));
             }
         }
