@@ -204,17 +204,19 @@ fn host_flushes_what_it_hands_to_a_memory_channel_nic() {
 
 #[test]
 fn a_dirty_flush_waits_for_its_write_back_to_reach_the_memory_controller() {
-    // Unloaded, the doorbell waits for the rewritten header's flush: an LLC access to find it
-    // (26 ns on Skylake) and its write-back's trip to the controller, a DRAM read's 90 ns without
-    // the array access (tRCD + tCL = 28.32 ns): ~88 ns. A co-runner loading the socket's memory
-    // lengthens the trip, and a core on the other socket adds a UPI round trip (2 × 50 ns).
+    // Unloaded, the RX burst waits for the completion line's invalidation, an LLC access (26 ns
+    // on Skylake), and the doorbell for the rewritten header's flush: an LLC access to find it
+    // and its write-back's trip to the controller, a DRAM read's 90 ns without the array access
+    // (tRCD + tCL = 28.32 ns): ~88 ns; ~114 ns in all (the frame's clean lines' flushes overlap
+    // with the header's). A co-runner loading the socket's memory lengthens the trip, and a core
+    // on the other socket adds a UPI round trip (2 × 50 ns) to the write-back.
     let hog = "[apps.hog]\nkind = \"cache-hungry\"\ncores = 8\nworking_set_mib = 256\naccesses_per_us = 400";
     let flush = |more: &str| {
         let r = run(&scenario(SKX, 64, 1, "attachment = \"memory-channel\"", "train_packets = 1", more));
         r.metrics.apps["fwd"].latency_breakdown_ns["flush"].expect("packets")
     };
     let (idle, loaded, remote) = (flush(""), flush(hog), flush("socket = 1"));
-    assert!((80.0..=100.0).contains(&idle), "flush part {idle} ns");
+    assert!((105.0..=125.0).contains(&idle), "flush part {idle} ns");
     assert!(loaded > idle + 5.0, "flush part {loaded} ns under load vs {idle} ns idle");
     assert!((remote - idle - 100.0).abs() < 5.0, "flush part {remote} ns from the other socket vs {idle} ns");
 }

@@ -104,7 +104,8 @@ pub(crate) struct Rings {
     pub tx_completion_every: u64,
     /// The consumer reads an index line (head/tail in memory) before the entries, per burst.
     pub index_line: bool,
-    /// The host writes back and drops lines it hands to the NIC (a NIC that cannot snoop).
+    /// The host writes back and drops lines it hands to the NIC, and invalidates completion lines
+    /// before reading them (a NIC that cannot snoop).
     pub flush_handover: bool,
     /// TX descriptors are eMPW WQE segments (16 B units, variable per packet) filling a ring of
     /// `tx_descriptors` 64 B lines, instead of `tx_desc_per_line` fixed descriptors per line.

@@ -10,7 +10,8 @@
 //! `tx_release = "threshold"` — only while fewer than the burst's packets plus 32 TX slots are
 //! free), writes a TX descriptor per packet (on eMPW rings its WQE segments, copying a frame the
 //! NIC inlines into them) and rings the doorbell once the descriptors are complete; a host whose
-//! NIC cannot snoop its caches (memory channel) also flushes the lines it hands over.
+//! NIC cannot snoop its caches (memory channel) also flushes the lines it hands over, and
+//! invalidates each completion line before it reads it.
 //! Every access costs its level's latency through the memory facade ([`crate::memsys`]); MBA
 //! spaces every request that leaves the L2. So leaky DMA slows the core and queues grow.
 use super::{Engine, Ev, Mbuf, BURST, PS_PER_US};
@@ -294,7 +295,14 @@ impl Engine {
         let sw = self.nics[ni].queues[q].rx.sw_pos;
         // Completion entries and mbuf fields of the whole burst (independent accesses). Packet
         // headers are read when each packet is processed, as run-to-completion forwarders do.
+        // A NIC that cannot snoop (memory channel) leaves stale copies of its completions in the
+        // host's caches, so the driver invalidates each completion line before reading it
+        // (NetDIMM's Algorithm 1, "invalidate rxDesc[next]"; once per line a burst reads): the
+        // read waits for the invalidation, and what that adds to the burst is its packets' flush
+        // part.
         let mut batch = Overlap::default();
+        let mut reads = Overlap::default();
+        let mut last_cq = u32::MAX;
         let now = *t;
         for i in 0..n as u64 {
             let rx = &self.nics[ni].queues[q].rx;
@@ -303,12 +311,22 @@ impl Engine {
             let m = rx.mbuf[slot];
             self.cores[c].burst.push(m);
             let mb = self.mbufs[m as usize];
-            batch.add(self.core_mem(c, cq, false, now));
-            batch.add(self.core_mem(c, mb.meta_line, true, now));
+            let inv = if rings.flush_handover && cq != last_cq { self.handover(c, cq, now) } else { 0 };
+            last_cq = cq;
+            let rd = self.core_mem(c, cq, false, now + inv);
+            batch.add(inv + rd);
+            reads.add(rd);
+            let meta = self.core_mem(c, mb.meta_line, true, now);
+            batch.add(meta);
+            reads.add(meta);
         }
         if self.in_window(now) {
             let app = self.cores[c].app;
             self.apps[app].stats.rx_packets += n as u64;
+        }
+        let inv_ps = batch.cost() - reads.cost();
+        for &m in &self.cores[c].burst {
+            self.mbufs[m as usize].flush_ps = inv_ps;
         }
         *t += batch.cost();
         self.nics[ni].queues[q].rx.sw_pos += n as u64;
@@ -430,8 +448,12 @@ impl Engine {
                 self.mbufs[m as usize].copy_ps += ((lines as u64 * COPY_CYCLES_PER_LINE) as f64 * self.mem.t.cycle_ps) as u64;
             }
             if rings.flush_handover {
+                // The driver flushes the whole frame it hands over (NetDIMM's Algorithm 1,
+                // "flush txSKB.data to memory"), whatever of it the host's caches hold.
                 let data = self.mbufs[m as usize].data_line;
-                signal.add(self.handover(c, data, now));
+                for l in 0..(mb.len - 4).div_ceil(64) {
+                    signal.add(self.handover(c, data + l, now));
+                }
                 if slot as u64 % rings.tx_desc_per_line == rings.tx_desc_per_line - 1 || i == k - 1 {
                     signal.add(self.handover(c, wqe, now));
                 }
@@ -452,7 +474,7 @@ impl Engine {
         for i in 0..k as u64 {
             let slot = ((tx.head - k as u64 + i) % tx.n) as usize;
             tx.ready[slot] = visible;
-            self.mbufs[tx.mbuf[slot] as usize].flush_ps = flush_ps;
+            self.mbufs[tx.mbuf[slot] as usize].flush_ps += flush_ps;
         }
         self.schedule_tx_fetch(ni, q, visible);
         self.cores[c].tx_pending.drain(..k);
