@@ -127,7 +127,8 @@ struct Mbuf {
     /// The core's memory accesses and cycles for it.
     mem_ps: u64,
     cyc_ps: u64,
-    /// The host's flushes of handed-over lines its TX doorbell waited for.
+    /// The host's flushes of handed-over lines its TX doorbell waited for, and the invalidations
+    /// of completion lines its RX burst waited for.
     flush_ps: u64,
     /// Copying it into the app's buffer (`copy` apps).
     copy_ps: u64,
@@ -483,6 +484,7 @@ impl Engine {
                 rate_clock: start,
                 train_start: start,
                 line_off: 0.0,
+                next_len: 0,
                 next_at: gi as u64 * 997, // the same stagger
                 held: false,
             });

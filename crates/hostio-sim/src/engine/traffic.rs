@@ -38,8 +38,11 @@ pub(super) struct Gen {
     /// Offered-rate clock: where the next train starts.
     pub(super) rate_clock: f64,
     pub(super) train_start: f64,
-    /// Line-rate time of the frames sent so far in this train.
+    /// When the last frame of this train arrived, after `train_start` (the first frame's
+    /// arrival): the line-rate time of the frames after the first.
     pub(super) line_off: f64,
+    /// Size of the next frame, drawn when its arrival time was set (0: not drawn yet).
+    pub(super) next_len: u32,
     /// Time of the one live Arrival event (others are stale after an XON reschedule).
     pub(super) next_at: u64,
     /// Holding a frame back because the NIC sent PAUSE (an XON releases it at once).
@@ -47,16 +50,18 @@ pub(super) struct Gen {
 }
 
 impl Gen {
-    /// Account a sent frame of `len` bytes; returns the next frame's arrival time.
-    pub(super) fn advance(&mut self, len: u32) -> f64 {
-        let wire = (len + 20) as f64;
-        self.rate_clock += wire * self.ps_per_wire_byte;
-        self.line_off += wire * self.ps_per_line_byte;
+    /// Account a sent frame of `len` bytes; returns the arrival time (its last bit at the NIC) of
+    /// the next one, of `next` bytes: a train's first frame arrives at the train's start, each
+    /// other one its own wire time (frame, preamble and gap at line rate) after the one before.
+    pub(super) fn advance(&mut self, len: u32, next: u32) -> f64 {
+        self.rate_clock += (len + 20) as f64 * self.ps_per_wire_byte;
         self.train_pos += 1;
         if self.train_pos >= self.train {
             self.train_pos = 0;
             self.line_off = 0.0;
             self.train_start = self.rate_clock;
+        } else {
+            self.line_off += (next + 20) as f64 * self.ps_per_line_byte;
         }
         self.train_start + self.line_off
     }
@@ -160,7 +165,7 @@ impl Engine {
         }
         let mut at = self.gens[g].next_at;
         while at < end {
-            let len = self.draw_len(g);
+            let len = self.take_len(g);
             self.now = at;
             self.events += 1;
             if let Kept::Fitting(room) = kept {
@@ -178,8 +183,10 @@ impl Engine {
                 Kept::Nothing => self.count_out_of_buffer(ni, at),
                 Kept::Fitting(_) => self.count_drop(ni, at),
             }
+            let next = self.draw_len(g);
             let gen = &mut self.gens[g];
-            at = (gen.advance(len) as u64).max(at + 1);
+            gen.next_len = next;
+            at = (gen.advance(len, next) as u64).max(at + 1);
             gen.next_at = at;
         }
     }
@@ -197,7 +204,7 @@ impl Engine {
             n += 1;
             in_win += (at >= warm && at < stop) as u64;
             last = at;
-            at = (gen.advance(len) as u64).max(at + 1);
+            at = (gen.advance(len, len) as u64).max(at + 1);
         }
         gen.next_at = at;
         self.now = last;
@@ -233,8 +240,18 @@ impl Engine {
             self.gens[g].held = true;
             return;
         }
-        let len = self.draw_len(g);
+        let len = self.take_len(g);
         self.arrive_sized(g, len);
+    }
+
+    /// The size of generator `g`'s arriving frame: the one drawn with its arrival time, or (the
+    /// first frame) drawn now.
+    #[inline]
+    fn take_len(&mut self, g: usize) -> u32 {
+        match std::mem::take(&mut self.gens[g].next_len) {
+            0 => self.draw_len(g),
+            len => len,
+        }
     }
 
     /// The size of generator `g`'s next frame.
@@ -276,9 +293,50 @@ impl Engine {
         };
         self.count_offered(len, now);
         self.nic_receive(ni, q, Pkt { arrival_ps: now, len, flow }, now);
+        let next = self.draw_len(g);
         let gen = &mut self.gens[g];
-        let at = (gen.advance(len) as u64).max(now + 1);
+        gen.next_len = next;
+        let at = (gen.advance(len, next) as u64).max(now + 1);
         gen.next_at = at;
     }
 
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Gen, Sizes};
+
+    fn gen(train: u32) -> Gen {
+        Gen {
+            nic: 0,
+            // 50 Gb/s offered on a 100 Gb/s line: 160 and 80 ps per wire byte.
+            ps_per_wire_byte: 160.0,
+            ps_per_line_byte: 80.0,
+            sizes: Sizes::Fixed(64),
+            flows: 1,
+            zipf: None,
+            queue_cdf: None,
+            salt: 0,
+            train,
+            train_pos: 0,
+            rate_clock: 0.0,
+            train_start: 0.0,
+            line_off: 0.0,
+            next_len: 0,
+            next_at: 0,
+            held: false,
+        }
+    }
+
+    /// Within a train each frame arrives its own wire time after the one before (a 1500 B frame
+    /// after a 64 B one takes 1520 B-times, not 84); the next train starts at the offered rate.
+    #[test]
+    fn a_frame_arrives_its_own_wire_time_after_the_one_before() {
+        let mut g = gen(3);
+        assert_eq!(g.advance(64, 1500), 1520.0 * 80.0);
+        assert_eq!(g.advance(1500, 64), (1520.0 + 84.0) * 80.0);
+        // The train of three ends: the next one starts when the offered rate has sent all three.
+        assert_eq!(g.advance(64, 1500), (84.0 + 1520.0 + 84.0) * 160.0);
+        assert_eq!(g.advance(1500, 1500), (84.0 + 1520.0 + 84.0) * 160.0 + 1520.0 * 80.0);
+    }
 }
