@@ -633,7 +633,8 @@ fn default_core_bw() -> f64 {
     12.0
 }
 /// Two UPI links at 10.4 GT/s (the Ice Lake preset's figure, Intel ARK), not the Skylake-SP
-/// preset's three links (62.4 GB/s) that the other defaults follow.
+/// preset's three links (62.4 GB/s) that `upi_latency_ns` and `core_memory_bandwidth_gbyte_s`
+/// follow.
 fn default_link_bw() -> f64 {
     41.6
 }

@@ -19,16 +19,15 @@
 //!   bounded the same way (its chips run at the channel's data rate): frames become visible, and
 //!   transmit reads return, after their turn; the nPrefetcher drops requests while the DRAM is
 //!   busy.
-//! * **Handover.** The NIC cannot snoop the host's caches, so the driver does what NetDIMM's
-//!   Algorithm 1 does: it writes back and drops (CLFLUSHOPT) every line it hands over — the
-//!   descriptors it posts, the TX descriptors and the whole frame it transmits ("flush
-//!   txSKB.data") — and invalidates each completion line before reading it ("invalidate
+//! * **Handover.** The NIC cannot snoop the host's caches, so the driver writes back and drops
+//!   (CLFLUSHOPT) every line it hands over: the whole frame it transmits (NetDIMM's Algorithm 1,
+//!   "flush txSKB.data"), and also the RX descriptors it posts and the TX descriptors; and it
+//!   invalidates each completion line before reading it (Algorithm 1's "invalidate
 //!   rxDesc[next]", once per line an RX burst reads). Each costs an LLC access, plus, for a dirty
 //!   line (the rewritten header), its write-back's trip to the memory controller (a read's
 //!   latency at the socket's load without the DRAM array access, plus a UPI round trip from the
 //!   other socket, [`MemSys::flush`]), and the write-back then crosses the channel; a burst's
-//!   flushes overlap ([`Rings::flush_handover`]). The host's state does not depend on these
-//!   instructions: the NIC's writes drop stale host copies ([`MemSys::zone_write`]).
+//!   flushes overlap ([`Rings::flush_handover`]).
 //! * **Transmit.** The NIC reads the descriptor and the packet from its own DRAM: one DRAM access
 //!   after its wait for the DIMM's DRAM, then the wire; nothing crosses the channel.
 //! * **Clone.** An app of kind `copy` moves each frame into its own buffer. With `clone =

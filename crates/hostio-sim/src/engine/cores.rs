@@ -116,7 +116,8 @@ pub(super) struct Core {
 /// * `memory`: the core's own memory accesses for the packet (header, working set, MAC write);
 /// * `core`: the app's cycles;
 /// * `flush`: the host writing back and dropping the lines it hands to a NIC that cannot snoop
-///   (memory channel; 0 otherwise), which the TX doorbell waits for;
+///   (memory channel; 0 otherwise), which the TX doorbell waits for, and invalidating the
+///   completion lines it reads from it, which the RX burst waits for;
 /// * `copy`: moving the frame into a `copy` app's buffer (the core's copy, or the NIC's clone),
 ///   and for any app the driver's copy of a frame it inlines into its TX descriptor;
 /// * `queueing`: the rest — waiting in the RX ring, behind other packets of the burst (including
