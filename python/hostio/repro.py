@@ -729,6 +729,12 @@ def fig3_plot(rows, path):
     _save(fig, path)
 
 
+#: A ratio the paper states as "~X×" (or "almost X×") agrees within this factor of X either way:
+#: its prose rounds ratios read off bar charts, so closer agreement is not claimed, and one rule
+#: serves every such claim.
+ABOUT = 1.5
+
+
 def _over_floor(rows, key: str, mask: str, min_ratio: float, claim: str, paper: str, note: str = "",
                 max_ratio: float | None = None, caveat: bool = False) -> Claim:
     """``key`` at ``mask`` over its floor (the lowest median over the masks) >= ``min_ratio`` (and
@@ -749,13 +755,13 @@ def _over_floor(rows, key: str, mask: str, min_ratio: float, claim: str, paper: 
 
 def fig3_claims(rows):
     return [
-        _over_floor(rows, "io.llc_misses_per_packet", "0x003", 1.8,
-                    "co-runner in 0x003 raises the I/O app's misses (I/O in the 'inclusive ways')", "~2.5× at 0x003", max_ratio=4.0),
+        _over_floor(rows, "io.llc_misses_per_packet", "0x003", round(2.5 / ABOUT, 2),
+                    "co-runner in 0x003 raises the I/O app's misses (I/O in the 'inclusive ways')", "~2.5× at 0x003", max_ratio=2.5 * ABOUT),
         _over_floor(rows, "io.llc_misses_per_packet", "0x0c0", 1.5,
                     "co-runner sharing the I/O app's CAT ways (0x0C0) raises its misses", "clear peak at 0x0C0",
                     "the forwarder's own 2 MiB of code and data (an estimate of FastClick's) is only partly in its CAT ways; a co-runner there evicts that part, so the height of the peak follows that estimated size", caveat=True),
-        _over_floor(rows, "corunner.llc_misses_per_us", "0x600", 2.0,
-                    "I/O evicts the co-runner in the DDIO ways (0x600)", "~3× at 0x600", max_ratio=5.0),
+        _over_floor(rows, "corunner.llc_misses_per_us", "0x600", 3.0 / ABOUT,
+                    "I/O evicts the co-runner in the DDIO ways (0x600)", "~3× at 0x600", max_ratio=3.0 * ABOUT),
     ]
 
 
@@ -785,13 +791,13 @@ def remote_claims(rows):
             "estimate: the paper's ~20× implies less of it reaches the LLC. Missing: the size of FastClick's own data")
     if ratio is None:
         note = "local has 0 misses per packet: ratio undefined" if loc == 0 else "no misses per packet measured"
-    elif ratio > 40:
-        note = ("the remote case's misses exceed 40× the local ones: hostio's local baseline is below the testbed's "
+    elif ratio > 20 * ABOUT:
+        note = (f"the remote case's misses exceed {20 * ABOUT:g}× the local ones: hostio's local baseline is below the testbed's "
                 "(less of the forwarder's own data reaches the LLC than the paper's ~20× implies)")
     return [
         Claim("DDIO does not serve a remote-socket NIC: I/O misses ~20× higher", "~20×",
-              f"{shown} ({'ratio undefined' if ratio is None else f'{ratio:.1f}×'})", ratio is not None and 10 <= ratio <= 40,
-              "misses/packet with the NIC remote in [10, 40] x local, local > 0", note),
+              f"{shown} ({'ratio undefined' if ratio is None else f'{ratio:.1f}×'})", ratio is not None and 20 / ABOUT <= ratio <= 20 * ABOUT,
+              f"misses/packet with the NIC remote in [{20 / ABOUT:.1f}, {20 * ABOUT:g}] x local (within {ABOUT:g}x of ~20x), local > 0", note),
     ]
 
 
