@@ -325,9 +325,13 @@ impl Engine {
             let app = self.cores[c].app;
             self.apps[app].stats.rx_packets += n as u64;
         }
-        let inv_ps = batch.cost() - reads.cost();
-        for &m in &self.cores[c].burst {
-            self.mbufs[m as usize].flush_ps = inv_ps;
+        if rings.flush_handover {
+            // The burst's packets start their flush part (the TX burst adds its flushes); on other
+            // NICs it stays 0.
+            let inv_ps = batch.cost() - reads.cost();
+            for &m in &self.cores[c].burst {
+                self.mbufs[m as usize].flush_ps = inv_ps;
+            }
         }
         *t += batch.cost();
         self.nics[ni].queues[q].rx.sw_pos += n as u64;

@@ -485,7 +485,7 @@ impl Engine {
                 train_start: start,
                 line_off: 0.0,
                 next_len: 0,
-                next_at: gi as u64 * 997, // the same stagger
+                next_at: start as u64,
                 held: false,
             });
         }
