@@ -427,3 +427,26 @@ fn clone_keys_are_refused_where_nothing_is_cloned() {
     assert_eq!(err(&format!("{mc}clone = \"copy\""), "copy"), None);
     assert_eq!(err(&format!("{mc}allocator = \"any\""), "copy"), None);
 }
+
+/// A PCIe NIC's DMA read that misses the host's caches pays the loaded latency of the buffer's
+/// home DRAM (the platform's), not a fixed difference: with DDIO off every TX payload read
+/// misses, so 300 ns more DRAM latency lengthens the link part by about that much; with DDIO on
+/// the reads hit and the DRAM latency does not show.
+#[test]
+fn pcie_reads_that_miss_pay_the_platform_dram_latency() {
+    let dir = std::env::temp_dir().join(format!("hostio-dram-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = hostio_sim::config::Platform::preset(SKX).unwrap().to_file_toml(&[]).unwrap();
+    let link = |ddio: bool, dram_ns: u32| {
+        let path = dir.join(format!("dram{dram_ns}.toml"));
+        let text: String = base.lines().map(|l| if l.starts_with("dram_latency_ns = ") { format!("dram_latency_ns = {dram_ns}\n") } else { format!("{l}\n") }).collect();
+        std::fs::write(&path, text).unwrap();
+        let preset = format!("file:{}", path.display());
+        let r = run(&scenario(&preset, 1500, 1, &format!("ddio = {ddio}"), "train_packets = 1", ""));
+        r.metrics.apps["fwd"].latency_breakdown_ns["link"].expect("packets")
+    };
+    let missed = link(false, 390) - link(false, 90);
+    assert!((250.0..=350.0).contains(&missed), "DDIO off: +{missed} ns");
+    let hit = link(true, 390) - link(true, 90);
+    assert!(hit.abs() < 40.0, "DDIO on: {hit:+} ns");
+}

@@ -9,7 +9,11 @@
 //! those fitted to pcie-bench's NFP-6000 on a Haswell Xeon E5-2620 v3 (`hostio_pcie::latency`).
 //! It is memoised by (payload, location, direction), the location being the buffer's home (local
 //! or remote socket) and LLC or DRAM (a write: whether it allocates; a read: whether every line
-//! hit); so it ignores the platform preset's LLC, DRAM and UPI latencies and the DRAM's load.
+//! hit). A read that missed pays the memory model's DRAM instead of the fit's: its latency is the
+//! fit's LLC-hit read with the fit's host LLC part (`llc_ns`) replaced by the loaded read
+//! latency of the buffer's home DRAM at the fetch ([`crate::mem::Memory`]), as the on-die NIC's
+//! reads do ([`crate::attach::integrated`]); so the preset's DRAM and the DRAM's load (co-runners,
+//! DMA that bypasses the LLC) slow the NIC's reads. The LLC and UPI parts stay the fit's.
 //! Device writes are ItoMs through the I/O hub of the NIC's socket (DDIO rules,
 //! [`crate::memsys::MemSys::dev_write_lines`]); device reads are PCIeRdCur, looked up when the
 //! NIC reads.
@@ -94,6 +98,9 @@ pub(crate) struct Pcie {
     dma_ps: Vec<u64>,
     /// From the doorbell write to the burst's descriptors at the NIC, ps.
     notice_ps: u64,
+    /// The latency fit's host LLC part of a DMA read (`llc_ns`), ps: what a read that missed
+    /// pays the home's DRAM instead of.
+    llc_ps: u64,
     /// Largest frame the driver inlines into the TX descriptor, bytes (0: none).
     inline_max: u64,
 }
@@ -102,10 +109,12 @@ impl Pcie {
     /// The NIC of `n` with `queues` queue pairs.
     pub fn new(n: &NicCfg, queues: usize) -> Pcie {
         let inline_max = if n.design == NicDesign::Cx5 && queues >= INLINE_MIN_TXQS { EMPW_INLINE_MAX } else { 0 };
+        let lat = hostio_pcie::PcieLatencyParams::with_link(n.pcie.clone());
         Pcie {
             design: n.design,
             link: n.pcie.clone(),
-            lat: hostio_pcie::PcieLatencyParams::with_link(n.pcie.clone()),
+            llc_ps: (lat.llc_ns * 1000.0) as u64,
+            lat,
             ps_per_byte: n.pcie.ps_per_wire_byte(),
             d2h_free: 0,
             h2d_free: 0,
@@ -173,7 +182,18 @@ impl Pcie {
         let (local, all_hit) = super::hub_fetch(m, d, f);
         let (d2h, h2d) = self.link_bytes(f.payload, false);
         // An inlined frame came with the WQE (its read round trip is in the TX notice).
-        let rd_ps = if f.inline { 0 } else { self.dma_latency_ps(f.payload, location(local, all_hit), false) };
+        let rd_ps = if f.inline {
+            0
+        } else {
+            let hit_ps = self.dma_latency_ps(f.payload, location(local, true), false);
+            if all_hit {
+                hit_ps
+            } else {
+                let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
+                let mem = &m.sockets[home].mem;
+                hit_ps.saturating_sub(self.llc_ps) + mem.latency_at(mem.load(f.now))
+            }
+        };
         let (_, h2d_done) = self.occupy(d2h, h2d, f.now, w);
         h2d_done + rd_ps
     }

@@ -25,10 +25,9 @@
 //! keeps at most `tx_read_window_kib` of reads in flight, so one queue transmits at most that
 //! window over the read latency: when reads come from DRAM the queue slows, its TX ring holds
 //! processed packets longer and they are evicted before the NIC reads them (the DDIO paper's
-//! "TX buffering"). On a PCIe NIC that slowdown is the latency model's fixed DRAM-versus-LLC
-//! difference, 53 ns per read (`dram_ns − llc_ns` of `hostio_pcie::PcieLatencyParams`'s
-//! defaults, see [`crate::attach::pcie`]), not a latency that grows with the DRAM's load. A
-//! packet's latency is NIC arrival → last bit on the TX wire.
+//! "TX buffering"). On a PCIe NIC such a read pays the loaded latency of its buffer's home DRAM
+//! in place of an LLC access (see [`crate::attach::pcie`]), so the slowdown grows with the
+//! DRAM's load. A packet's latency is NIC arrival → last bit on the TX wire.
 use super::{Engine, Ev};
 use crate::attach::{Attachment, Dev, Rings, RxDma, TxDma};
 use std::collections::VecDeque;
