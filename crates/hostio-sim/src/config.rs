@@ -210,7 +210,8 @@ pub struct NicCfg {
     pub tx_read_window_kib: u32,
     /// The PCIe link (`[nics.<name>.pcie]`: gen, lanes, mps, mrrs, rcb, addr_bits, ecrc,
     /// rcb_chunks). Each direction is a bounded resource at the link's TLP bandwidth; DMA
-    /// latencies come from hostio's PCIe latency model on this link.
+    /// latencies come from hostio's PCIe latency model on this link, except the DRAM part of a
+    /// read that misses, which is the memory model's (see `attach::pcie`).
     pub pcie: hostio_pcie::PcieLink,
     /// How the NIC is attached (`pcie`, `integrated`, `coherent`, `memory-channel`).
     pub attachment: Attach,

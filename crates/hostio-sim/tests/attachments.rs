@@ -429,24 +429,32 @@ fn clone_keys_are_refused_where_nothing_is_cloned() {
 }
 
 /// A PCIe NIC's DMA read that misses the host's caches pays the loaded latency of the buffer's
-/// home DRAM (the platform's), not a fixed difference: with DDIO off every TX payload read
-/// misses, so 300 ns more DRAM latency lengthens the link part by about that much; with DDIO on
-/// the reads hit and the DRAM latency does not show.
+/// home DRAM (the platform's) in place of the latency fit's LLC part (25 ns). With DDIO off every
+/// TX payload read misses (and every partial-line RX write pays the fit's fixed 53 ns
+/// read-for-ownership): at 90 ns of DRAM the link part is 65 + 53 ns longer than with DDIO on;
+/// 300 ns more DRAM latency lengthens it by that much; a co-runner loading the DRAM lengthens it
+/// too. With DDIO on the reads hit, and neither shows.
 #[test]
 fn pcie_reads_that_miss_pay_the_platform_dram_latency() {
     let dir = std::env::temp_dir().join(format!("hostio-dram-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let base = hostio_sim::config::Platform::preset(SKX).unwrap().to_file_toml(&[]).unwrap();
-    let link = |ddio: bool, dram_ns: u32| {
+    let hog = "[apps.hog]\nkind = \"cache-hungry\"\ncores = 8\nworking_set_mib = 256\naccesses_per_us = 400";
+    let link = |ddio: bool, dram_ns: u32, more: &str| {
         let path = dir.join(format!("dram{dram_ns}.toml"));
         let text: String = base.lines().map(|l| if l.starts_with("dram_latency_ns = ") { format!("dram_latency_ns = {dram_ns}\n") } else { format!("{l}\n") }).collect();
         std::fs::write(&path, text).unwrap();
         let preset = format!("file:{}", path.display());
-        let r = run(&scenario(&preset, 1500, 1, &format!("ddio = {ddio}"), "train_packets = 1", ""));
+        let r = run(&scenario(&preset, 1500, 1, &format!("ddio = {ddio}"), "train_packets = 1", more));
         r.metrics.apps["fwd"].latency_breakdown_ns["link"].expect("packets")
     };
-    let missed = link(false, 390) - link(false, 90);
-    assert!((250.0..=350.0).contains(&missed), "DDIO off: +{missed} ns");
-    let hit = link(true, 390) - link(true, 90);
-    assert!(hit.abs() < 40.0, "DDIO on: {hit:+} ns");
+    let (off, on) = (link(false, 90, ""), link(true, 90, ""));
+    assert!((off - on - 118.0).abs() <= 5.0, "DDIO off − on at 90 ns: {} ns", off - on);
+    let slower = link(false, 390, "") - off;
+    assert!((290.0..=310.0).contains(&slower), "DDIO off, DRAM +300 ns: +{slower} ns");
+    let loaded = link(false, 90, hog) - off;
+    assert!(loaded >= 8.0, "DDIO off, DRAM loaded: +{loaded} ns");
+    let hit = (link(true, 390, "") - on, link(true, 90, hog) - on);
+    assert!(hit.0.abs() < 5.0 && hit.1.abs() < 5.0, "DDIO on: {hit:?} ns");
+    std::fs::remove_dir_all(&dir).ok();
 }
