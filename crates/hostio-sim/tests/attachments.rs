@@ -458,3 +458,14 @@ fn pcie_reads_that_miss_pay_the_platform_dram_latency() {
     assert!(hit.0.abs() < 5.0 && hit.1.abs() < 5.0, "DDIO on: {hit:?} ns");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The forwarder prefetches a burst's header lines before it processes the packets (FastClick's
+/// `FromDPDKDevice`), so behind a coherent NIC, where each header is a line transfer from the
+/// NIC's cache (114 ns on Ice Lake), the transfers overlap: one saturated core forwards ~8.7 Mpps
+/// of 64 B frames, where pulling each header as its packet is processed held it to ~4.5 Mpps.
+#[test]
+fn a_burst_header_transfers_overlap() {
+    let r = run(&scenario(ICX, 64, 100, "attachment = \"coherent\"\nrx_descriptors = 512", "", ""));
+    let mpps = r.metrics.throughput_mpps;
+    assert!(mpps > 6.5, "{mpps} Mpps");
+}
