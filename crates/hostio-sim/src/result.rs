@@ -54,8 +54,8 @@ pub struct AppMetrics {
     pub accesses: u64,
     /// Where a packet's time goes, p50 per component, ns (null without packets): `nic` (NIC
     /// buffer, TX wire wait and serialisation), `link` (the attachment: link or channel, I/O hub
-    /// or coherence, DMA latency, both directions), `memory` (the core's accesses for it), `core`
-    /// (its cycles), `flush` (write-backs the host owes a memory-channel NIC before the doorbell, and
+    /// or coherence, DMA latency, both directions), `memory` (the core's accesses for it, from
+    /// the wait for its prefetched header on), `core` (its cycles), `flush` (write-backs the host owes a memory-channel NIC before the doorbell, and
     /// the invalidations of its completion lines before the RX burst reads them),
     /// `copy` (a `copy` app filling its buffer: the core's copy or the NIC's clone; and the
     /// driver copying a small frame into an inlined TX descriptor), `queueing`

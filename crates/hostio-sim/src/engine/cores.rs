@@ -3,11 +3,12 @@
 //! A forwarder core takes bursts of up to 32 ready completions: it reads each completion line
 //! (where the attachment put it; after an index line when signaling is a doorbell in memory)
 //! and writes each packet's mbuf metadata, all overlapped, replaces the buffers with ones from
-//! its mempool cache (LIFO) and posts them, prefetches every packet's header line, all
-//! overlapped (FastClick's `FromDPDKDevice` does so as it wraps the burst into a batch), then
-//! processes the packets one per event: the header line (now in its L2), the app's own work, a
-//! `copy` app's copy of the frame into its own buffer (or the NIC's clone of it), its cycles, the
-//! header write (MAC swap). At the end of the burst it
+//! its mempool cache (LIFO) and posts them, prefetches every packet's header line (FastClick's
+//! `FromDPDKDevice` does so as it wraps the burst into a batch; in order, overlapped in the fill
+//! buffers, without waiting), then processes the packets one per event: the header line (once its
+//! prefetch is in the L2), the app's own work, a `copy` app's copy of the frame into its own
+//! buffer (or the NIC's clone of it), its cycles, the header write (MAC swap). At the end of the
+//! burst it
 //! transmits: it frees completed TX buffers (at every burst, as the mlx5 PMD does, or —
 //! `tx_release = "threshold"` — only while fewer than the burst's packets plus 32 TX slots are
 //! free), writes a TX descriptor per packet (on eMPW rings its WQE segments, copying a frame the
@@ -115,8 +116,8 @@ pub(super) struct Core {
 /// * `link`: the attachment moving the frame in (until its completion is visible) and the packet
 ///   out (the doorbell's notice, then from the NIC's fetch until its last byte is at the NIC):
 ///   link or channel, I/O hub or coherence, DMA latency;
-/// * `memory`: the core's own memory accesses for the packet (its burst's header prefetches,
-///   which it waits for, then its header, working set, MAC write);
+/// * `memory`: the core's own memory accesses for the packet (waiting for its header, which its
+///   RX burst prefetched, then its header, working set, MAC write);
 /// * `core`: the app's cycles;
 /// * `flush`: the host writing back and dropping the lines it hands to a NIC that cannot snoop
 ///   (memory channel; 0 otherwise), which the TX doorbell waits for, and invalidating the
@@ -243,6 +244,7 @@ impl Engine {
         let app = core.app;
         let mb = self.mbufs[m as usize];
         let t0 = t;
+        t = t.max(mb.hdr_at);
         t += self.core_mem(c, mb.data_line, false, t);
         if self.apps[app].ws_lines > 0 {
             // Dependent lookups: the stateful chain's per-flow state (addressed by the flow), or a
@@ -261,8 +263,7 @@ impl Engine {
         t += cyc;
         t += self.core_mem(c, mb.data_line, true, t);
         let mbw = &mut self.mbufs[m as usize];
-        // Its memory part: its header's prefetch wait (set by the RX burst) and its own accesses.
-        mbw.mem_ps += (t1 - t0 - copy) + (t - t1 - cyc);
+        mbw.mem_ps = (t1 - t0 - copy) + (t - t1 - cyc);
         mbw.cyc_ps = cyc;
         mbw.copy_ps = copy;
         self.cores[c].tx_pending.push(m);
@@ -370,18 +371,21 @@ impl Engine {
         self.nic_drain(ni, *t);
         // FastClick wraps the burst into a batch before any element runs, prefetching each
         // packet's first line as it goes (`rte_prefetch0` in `FromDPDKDevice::run_task`,
-        // elements/userlevel/fromdpdkdevice.cc), so the burst's header reads overlap in the fill
-        // buffers and each packet then finds its header in the core's L2. The core waits for the
-        // batch here; the wait starts each packet's memory part.
-        let mut prefetch = Overlap::default();
+        // elements/userlevel/fromdpdkdevice.cc). The prefetches leave in order, at most one per
+        // free fill buffer, and do not block: the core waits for a packet's header only when it
+        // processes that packet, and then finds it in its L2.
         let now = *t;
+        let mut issue = now;
+        let mut at = [0u64; FILL_BUFFERS as usize];
         for i in 0..n {
-            let m = self.cores[c].burst[i];
-            prefetch.add(self.core_mem(c, self.mbufs[m as usize].data_line, false, now));
-        }
-        *t += prefetch.cost();
-        for &m in &self.cores[c].burst {
-            self.mbufs[m as usize].mem_ps = prefetch.cost();
+            let m = self.cores[c].burst[i] as usize;
+            // The fill buffer it takes frees when the prefetch FILL_BUFFERS before it completes.
+            let slot = i % FILL_BUFFERS as usize;
+            if i >= FILL_BUFFERS as usize {
+                issue = issue.max(at[slot]);
+            }
+            at[slot] = issue + self.core_mem(c, self.mbufs[m].data_line, false, issue);
+            self.mbufs[m].hdr_at = at[slot];
         }
         true
     }

@@ -63,15 +63,15 @@ const FORWARDER_WS_MIB: f64 = 2.0;
 /// Per-packet work of the application kinds, in core cycles, beyond the memory accesses that are
 /// simulated explicitly. Calibrated on the DDIO paper's testbed: one 2.3 GHz Skylake core running
 /// FastClick L2 forwarding receives 1024 B frames at ~82 Gb/s with 4096 RX descriptors (§4.1;
-/// Fig. 5's caption: 82–86 Gb/s), i.e. ~10 Mpps; with 80 cycles plus its simulated accesses
-/// (metadata, rings, the burst's header prefetches, two accesses to its own working set: a load,
-/// then a store) hostio's forwarder gets ~84.5 Gb/s there (~100 ns per packet). The 90 Gb/s one-core ceiling at 1500 B is
-/// the NIC's, not the core's (see `tx_read_window_kib`). The stateful chain (router + NAPT + load
-/// balancer): 240 cycles plus its flow-table accesses, an estimate (its per-packet cost is not
-/// published).
+/// Fig. 5's caption: 82–86 Gb/s), i.e. ~10 Mpps; with 84 cycles plus its simulated accesses
+/// (completions, metadata, rings, its header's prefetch, the header, two accesses to its own
+/// working set: a load, then a store, the MAC write) hostio's forwarder gets ~84.5 Gb/s there
+/// (~100 ns per packet). The 90 Gb/s one-core ceiling at 1500 B is the NIC's, not the core's
+/// (see `tx_read_window_kib`). The stateful chain (router + NAPT + load balancer): 240 cycles
+/// plus its flow-table accesses, an estimate (its per-packet cost is not published).
 fn base_cycles(kind: AppKind) -> u64 {
     match kind {
-        AppKind::L2fwd | AppKind::Compute | AppKind::Copy => 80,
+        AppKind::L2fwd | AppKind::Compute | AppKind::Copy => 84,
         AppKind::StatefulChain => 240,
         AppKind::CacheHungry => 0,
     }
@@ -124,7 +124,9 @@ struct Mbuf {
     /// When the NIC took the frame out of its buffer, and when its completion became visible.
     t_dma: u64,
     t_ready: u64,
-    /// The core's memory accesses and cycles for it.
+    /// When its header line, prefetched by its RX burst, is in the core's L2.
+    hdr_at: u64,
+    /// The core's memory accesses (from waiting for its prefetched header on) and cycles for it.
     mem_ps: u64,
     cyc_ps: u64,
     /// The host's flushes of handed-over lines its TX doorbell waited for, and the invalidations
