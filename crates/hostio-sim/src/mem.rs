@@ -82,6 +82,12 @@ impl Memory {
         (self.base_ps * (1.0 + LOAD_SLOPE * rho / (1.0 - rho))) as u64
     }
 
+    /// A read's latency at the load at `now`, ps, without adding one (the caller has counted it).
+    #[inline]
+    pub fn loaded_latency(&self, now: u64) -> u64 {
+        self.latency_at(self.load(now))
+    }
+
     /// A demand read at `now`; returns its latency in ps.
     #[inline]
     pub fn read(&mut self, now: u64) -> u64 {

@@ -457,7 +457,7 @@ impl MemSys {
         let (home_socket, read) = match self.home(line) {
             Some(h) => {
                 let mem = &mut self.sockets[h].mem;
-                let read = mem.latency_at(mem.load(now));
+                let read = mem.loaded_latency(now);
                 mem.write(now, 1);
                 (h, read)
             }

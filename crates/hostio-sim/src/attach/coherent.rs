@@ -270,8 +270,7 @@ impl Coherent {
         let mut done = self.transfer(q, lines, serial, f.now, w);
         if from_mem {
             let home = m.home(f.data_line).unwrap_or(0);
-            let mem = &m.sockets[home].mem;
-            done = done.max(f.now + mem.latency_at(mem.load(f.now)) + self.t_ps);
+            done = done.max(f.now + m.sockets[home].mem.loaded_latency(f.now) + self.t_ps);
         }
         done
     }

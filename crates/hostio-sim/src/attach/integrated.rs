@@ -30,11 +30,8 @@ impl Integrated {
     }
 
     pub fn fetch(&mut self, m: &mut MemSys, d: Dev, f: &TxDma) -> u64 {
-        let (local, all_hit) = super::hub_fetch(m, d, f);
+        let (local, dram_ps) = super::hub_fetch(m, d, f);
         let cross = if local { 0 } else { 2 * m.t.upi_ps };
-        let home = m.home(f.data_line).expect("on-die DMA targets socket memory");
-        let mem = &m.sockets[home].mem;
-        let read = if all_hit { self.llc_ps } else { self.llc_ps + mem.latency_at(mem.load(f.now)) };
-        f.now + read + cross
+        f.now + self.llc_ps + dram_ps.unwrap_or(0) + cross
     }
 }

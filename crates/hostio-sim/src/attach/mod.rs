@@ -282,8 +282,9 @@ pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
 /// The I/O hub's side of fetching one TX packet: the WQE lines that begin within the packet's
 /// segments and every payload line are read (PCIeRdCur, looked up now; no payload line when the
 /// frame was inlined into the WQE), and a completion is written once per `tx_completion_every`
-/// packets. Returns (buffer homed on the NIC's socket, every line hit).
-pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, bool) {
+/// packets. Returns whether the buffer is homed on the NIC's socket, and, when some line missed,
+/// the loaded latency of its home DRAM (the misses' reads counted), ps.
+pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, Option<u64>) {
     let mut all_hit = true;
     for l in f.seg.div_ceil(4)..(f.seg + f.segs).div_ceil(4) {
         all_hit &= m.dev_read_lines(f.wqe_line + (l % f.n) as u32, 1, f.now) == 1;
@@ -297,5 +298,5 @@ pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, bool) {
         m.dev_write_lines(d.socket, d.ddio, f.cq_line + ((f.pos / every) % 64) as u32, 1, f.now);
     }
     let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
-    (home == d.socket, all_hit)
+    (home == d.socket, (!all_hit).then(|| m.sockets[home].mem.loaded_latency(f.now)))
 }

@@ -185,19 +185,16 @@ impl Pcie {
     }
 
     pub fn fetch(&mut self, m: &mut MemSys, d: Dev, f: &TxDma, w: Window) -> u64 {
-        let (local, all_hit) = super::hub_fetch(m, d, f);
+        let (local, dram_ps) = super::hub_fetch(m, d, f);
         let (d2h, h2d) = self.link_bytes(f.payload, false);
         // An inlined frame came with the WQE (its read round trip is in the TX notice).
         let rd_ps = if f.inline {
             0
         } else {
             let hit_ps = self.dma_latency_ps(f.payload, location(local, true), false);
-            if all_hit {
-                hit_ps
-            } else {
-                let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
-                let mem = &m.sockets[home].mem;
-                hit_ps.saturating_sub(self.llc_ps) + mem.latency_at(mem.load(f.now))
+            match dram_ps {
+                None => hit_ps,
+                Some(dram) => hit_ps.saturating_sub(self.llc_ps) + dram,
             }
         };
         let (_, h2d_done) = self.occupy(d2h, h2d, f.now, w);

@@ -8,8 +8,7 @@
 //! buffers, without waiting), then processes the packets one per event: the header line (once its
 //! prefetch is in the L2), the app's own work, a `copy` app's copy of the frame into its own
 //! buffer (or the NIC's clone of it), its cycles, the header write (MAC swap). At the end of the
-//! burst it
-//! transmits: it frees completed TX buffers (at every burst, as the mlx5 PMD does, or —
+//! burst it transmits: it frees completed TX buffers (at every burst, as the mlx5 PMD does, or —
 //! `tx_release = "threshold"` — only while fewer than the burst's packets plus 32 TX slots are
 //! free), writes a TX descriptor per packet (on eMPW rings its WQE segments, copying a frame the
 //! NIC inlines into them) and rings the doorbell once the descriptors are complete; a host whose
