@@ -263,11 +263,47 @@ fn touch_rec(rec: &mut [u32], l: Layout, policy: Replacement, w: usize) {
     }
 }
 
-/// Replace the stamps of a set's occupied ways by their ranks 1..=k (empty ways keep 0);
-/// returns the next clock value.
+/// Replace the stamps of a set's occupied ways by their ranks 1..=k (empty ways keep 0; equal
+/// stamps rank by way); returns the next clock value.
 #[cold]
 #[inline(never)]
 fn renumber(rec: &mut [u32], ways: usize) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if ways < 32 {
+        use std::arch::x86_64::*;
+        let (a, b) = load_stamps(rec);
+        let occ = !empty_ways(rec) & crate::config::full_mask(ways as u32);
+        let mut ranks = [0u8; 32];
+        // SAFETY: SSE2 is part of the x86-64 baseline. Stamps are compared as signed bytes
+        // after flipping their top bit, which orders them as unsigned.
+        unsafe {
+            let flip = _mm_set1_epi8(i8::MIN);
+            let (a, b) = (_mm_xor_si128(a, flip), _mm_xor_si128(b, flip));
+            let mut m = occ;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let v = _mm_set1_epi8((byte(rec, i) as u8 ^ 0x80) as i8);
+                let mask = |c: fn(__m128i, __m128i) -> __m128i| {
+                    _mm_movemask_epi8(c(a, v)) as u32 | (_mm_movemask_epi8(c(b, v)) as u32) << 16
+                };
+                let below = mask(|x, y| _mm_cmplt_epi8(x, y)) | mask(|x, y| _mm_cmpeq_epi8(x, y)) & ((1 << i) - 1);
+                ranks[i] = (below & occ).count_ones() as u8 + 1;
+            }
+        }
+        let mut m = occ;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            set_byte(rec, i, ranks[i] as u32);
+        }
+        return occ.count_ones() + 1;
+    }
+    renumber_scalar(rec, ways)
+}
+
+/// [`renumber`] one way at a time (any way count, any target).
+fn renumber_scalar(rec: &mut [u32], ways: usize) -> u32 {
     let mut old = [0u32; 32];
     for (i, o) in old[..ways].iter_mut().enumerate() {
         *o = byte(rec, i);
@@ -1486,6 +1522,26 @@ mod tests {
         let got: Vec<u32> = (0..7).map(|i| byte(&rec, i)).collect();
         // Occupied ways 2, 5, 0, 3 get ranks 1..=4; way 1 is stamped with the new clock 5.
         assert_eq!(got, [3, 5, 1, 4, 0, 2, 5]);
+    }
+
+    #[test]
+    fn renumbering_by_vector_matches_the_scalar_ranks() {
+        let mut rng = Rng::new(3);
+        for _ in 0..20_000 {
+            let ways = 1 + rng.below(31) as usize;
+            let mut rec = [0u32; 16];
+            for w in 0..ways {
+                // Few distinct values, so ties and empty ways are common.
+                let range = if rng.below(2) == 0 { 6 } else { 254 };
+                let v = if rng.below(4) == 0 { 0 } else { 1 + rng.below(range) as u32 };
+                set_byte(&mut rec, w, v);
+            }
+            set_byte(&mut rec, ways, MAX_STAMP);
+            let mut want = rec;
+            let next = renumber_scalar(&mut want, ways);
+            assert_eq!(renumber(&mut rec, ways), next);
+            assert_eq!(rec, want, "{ways} ways");
+        }
     }
 
     #[test]
