@@ -40,6 +40,23 @@ def test_ddio_ways_limit_device_lines_per_set():
     assert r.access(lines(4), "dev_read").tolist() == [0] * 4
 
 
+def test_llc_sets_name_the_sets_the_cache_uses():
+    # Three device lines that `llc_sets` puts in one set evict each other from the two I/O ways;
+    # three it puts in three sets do not. Nothing is touched by asking.
+    h = Hierarchy("skylake-gold-6140")
+    cand = np.arange(4096, dtype=np.uint64) * np.uint64(2048 * 64)  # same set bits, varied slices
+    sets = h.llc_sets(cand)
+    assert h.stats()["pages"] == 0 and sets.dtype == np.uint32 and np.all(sets % 2048 == 0)
+    vals, first, counts = np.unique(sets, return_index=True, return_counts=True)
+    same = cand[sets == vals[np.argmax(counts)]][:3]
+    apart = cand[first[:3]]
+    assert len(same) == 3 and len(set(h.llc_sets(apart).tolist())) == 3
+    for trio, read in ((same, [0, 3, 3]), (apart, [3, 3, 3])):
+        g = Hierarchy("skylake-gold-6140")
+        g.access(trio, "dev_write")
+        assert g.access(trio, "dev_read").tolist() == read
+
+
 def test_ddio_off_does_not_allocate_and_cat_is_accepted():
     h = Hierarchy("skylake-gold-6140", ddio=False)
     h.access(lines(4), "dev_write")
@@ -111,6 +128,10 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: h.access(memoryview(bytearray(8))), "^addresses = 'memoryview object'"),
     (lambda h: h.access([-1, 2**64 - 1]), "^addresses = 'a list holding -1'"),
     (lambda h: h.access((0, 2**64)), "^addresses = 'a tuple holding 18446744073709551616'"),
+    # `llc_sets` takes addresses as `access` does.
+    (lambda h: h.llc_sets([-1]), "^addresses = 'a list holding -1'"),
+    (lambda h: h.llc_sets(64), "^addresses = 'int object'"),
+    (lambda h: h.llc_sets(np.array([[0, 64]])), "^addresses = 'array of int64 with shape \\(1, 2\\)'"),
     # Distinct pages beyond 32-bit line numbers are refused before any is added.
     (lambda h: h.access(np.arange(140_000, dtype=np.uint64) << np.uint64(21)), "^addresses = more than 131071 distinct 2 MiB pages: at most 131071"),
 ])

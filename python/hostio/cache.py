@@ -25,7 +25,8 @@ Skylake-SP parts, which reads address bits up to 37: it repeats every 256 GiB, s
 :meth:`access` returns one hit level per address: 0 memory (missed this socket), 1 the core's own
 L2 (for device accesses: some core's L2), 2 another core's L2, 3 the LLC. Core accesses follow the
 platform's inclusion policy (Skylake-SP: an LLC hit moves the line to the L2, DRAM fills bypass
-the LLC); ``dev_read`` neither allocates nor updates replacement state.
+the LLC); ``dev_read`` neither allocates nor updates replacement state. :meth:`llc_sets` gives each
+address's LLC set, ``slice * sets_per_slice + set``, without touching the hierarchy.
 """
 from __future__ import annotations
 
@@ -80,6 +81,38 @@ def _is_address(x) -> bool:
     return i is not None and 0 <= i < 2**64
 
 
+def _addresses(addresses) -> np.ndarray:
+    """`addresses` as a private C-contiguous ``uint64`` array, or a ConfigError naming what is
+    wrong with them."""
+    if isinstance(addresses, (bytes, bytearray)) or (isinstance(addresses, memoryview) and addresses.itemsize == 1):
+        # Raw bytes are not addresses (read them with np.frombuffer(..., dtype=np.uint64)).
+        raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
+    if isinstance(addresses, (list, tuple)):
+        for x in addresses:
+            i = integer(x)
+            if isinstance(x, (bool, np.bool_)) or (i is not None and not 0 <= i < 2**64):
+                raise config_error("addresses", f"a {type(addresses).__name__} holding {x!r}", ADDRESSES)
+    if isinstance(addresses, np.ma.MaskedArray):
+        raise config_error("addresses", "a masked array", ADDRESSES)
+    if not isinstance(addresses, (list, tuple)) and np.ndim(addresses) == 0:  # a scalar, a generator, a set, ...
+        raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
+    try:
+        a = np.ascontiguousarray(addresses)
+    except ValueError:  # a ragged nested list
+        raise config_error("addresses", f"a ragged {type(addresses).__name__}", ADDRESSES) from None
+    if a.dtype.kind in "fO" and isinstance(addresses, (list, tuple)) and all(_is_address(x) for x in addresses):
+        # NumPy makes a list holding an integer of 2**63 or more float64 (or object); the
+        # integers themselves are addresses.
+        a = np.array(addresses, dtype=np.uint64)
+    if a.size == 0:
+        a = a.astype(np.uint64)
+    if a.dtype.kind == "O" and not isinstance(addresses, (list, tuple, np.ndarray)):  # e.g. a Series of objects
+        raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
+    if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
+        raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
+    return np.array(a, dtype=np.uint64, order="C", copy=True)
+
+
 def _one_at_a_time(f, *args):
     """Call a method of the binding; a call while another thread is inside the same hierarchy
     (its simulation releases the GIL) is refused with a message that says so."""
@@ -109,36 +142,15 @@ class Hierarchy:
     def access(self, addresses, kind: str = "core_read", core: int = 0) -> np.ndarray:
         """Access every address in order; returns a ``uint8`` array of hit levels."""
         checked_text("kind", kind, f"one of {', '.join(KINDS)}")
-        if isinstance(addresses, (bytes, bytearray)) or (isinstance(addresses, memoryview) and addresses.itemsize == 1):
-            # Raw bytes are not addresses (read them with np.frombuffer(..., dtype=np.uint64)).
-            raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
-        if isinstance(addresses, (list, tuple)):
-            for x in addresses:
-                i = integer(x)
-                if isinstance(x, (bool, np.bool_)) or (i is not None and not 0 <= i < 2**64):
-                    raise config_error("addresses", f"a {type(addresses).__name__} holding {x!r}", ADDRESSES)
-        if isinstance(addresses, np.ma.MaskedArray):
-            raise config_error("addresses", "a masked array", ADDRESSES)
-        if not isinstance(addresses, (list, tuple)) and np.ndim(addresses) == 0:  # a scalar, a generator, a set, ...
-            raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
-        try:
-            a = np.ascontiguousarray(addresses)
-        except ValueError:  # a ragged nested list
-            raise config_error("addresses", f"a ragged {type(addresses).__name__}", ADDRESSES) from None
-        if a.dtype.kind in "fO" and isinstance(addresses, (list, tuple)) and all(_is_address(x) for x in addresses):
-            # NumPy makes a list holding an integer of 2**63 or more float64 (or object); the
-            # integers themselves are addresses.
-            a = np.array(addresses, dtype=np.uint64)
-        if a.size == 0:
-            a = a.astype(np.uint64)
-        if a.dtype.kind == "O" and not isinstance(addresses, (list, tuple, np.ndarray)):  # e.g. a Series of objects
-            raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
-        if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
-            raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
         # A private, aligned copy: the simulation releases the GIL between blocks, and another
         # thread must not change the addresses after their pages were counted.
-        out = _one_at_a_time(self._h.access, np.array(a, dtype=np.uint64, order="C", copy=True), kind, _index("core", core))
+        out = _one_at_a_time(self._h.access, _addresses(addresses), kind, _index("core", core))
         return np.frombuffer(out, dtype=np.uint8)
+
+    def llc_sets(self, addresses) -> np.ndarray:
+        """The LLC set of every address, ``slice * sets_per_slice + set`` (``uint32``), as this
+        hierarchy places it (the slice map, then address bits 6..); changes nothing."""
+        return np.array(_one_at_a_time(self._h.llc_sets, _addresses(addresses)), dtype=np.uint32)
 
     def set_cat(self, core: int, mask: int) -> None:
         """Restrict `core`'s fills to the LLC ways in `mask` (it still hits in any way)."""

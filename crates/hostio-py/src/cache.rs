@@ -287,6 +287,15 @@ impl TraceCache {
         })
     }
 
+    /// The LLC set (`slice * sets_per_slice + set`) of each byte address in `addrs`, as the
+    /// hierarchy places it; touches no state.
+    fn llc_sets<'py>(&self, py: Python<'py>, addrs: PyBuffer<u64>) -> PyResult<Vec<u32>> {
+        let addrs = addrs.as_slice(py).ok_or_else(|| {
+            config_err(ConfigError::new("addresses", "a strided buffer", "a C-contiguous array"))
+        })?;
+        Ok(addrs.iter().map(|a| self.h.llc_set_of_pa(a.get() >> 6)).collect())
+    }
+
     /// Set a core's CAT fill mask.
     fn set_cat(&mut self, core: usize, mask: u32) -> PyResult<()> {
         if core >= self.cores {

@@ -743,6 +743,12 @@ impl Hierarchy {
         self.dir[line as usize].set
     }
 
+    /// LLC set index (`slice * sets + set`) of the line at physical line address `pa_line`: the
+    /// set `add_lines` gives it.
+    pub fn llc_set_of_pa(&self, pa_line: u64) -> u32 {
+        self.map.slice(pa_line) * self.sets_per_slice + (pa_line as u32 & (self.sets_per_slice - 1))
+    }
+
     /// Replacement stamp of `line` in its LLC set (LRU order within the set; larger = more
     /// recent).
     pub fn llc_stamp(&self, line: u32) -> Option<u64> {
@@ -1522,6 +1528,19 @@ mod tests {
         let got: Vec<u32> = (0..7).map(|i| byte(&rec, i)).collect();
         // Occupied ways 2, 5, 0, 3 get ranks 1..=4; way 1 is stamped with the new clock 5.
         assert_eq!(got, [3, 5, 1, 4, 0, 2, 5]);
+    }
+
+    #[test]
+    fn the_set_of_a_physical_line_is_the_one_its_directory_entry_gets() {
+        let mut rng = Rng::new(5);
+        for (slices, sets, hash) in [(18, 2048, SliceHash::Skx), (18, 2048, SliceHash::Parity), (16, 2048, SliceHash::Parity), (4, 64, SliceHash::Parity)] {
+            let p = HierParams { slices, sets_per_slice: sets, hash, ..small_params() };
+            let pa: Vec<u64> = (0..5000).map(|_| rng.next_u64() >> (26 + rng.below(10) as u32)).collect();
+            let h = Hierarchy::new(&p, &pa);
+            for (i, &a) in pa.iter().enumerate() {
+                assert_eq!(h.llc_set_of_pa(a), h.set_of(i as u32), "{a:#x}, {slices} slices, {hash:?}");
+            }
+        }
     }
 
     #[test]
