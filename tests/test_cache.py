@@ -57,6 +57,16 @@ def test_llc_sets_name_the_sets_the_cache_uses():
         assert g.access(trio, "dev_read").tolist() == read
 
 
+def test_a_ctypes_array_is_a_trace():
+    # ctypes names its byte order in the buffer format ("<Q"); the addresses are still addresses.
+    import ctypes
+
+    c = (ctypes.c_uint64 * 3)(0, 64, 1 << 40)
+    h = Hierarchy("skylake-gold-6140")
+    assert h.llc_sets(c).tolist() == h.llc_sets(np.array(c, dtype=np.uint64)).tolist()
+    assert h.access(c, "dev_write").tolist() == [0, 0, 0]
+
+
 def test_ddio_off_does_not_allocate_and_cat_is_accepted():
     h = Hierarchy("skylake-gold-6140", ddio=False)
     h.access(lines(4), "dev_write")

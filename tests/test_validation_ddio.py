@@ -1,6 +1,8 @@
 """The DDIO ring-fill report (`validation/ddio/report.py`): its bounds and its use of the cache."""
 import importlib.util
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,3 +70,19 @@ def test_the_report_writes_its_tables(report, tmp_path):
     assert text.startswith("# DDIO") and report.GENERATED_BY in text
     assert "| Fig. 10 | 8 cores × 256 descriptors | 2048 | 2 | 0.67 |" in text
     assert (tmp_path / "ring_fill.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("out, says", [
+    ("", "an empty path"),
+    ("{tmp}/a_file", "exists and is not a directory"),
+    ("{tmp}/a_file/sub", "cannot create the directory"),
+    ("{tmp}/has_dir", "README.md there is not a file"),
+    ("x" * 300, "File name too long"),
+])
+def test_a_bad_out_is_refused_in_one_line(tmp_path, out, says):
+    (tmp_path / "a_file").write_text("")
+    (tmp_path / "has_dir" / "README.md").mkdir(parents=True)
+    r = subprocess.run([sys.executable, str(ROOT / "validation/ddio/report.py"), "--out", out.format(tmp=tmp_path)],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "has_dir" / "ring_fill.png").exists() and not (tmp_path / "ring_fill.png").exists()

@@ -110,7 +110,9 @@ def _addresses(addresses) -> np.ndarray:
         raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
     if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
         raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
-    return np.array(a, dtype=np.uint64, order="C", copy=True)
+    # A native-order copy: a buffer that names its byte order (a ctypes array's "<Q") is not
+    # one the binding's u64 buffer accepts.
+    return a.astype(np.uint64, order="C", copy=True)
 
 
 def _one_at_a_time(f, *args):
@@ -150,7 +152,7 @@ class Hierarchy:
     def llc_sets(self, addresses) -> np.ndarray:
         """The LLC set of every address, ``slice * sets_per_slice + set`` (``uint32``), as this
         hierarchy places it (the slice map, then address bits 6..); changes nothing."""
-        return np.array(_one_at_a_time(self._h.llc_sets, _addresses(addresses)), dtype=np.uint32)
+        return np.frombuffer(_one_at_a_time(self._h.llc_sets, _addresses(addresses)), dtype="<u4")
 
     def set_cat(self, core: int, mask: int) -> None:
         """Restrict `core`'s fills to the LLC ways in `mask` (it still hits in any way)."""

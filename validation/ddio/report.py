@@ -190,7 +190,7 @@ def plot(c: dict, points: list[dict], path: Path) -> None:
     ax.legend(fontsize=7, loc="lower left")
     ax.set_title("DDIO: a ring of 1500 B buffers in Skylake-SP's I/O ways")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, format="png")
     plt.close(fig)
 
 
@@ -248,17 +248,48 @@ TX backlog, so their true fill is well above the smallest.)
 """
 
 
+def out_dir(text: str) -> Path:
+    """`--out`: a directory that exists or can be made."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: give a directory")
+    p = Path(text)
+    try:
+        if p.exists() and not p.is_dir():
+            raise argparse.ArgumentTypeError(f"{text!r} exists and is not a directory")
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"{text[:80]!r}{'...' if len(text) > 80 else ''}: {e.strerror}") from None
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(HERE), help="directory for README.md and ring_fill.png (default: this script's)")
+    ap = argparse.ArgumentParser(description="DDIO ring fill: a ring of 1500 B buffers in hostio's I/O ways against the DDIO paper's "
+                                 "testbed and against what LRU and an optimal policy hold; writes README.md and ring_fill.png.")
+    ap.add_argument("--out", type=out_dir, default=HERE, help="directory for README.md and ring_fill.png (default: this script's)")
     args = ap.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = args.out
+    targets = [out / "README.md", out / "ring_fill.png"]
+    for t in targets:
+        if t.exists() and not t.is_file():
+            ap.error(f"--out {out}: {t.name} there is not a file")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        ap.error(f"--out {out}: cannot create the directory ({e.strerror})")
     c = curves(FILLS)
     points = table(testbed_points())
-    plot(c, points, out / "ring_fill.png")
-    (out / "README.md").write_text(readme(c, points))
-    print(f"wrote {out / 'README.md'} and {out / 'ring_fill.png'}")
+    # Both files are written under temporary names first and then renamed, so an error leaves
+    # neither half-written.
+    tmp = [t.with_name(f".{t.name}.tmp") for t in targets]
+    try:
+        plot(c, points, tmp[1])
+        tmp[0].write_text(readme(c, points))
+        for t, final in zip(tmp, targets):
+            t.replace(final)
+    except OSError as e:
+        for t in tmp:
+            t.unlink(missing_ok=True)
+        ap.error(f"--out {out}: cannot write there ({e.strerror})")
+    print(f"wrote {targets[0]} and {targets[1]}")
     return 0
 
 

@@ -288,12 +288,17 @@ impl TraceCache {
     }
 
     /// The LLC set (`slice * sets_per_slice + set`) of each byte address in `addrs`, as the
-    /// hierarchy places it; touches no state.
-    fn llc_sets<'py>(&self, py: Python<'py>, addrs: PyBuffer<u64>) -> PyResult<Vec<u32>> {
+    /// hierarchy places it, as little-endian u32s; touches no state.
+    fn llc_sets<'py>(&self, py: Python<'py>, addrs: PyBuffer<u64>) -> PyResult<Bound<'py, PyBytes>> {
         let addrs = addrs.as_slice(py).ok_or_else(|| {
             config_err(ConfigError::new("addresses", "a strided buffer", "a C-contiguous array"))
         })?;
-        Ok(addrs.iter().map(|a| self.h.llc_set_of_pa(a.get() >> 6)).collect())
+        PyBytes::new_with(py, 4 * addrs.len(), |out| {
+            for (o, a) in out.chunks_exact_mut(4).zip(addrs) {
+                o.copy_from_slice(&self.h.llc_set_of_pa(a.get() >> 6).to_le_bytes());
+            }
+            Ok(())
+        })
     }
 
     /// Set a core's CAT fill mask.
