@@ -340,6 +340,25 @@ fn empty_ways(rec: &[u32]) -> u32 {
     }
 }
 
+/// For each byte `m` of a way mask, eight bytes that are 0xFF where bit `k` of `m` is clear and 0
+/// where it is set: OR-ed over eight stamps, they lift the ways outside the mask above any stamp.
+#[cfg(target_arch = "x86_64")]
+static OUTSIDE_BYTES: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut k = 0;
+        while k < 8 {
+            if m >> k & 1 == 0 {
+                t[m] |= 0xFF << (8 * k);
+            }
+            k += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
 /// The way of `mask` (occupied ways, nonzero) with the smallest stamp: the least recently used.
 /// Ties (never among occupied ways) go to the highest way if `highest`, else the lowest.
 #[inline(always)]
@@ -357,13 +376,10 @@ fn lru_way(rec: &[u32], mask: u32, highest: bool) -> usize {
     let eq = unsafe {
         use std::arch::x86_64::*;
         // Bytes of the ways outside `mask` become 0xFF (above any stamp).
-        let bits = _mm_set1_epi64x(0x8040_2010_0804_0201u64 as i64);
-        let spread = |m: u32| {
-            let b = |k: u32| ((m >> (8 * k)) & 0xFF) as u64 * 0x0101_0101_0101_0101;
-            let v = _mm_set_epi64x(b(1) as i64, b(0) as i64);
-            _mm_cmpeq_epi8(_mm_and_si128(v, bits), bits)
+        let outside = |m: u32| {
+            let b = |k: u32| OUTSIDE_BYTES[((m >> (8 * k)) & 0xFF) as usize] as i64;
+            _mm_set_epi64x(b(1), b(0))
         };
-        let ones = _mm_set1_epi8(-1);
         // The minimum of all 16 bytes, in every byte.
         let min_all = |mut m: __m128i| {
             m = _mm_min_epu8(m, _mm_shuffle_epi32::<0x4E>(m));
@@ -372,12 +388,12 @@ fn lru_way(rec: &[u32], mask: u32, highest: bool) -> usize {
             _mm_min_epu8(m, _mm_or_si128(_mm_slli_epi16::<8>(m), _mm_srli_epi16::<8>(m)))
         };
         let (a, b) = load_stamps(rec);
-        let a = _mm_or_si128(a, _mm_andnot_si128(spread(mask), ones));
+        let a = _mm_or_si128(a, outside(mask));
         if mask >> 16 == 0 {
             // Ways 0..16 only (the common case): one vector.
             (_mm_movemask_epi8(_mm_cmpeq_epi8(a, min_all(a))) as u32) & mask
         } else {
-            let b = _mm_or_si128(b, _mm_andnot_si128(spread(mask >> 16), ones));
+            let b = _mm_or_si128(b, outside(mask >> 16));
             let min = min_all(_mm_min_epu8(a, b));
             (_mm_movemask_epi8(_mm_cmpeq_epi8(a, min)) as u32 | (_mm_movemask_epi8(_mm_cmpeq_epi8(b, min)) as u32) << 16) & mask
         }
