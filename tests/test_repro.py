@@ -281,6 +281,9 @@ def test_remote_claims():
 
     assert verdicts(repro.remote_claims(rows(0.1, 2.0))) == [True]
     assert verdicts(repro.remote_claims(rows(0.1, 0.5))) == [False]
+    # The note explains a shortfall only: an agreeing ratio carries none.
+    assert repro.remote_claims(rows(0.1, 2.0))[0].note == ""
+    assert "Missing: which baseline the paper divides by" in repro.remote_claims(rows(0.1, 0.5))[0].note
     (c,) = repro.remote_claims(rows(0.1, 5.0))  # 50×: beyond the paper's ~20×
     assert c.agrees is False and "exceed 30×" in c.note
     # within a factor 1.5 of the paper's 20×: 13.3–30
