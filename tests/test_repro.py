@@ -202,6 +202,13 @@ def test_testbed_rows_match_hostio_points():
         assert unmatched == expected, exp_id
         for t in data:
             assert 0.0 <= t["write_hit"] <= 1.0 and 0.0 <= t["read_hit"] <= 1.0 and 0 < t["throughput_gbps"] <= 100
+            # Each median lies within the range of its runs, and the range is not a label.
+            for m in testbed.METRICS:
+                assert t[f"{m}_min"] <= t[m] <= t[f"{m}_max"], (exp_id, t)
+            assert not set(testbed.RANGES) & set(testbed.labels(t))
+    # The bimodal 2-core point of Fig. 10 spans both of its states.
+    two = next(t for t in testbed.CORES if t["cores"] == 2)
+    assert two["write_hit_min"] < 0.65 and two["write_hit_max"] > 0.85
     fig6 = {(t["packet_size"], t["rx_descriptors"]) for t in testbed.PKTSIZE_DESC}
     assert fig6 == {(s, d) for s in (256, 512, 1024, 1500) for d in (128, 256, 512, 1024, 2048, 4096)}
 
@@ -212,9 +219,20 @@ def test_testbed_comparison():
     assert {c["cores"] for c in cmp} == set(repro.CORES) & {t["cores"] for t in testbed.CORES}
     one = next(c for c in cmp if c["cores"] == 16 and c["metric"] == "write_hit")
     assert one["testbed"] == 0.531 and one["hostio"] == 0.5 and abs(one["difference"] - (0.5 - 0.531)) < 1e-12
+    assert one["testbed_min"] <= one["testbed"] <= one["testbed_max"] and one["testbed_max"] < 0.55
     assert repro.testbed_comparison("fig2", rows) == []
     lines = repro._testbed_section("fig10", cmp)
     assert "write hits: mean |hostio − testbed|" in lines[0] and "largest" in lines[0]
+    def write_part(line):
+        return line.split("write hits: ")[1].split("; read hits")[0]
+
+    assert write_part(lines[0]).endswith("hostio's median within the range of the testbed's runs at 0 of them")
+    # 0.7 lies within the runs of the bimodal 2-core point only.
+    cmp7 = repro.testbed_comparison("fig10", rows_of([({"cores": n}, {"write_hit": 0.7, "read_hit": 1.0}) for n in repro.CORES]))
+    assert write_part(repro._testbed_section("fig10", cmp7)[0]).endswith("within the range of the testbed's runs at 1 of them")
+    assert "| cores | metric | testbed | hostio | difference |" in lines[2]
+    # The table shows the testbed's range of runs beside its median.
+    assert f"| 2 | write_hit | 0.670 (0.613–0.876) |" in lines[2]
     assert "(5 more testbed points, where hostio runs none, are in the plot only)" in lines[0]
     assert "| cores | metric | testbed | hostio | difference |" in lines[2]
 

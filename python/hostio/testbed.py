@@ -7,8 +7,15 @@ measured with Intel PCM (``pcm-pcie``: ItoM and PCIeRdCur hits and misses) and t
 generator's counters. Each value here is the median of the 10 runs per point in
 ``experiments/<experiment>/sample-results/*/<metric>.csv``: the PCIe write (ItoM) and read
 (PCIeRdCur) hit rates as fractions, and the received throughput in Gb/s as FastClick counts it
-(with 24 B of framing per packet). The artifact's README warns that its DUT ran at 3 GHz rather
-than the paper's 2.3 GHz, so these differ a little from the paper's figures.
+(with 24 B of framing per packet), and beside it the lowest and highest of the 10 runs
+(``<metric>_min``, ``<metric>_max``). The artifact's README warns that its DUT ran at 3 GHz
+rather than the paper's 2.3 GHz, so these differ a little from the paper's figures.
+
+Some points are bimodal over their runs, the same runs low in both hit rates while the
+throughput stays put, so their median lies between two states and the range shows both: two
+cores at 256 descriptors each (``CORES``: write hits 0.61–0.63 in five runs, 0.82–0.88 in four,
+0.71 in one), two cores at 20 mt19937 calls (``PROCESS_TIME``: read hits 0.52–0.57 in five runs,
+0.68–0.72 in five), and up to 140 calls two to four runs per point about 0.07 lower in write hits.
 
 The setups, from the artifact's ``.testie`` files (``NDESC`` is per queue in ``FromDPDKDevice``,
 the DUT's ``ToDPDKDevice`` has a 1024-packet software queue, flow control is off):
@@ -28,110 +35,118 @@ appear in the plots only.
 """
 from __future__ import annotations
 
-#: The metrics each row carries.
+#: The metrics each row carries, as the median over the runs.
 METRICS = ("write_hit", "read_hit", "throughput_gbps")
+#: The lowest and the highest run of each metric.
+RANGES = tuple(f"{m}_{end}" for m in METRICS for end in ("min", "max"))
 
 
-def _pt(**kw) -> dict:
+def _pt(runs: tuple, **kw) -> dict:
+    """A row: its labels and medians, with ``runs`` the (min, max) over the runs of each metric,
+    in the order of ``METRICS``."""
+    assert len(runs) == len(METRICS)
+    for m, (lo, hi) in zip(METRICS, runs):
+        assert lo <= kw[m] <= hi, (kw, m)
+        kw[f"{m}_min"], kw[f"{m}_max"] = lo, hi
     return kw
 
 
 def labels(row: dict) -> dict:
-    """A row's point labels: its keys other than the metrics."""
-    return {k: v for k, v in row.items() if k not in METRICS}
+    """A row's point labels: its keys other than the metrics and their ranges."""
+    return {k: v for k, v in row.items() if k not in METRICS and k not in RANGES}
 
 
 PKTSIZE_DESC = [
-    _pt(packet_size=256, rx_descriptors=128, write_hit=1.0, read_hit=1.0, throughput_gbps=26.68),
-    _pt(packet_size=256, rx_descriptors=256, write_hit=1.0, read_hit=1.0, throughput_gbps=26.72),
-    _pt(packet_size=256, rx_descriptors=512, write_hit=1.0, read_hit=1.0, throughput_gbps=26.74),
-    _pt(packet_size=256, rx_descriptors=1024, write_hit=1.0, read_hit=1.0, throughput_gbps=26.71),
-    _pt(packet_size=256, rx_descriptors=2048, write_hit=1.0, read_hit=1.0, throughput_gbps=26.74),
-    _pt(packet_size=256, rx_descriptors=4096, write_hit=0.999, read_hit=1.0, throughput_gbps=26.71),
-    _pt(packet_size=512, rx_descriptors=128, write_hit=1.0, read_hit=1.0, throughput_gbps=56.5),
-    _pt(packet_size=512, rx_descriptors=256, write_hit=0.998, read_hit=0.999, throughput_gbps=67.66),
-    _pt(packet_size=512, rx_descriptors=512, write_hit=0.998, read_hit=0.998, throughput_gbps=67.46),
-    _pt(packet_size=512, rx_descriptors=1024, write_hit=0.996, read_hit=0.997, throughput_gbps=67.32),
-    _pt(packet_size=512, rx_descriptors=2048, write_hit=0.985, read_hit=0.989, throughput_gbps=67.09),
-    _pt(packet_size=512, rx_descriptors=4096, write_hit=0.921, read_hit=0.926, throughput_gbps=66.02),
-    _pt(packet_size=1024, rx_descriptors=128, write_hit=1.0, read_hit=1.0, throughput_gbps=81.39),
-    _pt(packet_size=1024, rx_descriptors=256, write_hit=0.989, read_hit=0.992, throughput_gbps=86.86),
-    _pt(packet_size=1024, rx_descriptors=512, write_hit=0.982, read_hit=0.982, throughput_gbps=86.74),
-    _pt(packet_size=1024, rx_descriptors=1024, write_hit=0.959, read_hit=0.959, throughput_gbps=86.42),
-    _pt(packet_size=1024, rx_descriptors=2048, write_hit=0.89, read_hit=0.886, throughput_gbps=85.71),
-    _pt(packet_size=1024, rx_descriptors=4096, write_hit=0.628, read_hit=0.631, throughput_gbps=84.44),
-    _pt(packet_size=1500, rx_descriptors=128, write_hit=0.982, read_hit=0.984, throughput_gbps=91.94),
-    _pt(packet_size=1500, rx_descriptors=256, write_hit=0.983, read_hit=0.984, throughput_gbps=92.34),
-    _pt(packet_size=1500, rx_descriptors=512, write_hit=0.969, read_hit=0.971, throughput_gbps=92.12),
-    _pt(packet_size=1500, rx_descriptors=1024, write_hit=0.893, read_hit=0.899, throughput_gbps=91.34),
-    _pt(packet_size=1500, rx_descriptors=2048, write_hit=0.817, read_hit=0.82, throughput_gbps=90.48),
-    _pt(packet_size=1500, rx_descriptors=4096, write_hit=0.399, read_hit=0.403, throughput_gbps=89.38),
+    _pt(packet_size=256, rx_descriptors=128, write_hit=1.0, read_hit=1.0, throughput_gbps=26.68, runs=((1, 1), (1, 1), (26.55, 26.71))),
+    _pt(packet_size=256, rx_descriptors=256, write_hit=1.0, read_hit=1.0, throughput_gbps=26.72, runs=((1, 1), (1, 1), (26.56, 26.77))),
+    _pt(packet_size=256, rx_descriptors=512, write_hit=1.0, read_hit=1.0, throughput_gbps=26.74, runs=((1, 1), (1, 1), (26.49, 26.78))),
+    _pt(packet_size=256, rx_descriptors=1024, write_hit=1.0, read_hit=1.0, throughput_gbps=26.71, runs=((1, 1), (1, 1), (26.44, 26.76))),
+    _pt(packet_size=256, rx_descriptors=2048, write_hit=1.0, read_hit=1.0, throughput_gbps=26.74, runs=((1, 1), (1, 1), (26.63, 26.79))),
+    _pt(packet_size=256, rx_descriptors=4096, write_hit=0.999, read_hit=1.0, throughput_gbps=26.71, runs=((0.998, 0.999), (1, 1), (26.46, 26.78))),
+    _pt(packet_size=512, rx_descriptors=128, write_hit=1.0, read_hit=1.0, throughput_gbps=56.5, runs=((1, 1), (1, 1), (56.37, 56.6))),
+    _pt(packet_size=512, rx_descriptors=256, write_hit=0.998, read_hit=0.999, throughput_gbps=67.66, runs=((0.997, 0.999), (0.998, 0.999), (67.55, 67.87))),
+    _pt(packet_size=512, rx_descriptors=512, write_hit=0.998, read_hit=0.998, throughput_gbps=67.46, runs=((0.997, 0.999), (0.998, 1), (66.96, 67.56))),
+    _pt(packet_size=512, rx_descriptors=1024, write_hit=0.996, read_hit=0.997, throughput_gbps=67.32, runs=((0.994, 0.997), (0.996, 0.998), (66.99, 67.56))),
+    _pt(packet_size=512, rx_descriptors=2048, write_hit=0.985, read_hit=0.989, throughput_gbps=67.09, runs=((0.981, 0.988), (0.982, 0.99), (66.88, 67.22))),
+    _pt(packet_size=512, rx_descriptors=4096, write_hit=0.921, read_hit=0.926, throughput_gbps=66.02, runs=((0.91, 0.926), (0.909, 0.936), (65.87, 66.28))),
+    _pt(packet_size=1024, rx_descriptors=128, write_hit=1.0, read_hit=1.0, throughput_gbps=81.39, runs=((1, 1), (1, 1), (81.18, 81.45))),
+    _pt(packet_size=1024, rx_descriptors=256, write_hit=0.989, read_hit=0.992, throughput_gbps=86.86, runs=((0.984, 0.992), (0.986, 0.993), (86.68, 86.94))),
+    _pt(packet_size=1024, rx_descriptors=512, write_hit=0.982, read_hit=0.982, throughput_gbps=86.74, runs=((0.979, 0.987), (0.975, 0.988), (86.54, 86.99))),
+    _pt(packet_size=1024, rx_descriptors=1024, write_hit=0.959, read_hit=0.959, throughput_gbps=86.42, runs=((0.946, 0.971), (0.951, 0.97), (85.78, 86.66))),
+    _pt(packet_size=1024, rx_descriptors=2048, write_hit=0.89, read_hit=0.886, throughput_gbps=85.71, runs=((0.86, 0.919), (0.857, 0.92), (85.56, 85.84))),
+    _pt(packet_size=1024, rx_descriptors=4096, write_hit=0.628, read_hit=0.631, throughput_gbps=84.44, runs=((0.609, 0.659), (0.603, 0.651), (84.27, 84.64))),
+    _pt(packet_size=1500, rx_descriptors=128, write_hit=0.982, read_hit=0.984, throughput_gbps=91.94, runs=((0.966, 0.989), (0.966, 0.991), (91.21, 92.13))),
+    _pt(packet_size=1500, rx_descriptors=256, write_hit=0.983, read_hit=0.984, throughput_gbps=92.34, runs=((0.961, 0.99), (0.959, 0.992), (91.57, 92.61))),
+    _pt(packet_size=1500, rx_descriptors=512, write_hit=0.969, read_hit=0.971, throughput_gbps=92.12, runs=((0.932, 0.984), (0.936, 0.986), (91.74, 92.43))),
+    _pt(packet_size=1500, rx_descriptors=1024, write_hit=0.893, read_hit=0.899, throughput_gbps=91.34, runs=((0.838, 0.964), (0.837, 0.966), (90.62, 92.03))),
+    _pt(packet_size=1500, rx_descriptors=2048, write_hit=0.817, read_hit=0.82, throughput_gbps=90.48, runs=((0.724, 0.854), (0.72, 0.857), (89.75, 90.92))),
+    _pt(packet_size=1500, rx_descriptors=4096, write_hit=0.399, read_hit=0.403, throughput_gbps=89.38, runs=((0.355, 0.418), (0.35, 0.423), (89.04, 89.64))),
 ]
 
 PKT_RATE = [
-    _pt(rate_gbps=10, write_hit=0.297, read_hit=1.0, throughput_gbps=9.75),
-    _pt(rate_gbps=20, write_hit=0.293, read_hit=1.0, throughput_gbps=19.5),
-    _pt(rate_gbps=39, write_hit=0.293, read_hit=1.0, throughput_gbps=39.01),
-    _pt(rate_gbps=49, write_hit=0.287, read_hit=0.999, throughput_gbps=48.76),
-    _pt(rate_gbps=59, write_hit=0.282, read_hit=0.999, throughput_gbps=58.51),
-    _pt(rate_gbps=68, write_hit=0.259, read_hit=0.999, throughput_gbps=68.27),
-    _pt(rate_gbps=78, write_hit=0.237, read_hit=0.998, throughput_gbps=78.02),
-    _pt(rate_gbps=88, write_hit=0.199, read_hit=0.996, throughput_gbps=87.77),
-    _pt(rate_gbps=93, write_hit=0.164, read_hit=0.993, throughput_gbps=92.63),
-    _pt(rate_gbps=97, write_hit=0.126, read_hit=0.974, throughput_gbps=97.46),
-    _pt(rate_gbps=99, write_hit=0.101, read_hit=0.661, throughput_gbps=99.2),
+    _pt(rate_gbps=10, write_hit=0.297, read_hit=1.0, throughput_gbps=9.75, runs=((0.287, 0.302), (0.999, 1), (9.75, 9.75))),
+    _pt(rate_gbps=20, write_hit=0.293, read_hit=1.0, throughput_gbps=19.5, runs=((0.287, 0.299), (1, 1), (19.5, 19.5))),
+    _pt(rate_gbps=39, write_hit=0.293, read_hit=1.0, throughput_gbps=39.01, runs=((0.282, 0.298), (0.999, 1), (39, 39.01))),
+    _pt(rate_gbps=49, write_hit=0.287, read_hit=0.999, throughput_gbps=48.76, runs=((0.27, 0.29), (0.999, 1), (48.75, 48.76))),
+    _pt(rate_gbps=59, write_hit=0.282, read_hit=0.999, throughput_gbps=58.51, runs=((0.242, 0.297), (0.998, 0.999), (58.5, 58.52))),
+    _pt(rate_gbps=68, write_hit=0.259, read_hit=0.999, throughput_gbps=68.27, runs=((0.25, 0.284), (0.998, 0.999), (68.23, 68.27))),
+    _pt(rate_gbps=78, write_hit=0.237, read_hit=0.998, throughput_gbps=78.02, runs=((0.227, 0.254), (0.997, 0.998), (78.01, 78.02))),
+    _pt(rate_gbps=88, write_hit=0.199, read_hit=0.996, throughput_gbps=87.77, runs=((0.188, 0.213), (0.989, 0.996), (87.73, 87.78))),
+    _pt(rate_gbps=93, write_hit=0.164, read_hit=0.993, throughput_gbps=92.63, runs=((0.158, 0.171), (0.988, 0.995), (92.61, 92.65))),
+    _pt(rate_gbps=97, write_hit=0.126, read_hit=0.974, throughput_gbps=97.46, runs=((0.119, 0.135), (0.948, 0.985), (97.37, 97.49))),
+    _pt(rate_gbps=99, write_hit=0.101, read_hit=0.661, throughput_gbps=99.2, runs=((0.097, 0.104), (0.621, 0.694), (98.91, 99.25))),
 ]
 
 PROCESS_TIME = [
-    _pt(mt19937_calls=0, write_hit=0.289, read_hit=0.665, throughput_gbps=99.21),
-    _pt(mt19937_calls=20, write_hit=0.277, read_hit=0.622, throughput_gbps=99.24),
-    _pt(mt19937_calls=40, write_hit=0.291, read_hit=0.686, throughput_gbps=99.24),
-    _pt(mt19937_calls=60, write_hit=0.285, read_hit=0.675, throughput_gbps=99.22),
-    _pt(mt19937_calls=80, write_hit=0.267, read_hit=0.644, throughput_gbps=99.24),
-    _pt(mt19937_calls=100, write_hit=0.272, read_hit=0.679, throughput_gbps=99.23),
-    _pt(mt19937_calls=120, write_hit=0.282, read_hit=0.702, throughput_gbps=99.21),
-    _pt(mt19937_calls=140, write_hit=0.287, read_hit=0.705, throughput_gbps=99.23),
-    _pt(mt19937_calls=160, write_hit=0.619, read_hit=0.652, throughput_gbps=97.31),
-    _pt(mt19937_calls=180, write_hit=0.604, read_hit=0.61, throughput_gbps=88.42),
-    _pt(mt19937_calls=200, write_hit=0.589, read_hit=0.6, throughput_gbps=81.69),
-    _pt(mt19937_calls=220, write_hit=0.569, read_hit=0.578, throughput_gbps=75.71),
-    _pt(mt19937_calls=240, write_hit=0.566, read_hit=0.569, throughput_gbps=70.53),
-    _pt(mt19937_calls=260, write_hit=0.561, read_hit=0.568, throughput_gbps=66.15),
-    _pt(mt19937_calls=280, write_hit=0.555, read_hit=0.566, throughput_gbps=62.23),
-    _pt(mt19937_calls=300, write_hit=0.549, read_hit=0.558, throughput_gbps=58.7),
-    _pt(mt19937_calls=320, write_hit=0.546, read_hit=0.55, throughput_gbps=55.65),
-    _pt(mt19937_calls=340, write_hit=0.535, read_hit=0.541, throughput_gbps=52.82),
-    _pt(mt19937_calls=360, write_hit=0.529, read_hit=0.542, throughput_gbps=50.28),
-    _pt(mt19937_calls=380, write_hit=0.52, read_hit=0.532, throughput_gbps=47.86),
-    _pt(mt19937_calls=400, write_hit=0.522, read_hit=0.537, throughput_gbps=45.91),
+    _pt(mt19937_calls=0, write_hit=0.289, read_hit=0.665, throughput_gbps=99.21, runs=((0.216, 0.311), (0.512, 0.718), (98.72, 99.28))),
+    _pt(mt19937_calls=20, write_hit=0.277, read_hit=0.622, throughput_gbps=99.24, runs=((0.222, 0.33), (0.522, 0.718), (99.1, 99.31))),
+    _pt(mt19937_calls=40, write_hit=0.291, read_hit=0.686, throughput_gbps=99.24, runs=((0.218, 0.333), (0.516, 0.71), (99.15, 99.3))),
+    _pt(mt19937_calls=60, write_hit=0.285, read_hit=0.675, throughput_gbps=99.22, runs=((0.216, 0.348), (0.507, 0.71), (99.07, 99.33))),
+    _pt(mt19937_calls=80, write_hit=0.267, read_hit=0.644, throughput_gbps=99.24, runs=((0.21, 0.304), (0.545, 0.741), (99.05, 99.28))),
+    _pt(mt19937_calls=100, write_hit=0.272, read_hit=0.679, throughput_gbps=99.23, runs=((0.206, 0.323), (0.542, 0.753), (99.12, 99.3))),
+    _pt(mt19937_calls=120, write_hit=0.282, read_hit=0.702, throughput_gbps=99.21, runs=((0.21, 0.335), (0.549, 0.755), (99.06, 99.27))),
+    _pt(mt19937_calls=140, write_hit=0.287, read_hit=0.705, throughput_gbps=99.23, runs=((0.203, 0.32), (0.52, 0.764), (99.14, 99.29))),
+    _pt(mt19937_calls=160, write_hit=0.619, read_hit=0.652, throughput_gbps=97.31, runs=((0.611, 0.654), (0.632, 0.689), (96.51, 97.68))),
+    _pt(mt19937_calls=180, write_hit=0.604, read_hit=0.61, throughput_gbps=88.42, runs=((0.586, 0.617), (0.592, 0.623), (88.08, 88.7))),
+    _pt(mt19937_calls=200, write_hit=0.589, read_hit=0.6, throughput_gbps=81.69, runs=((0.575, 0.604), (0.567, 0.616), (81.53, 81.88))),
+    _pt(mt19937_calls=220, write_hit=0.569, read_hit=0.578, throughput_gbps=75.71, runs=((0.565, 0.587), (0.567, 0.593), (75.5, 75.92))),
+    _pt(mt19937_calls=240, write_hit=0.566, read_hit=0.569, throughput_gbps=70.53, runs=((0.55, 0.576), (0.543, 0.588), (70.29, 70.69))),
+    _pt(mt19937_calls=260, write_hit=0.561, read_hit=0.568, throughput_gbps=66.15, runs=((0.545, 0.573), (0.555, 0.581), (66.1, 66.29))),
+    _pt(mt19937_calls=280, write_hit=0.555, read_hit=0.566, throughput_gbps=62.23, runs=((0.544, 0.565), (0.562, 0.575), (61.84, 62.38))),
+    _pt(mt19937_calls=300, write_hit=0.549, read_hit=0.558, throughput_gbps=58.7, runs=((0.535, 0.562), (0.531, 0.573), (58.62, 58.82))),
+    _pt(mt19937_calls=320, write_hit=0.546, read_hit=0.55, throughput_gbps=55.65, runs=((0.525, 0.558), (0.529, 0.562), (55.5, 55.71))),
+    _pt(mt19937_calls=340, write_hit=0.535, read_hit=0.541, throughput_gbps=52.82, runs=((0.527, 0.54), (0.521, 0.553), (52.55, 52.88))),
+    _pt(mt19937_calls=360, write_hit=0.529, read_hit=0.542, throughput_gbps=50.28, runs=((0.514, 0.538), (0.528, 0.548), (50.08, 50.4))),
+    _pt(mt19937_calls=380, write_hit=0.52, read_hit=0.532, throughput_gbps=47.86, runs=((0.513, 0.536), (0.517, 0.547), (47.66, 48.08))),
+    _pt(mt19937_calls=400, write_hit=0.522, read_hit=0.537, throughput_gbps=45.91, runs=((0.506, 0.53), (0.515, 0.545), (45.62, 45.99))),
 ]
 
 CORES = [
-    _pt(cores=1, write_hit=0.979, read_hit=0.981, throughput_gbps=92.28),
-    _pt(cores=2, write_hit=0.67, read_hit=0.728, throughput_gbps=99.28),
-    _pt(cores=4, write_hit=0.995, read_hit=1.0, throughput_gbps=99.45),
-    _pt(cores=6, write_hit=0.984, read_hit=0.999, throughput_gbps=99.41),
-    _pt(cores=8, write_hit=0.913, read_hit=0.993, throughput_gbps=99.41),
-    _pt(cores=10, write_hit=0.848, read_hit=0.99, throughput_gbps=99.45),
-    _pt(cores=12, write_hit=0.756, read_hit=0.987, throughput_gbps=99.43),
-    _pt(cores=14, write_hit=0.634, read_hit=0.984, throughput_gbps=99.45),
-    _pt(cores=16, write_hit=0.531, read_hit=0.982, throughput_gbps=99.42),
-    _pt(cores=18, write_hit=0.444, read_hit=0.981, throughput_gbps=99.43),
+    _pt(cores=1, write_hit=0.979, read_hit=0.981, throughput_gbps=92.28, runs=((0.948, 0.99), (0.947, 0.991), (91.69, 92.65))),
+    _pt(cores=2, write_hit=0.67, read_hit=0.728, throughput_gbps=99.28, runs=((0.613, 0.876), (0.628, 0.911), (99.22, 99.35))),
+    _pt(cores=4, write_hit=0.995, read_hit=1.0, throughput_gbps=99.45, runs=((0.992, 0.995), (0.999, 1), (99.28, 99.49))),
+    _pt(cores=6, write_hit=0.984, read_hit=0.999, throughput_gbps=99.41, runs=((0.98, 0.985), (0.998, 0.999), (99.33, 99.48))),
+    _pt(cores=8, write_hit=0.913, read_hit=0.993, throughput_gbps=99.41, runs=((0.906, 0.928), (0.992, 0.994), (99.19, 99.46))),
+    _pt(cores=10, write_hit=0.848, read_hit=0.99, throughput_gbps=99.45, runs=((0.827, 0.87), (0.987, 0.992), (99.34, 99.51))),
+    _pt(cores=12, write_hit=0.756, read_hit=0.987, throughput_gbps=99.43, runs=((0.717, 0.768), (0.984, 0.988), (99.38, 99.52))),
+    _pt(cores=14, write_hit=0.634, read_hit=0.984, throughput_gbps=99.45, runs=((0.604, 0.653), (0.981, 0.985), (99.36, 99.49))),
+    _pt(cores=16, write_hit=0.531, read_hit=0.982, throughput_gbps=99.42, runs=((0.526, 0.54), (0.981, 0.984), (99.38, 99.47))),
+    _pt(cores=18, write_hit=0.444, read_hit=0.981, throughput_gbps=99.43, runs=((0.439, 0.453), (0.981, 0.983), (99.05, 99.51))),
 ]
 
 CORES_VS_WAYS = [
-    _pt(cores=1, ddio_ways=2, write_hit=0.389, read_hit=0.4, throughput_gbps=89.52),
-    _pt(cores=1, ddio_ways=4, write_hit=0.875, read_hit=0.88, throughput_gbps=91.12),
-    _pt(cores=1, ddio_ways=6, write_hit=0.998, read_hit=0.998, throughput_gbps=92.88),
-    _pt(cores=1, ddio_ways=8, write_hit=1.0, read_hit=1.0, throughput_gbps=92.96),
-    _pt(cores=2, ddio_ways=2, write_hit=0.237, read_hit=0.562, throughput_gbps=99.31),
-    _pt(cores=2, ddio_ways=4, write_hit=0.719, read_hit=0.945, throughput_gbps=99.37),
-    _pt(cores=2, ddio_ways=6, write_hit=0.965, read_hit=1.0, throughput_gbps=99.44),
-    _pt(cores=2, ddio_ways=8, write_hit=0.997, read_hit=1.0, throughput_gbps=99.45),
-    _pt(cores=4, ddio_ways=2, write_hit=0.722, read_hit=0.994, throughput_gbps=99.43),
-    _pt(cores=4, ddio_ways=4, write_hit=0.978, read_hit=1.0, throughput_gbps=99.44),
-    _pt(cores=4, ddio_ways=6, write_hit=1.0, read_hit=1.0, throughput_gbps=99.45),
-    _pt(cores=4, ddio_ways=8, write_hit=1.0, read_hit=1.0, throughput_gbps=99.45),
+    _pt(cores=1, ddio_ways=2, write_hit=0.389, read_hit=0.4, throughput_gbps=89.52, runs=((0.374, 0.411), (0.385, 0.411), (89.17, 89.62))),
+    _pt(cores=1, ddio_ways=4, write_hit=0.875, read_hit=0.88, throughput_gbps=91.12, runs=((0.836, 0.909), (0.84, 0.913), (91.01, 91.52))),
+    _pt(cores=1, ddio_ways=6, write_hit=0.998, read_hit=0.998, throughput_gbps=92.88, runs=((0.993, 0.998), (0.994, 0.999), (92.59, 93.02))),
+    _pt(cores=1, ddio_ways=8, write_hit=1.0, read_hit=1.0, throughput_gbps=92.96, runs=((1, 1), (1, 1), (92.86, 93.08))),
+    _pt(cores=2, ddio_ways=2, write_hit=0.237, read_hit=0.562, throughput_gbps=99.31, runs=((0.223, 0.325), (0.502, 0.708), (99.01, 99.43))),
+    _pt(cores=2, ddio_ways=4, write_hit=0.719, read_hit=0.945, throughput_gbps=99.37, runs=((0.599, 0.78), (0.919, 0.973), (99.23, 99.43))),
+    _pt(cores=2, ddio_ways=6, write_hit=0.965, read_hit=1.0, throughput_gbps=99.44, runs=((0.952, 0.969), (0.999, 1), (99.32, 99.5))),
+    _pt(cores=2, ddio_ways=8, write_hit=0.997, read_hit=1.0, throughput_gbps=99.45, runs=((0.995, 0.999), (1, 1), (99.17, 99.5))),
+    _pt(cores=4, ddio_ways=2, write_hit=0.722, read_hit=0.994, throughput_gbps=99.43, runs=((0.718, 0.752), (0.993, 0.995), (99.33, 99.5))),
+    _pt(cores=4, ddio_ways=4, write_hit=0.978, read_hit=1.0, throughput_gbps=99.44, runs=((0.973, 0.98), (1, 1), (99.34, 99.54))),
+    _pt(cores=4, ddio_ways=6, write_hit=1.0, read_hit=1.0, throughput_gbps=99.45, runs=((1, 1), (1, 1), (99.37, 99.52))),
+    _pt(cores=4, ddio_ways=8, write_hit=1.0, read_hit=1.0, throughput_gbps=99.45, runs=((1, 1), (1, 1), (99.38, 99.5))),
 ]
 
 
