@@ -188,7 +188,7 @@ def _mean(vals: Sequence) -> float | None:
 
 
 #: Legend label of the testbed's measurements (:mod:`hostio.testbed`).
-TESTBED_LABEL = "testbed (ddio-bench, 3 GHz)"
+TESTBED_LABEL = "testbed (ddio-bench, 3 GHz; median, range of 10 runs)"
 
 
 def _fig(title: str, xlabel: str, ylabel: str):
@@ -351,9 +351,9 @@ def fig6_plot(rows, path):
         ax.set_xlabel("RX descriptors")
         ax.set_title(name, fontsize=10)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("hit rate (median, min–max over seeds)")
+    axes[0].set_ylabel("hit rate (hostio: median, min–max over seeds)")
     axes[0].scatter([128, 4096], [0.90, 0.40], marker="*", s=140, color="k", zorder=5, label="paper (1500 B)")
-    axes[0].plot([], [], ls="none", marker="x", color="k", label=f"{TESTBED_LABEL}, 256–1500 B")
+    axes[0].errorbar([], [], yerr=[], ls="none", marker="x", capsize=3, color="k", label=f"{TESTBED_LABEL}, 256–1500 B")
     axes[0].legend(fontsize=8)
     fig.suptitle("Fig. 6: 1 core L2 forwarding at 100 Gb/s (Skylake Gold 6140)", fontsize=10)
     _save(fig, path)
@@ -602,7 +602,7 @@ def fig10_claims(rows):
               best == 4 and _have(w1, w4) and w4 >= 1.03 * w1,
               "highest median write hit at 4 cores, and write hit at 4 cores >= 1.03 x at 1 core",
               "hostio shows the paper's mechanism — one TX queue backs up (~90 Gb/s), so its TX ring holds payloads long enough to be evicted; two queues do not — but its hit rate peaks at 2 cores, not 4: with ~90 Gb/s per queue, two queues already relieve the backlog. A peak at 4 needs a lower per-queue TX capacity or a larger per-core footprint (FastClick's software queue), which the paper does not quantify. "
-              "The testbed's own 2-core point is bimodal: write hits 0.61–0.63 in five of its ten runs and 0.82–0.88 in four (hostio.testbed), and the runs with low hits have a median latency ~277 µs above its 4-core runs, the others 112–149 µs (the artifact's per-run LAT50, measured by the generator), so at two queues the testbed enters a transmit backlog in some runs and not in others; its median 0.67 lies between the two states"
+              "The testbed's own 2-core point is bimodal: write hits 0.61–0.63 in five of its ten runs and 0.82–0.88 in four (hostio.testbed), and the runs with low hits have a median latency ~277 µs above its 4-core runs, the four with high hits 112–149 µs (the 0.71 run 229 µs; the artifact's per-run LAT50, measured by the generator), so at two queues the testbed enters a transmit backlog in some runs and not in others; its median 0.67 lies between the two states"
               if best == 2 else ""),
         Claim("beyond 4 cores they degrade", "decrease after 4", f"{_v(rows, 'write_hit', cores=4)} at 4 → {_v(rows, 'write_hit', cores=16)} at 16",
               _have(w4, w16) and w16 <= w4 - 0.05, "write hit at 16 cores <= write hit at 4 cores − 0.05"),
@@ -1230,7 +1230,8 @@ def _testbed_section(exp_id: str, cmp: list[dict]) -> list[str]:
 
 
 def _cell(r: dict, c: str) -> str:
-    """A table cell: the median, with the min–max over seeds when they differ."""
+    """A table cell: the median, with its min–max (over hostio's seeds, or the testbed's runs) when
+    they differ."""
     v, lo, hi = r.get(c), r.get(f"{c}_min"), r.get(f"{c}_max")
     if v is None or lo is None or hi is None or lo == hi:
         return _f(v, 3)

@@ -14,8 +14,9 @@ rather than the paper's 2.3 GHz, so these differ a little from the paper's figur
 Some points are bimodal over their runs, the same runs low in both hit rates while the
 throughput stays put, so their median lies between two states and the range shows both: two
 cores at 256 descriptors each (``CORES``: write hits 0.61–0.63 in five runs, 0.82–0.88 in four,
-0.71 in one), two cores at 20 mt19937 calls (``PROCESS_TIME``: read hits 0.52–0.57 in five runs,
-0.68–0.72 in five), and up to 140 calls two to four runs per point about 0.07 lower in write hits.
+0.71 in one) and two cores at 20 and 80 mt19937 calls (``PROCESS_TIME``: read hits 0.52–0.56
+against 0.68–0.72, and 0.55–0.62 against 0.66–0.74, five runs each); from 0 to 140 calls two to
+five runs per point are low in both hit rates (write hits ~0.07–0.09, read hits ~0.13–0.17 lower).
 
 The setups, from the artifact's ``.testie`` files (``NDESC`` is per queue in ``FromDPDKDevice``,
 the DUT's ``ToDPDKDevice`` has a 1024-packet software queue, flow control is off):
@@ -29,7 +30,8 @@ the DUT's ``ToDPDKDevice`` has a 1024-packet software queue, flow control is off
 * ``CORES_VS_WAYS`` (Fig. 11, ``cores-vs-ways``): 4096 descriptors in total, split over the
   cores, ``ddio_ways`` I/O ways.
 
-Each row's keys other than the three metrics are labels of hostio's points in :mod:`hostio.repro`;
+Each row's keys other than the metrics and their ranges are labels of hostio's points in
+:mod:`hostio.repro`;
 rows where hostio runs no point (Fig. 9 beyond 100 calls, Fig. 10 at 6, 10, 12, 14 and 18 cores)
 appear in the plots only.
 """
