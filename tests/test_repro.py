@@ -240,6 +240,13 @@ def test_testbed_comparison():
     assert "| 2 | write_hit | 0.670 (0.613–0.876) |" in lines[2]
 
 
+def test_claims_quote_the_range_of_the_testbeds_runs():
+    assert repro._testbed_runs("fig6", "write_hit", rx_descriptors=1024, packet_size=1500) == "runs 0.84–0.96"
+    assert repro._testbed_runs("fig10", "write_hit", cores=3) == "runs n/a"
+    knee = next(c for c in repro.fig6_claims([]) if c.claim.startswith("1500 B, 1024–2048"))
+    assert "(runs 0.84–0.96, runs 0.72–0.85)" in knee.paper
+
+
 def test_testbed_marks_draw_the_range_of_the_runs():
     import matplotlib
 
