@@ -17,9 +17,10 @@ randomly placed ring (lines per pair Poisson with mean ways * f) for a single cy
 every miss allocates (a policy that may skip allocating could hold ways / k instead of
 (ways - 1) / (k - 1) of a pair's k > ways lines).
 
-The testbed's points are the artifact's write hits (`hostio.testbed`: Figs. 6, 10, 11 at 1500 B)
-placed at their smallest possible fill: the RX descriptors alone (buffers waiting to be sent or
-in a mempool cache only add to it).
+The testbed's points are the artifact's write hits (`hostio.testbed`: Figs. 6, 10, 11 at 1500 B;
+the median of 10 runs and the range of the runs) placed at their smallest possible fill: the RX
+descriptors alone (buffers waiting to be sent or in a mempool cache only add to it). A point is
+outside hostio's range over starts only when all of its runs are.
 """
 from __future__ import annotations
 
