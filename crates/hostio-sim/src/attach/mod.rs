@@ -114,8 +114,15 @@ pub(crate) struct Rings {
 
 /// The ConnectX-5-like rings: 16 B RX descriptors (four per line), compressed RX completions (one
 /// 64 B block of mini-CQEs per this many packets), eMPW TX WQEs (a 16 B data segment per packet,
-/// or its inlined frame, and a 32 B title per session of `pcie::EMPW_MAX_PACKETS`) and one TX
-/// completion per `TX_COMPLETION_EVERY` packets.
+/// or its inlined frame, and a 32 B title per session of up to `pcie::EMPW_MAX_PACKETS` packets,
+/// fewer when inlined frames fill the largest WQE first: `pcie::empw_session`) and one TX
+/// completion per `TX_COMPLETION_EVERY` packets, written into a ring of `TX_CQ_LINES` lines.
+/// Lines (64 B CQEs) of a TX completion queue, written in turn. The DPDK mlx5 PMD asks for
+/// `desc / MLX5_TX_COMP_THRESH + 1 + MLX5_TX_COMP_THRESH_INLINE_DIV` CQEs (32 + 1 + 8 for the
+/// 1024-descriptor TX rings of the DDIO experiments), which the verbs layer rounds up to a power
+/// of two: 64. hostio keeps 64 whatever the ring size.
+pub(crate) const TX_CQ_LINES: u32 = 64;
+
 pub(crate) const CX5_RINGS: Rings = Rings {
     cq_per_line: pcie::CQE_COMPRESSION,
     rx_desc_per_line: 4,
@@ -295,7 +302,7 @@ pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, Option<u64>
     }
     let every = CX5_RINGS.tx_completion_every;
     if f.pos % every == every - 1 {
-        m.dev_write_lines(d.socket, d.ddio, f.cq_line + ((f.pos / every) % 64) as u32, 1, f.now);
+        m.dev_write_lines(d.socket, d.ddio, f.cq_line + ((f.pos / every) % TX_CQ_LINES as u64) as u32, 1, f.now);
     }
     let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
     (home == d.socket, (!all_hit).then(|| m.sockets[home].mem.loaded_latency(f.now)))
