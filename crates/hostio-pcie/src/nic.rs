@@ -14,7 +14,8 @@
 //!   16 B RX descriptor write-back, MSI, 4 B head-pointer read by the host.
 //! * `kernel` (Intel 82599 "Niantic" with the Linux ixgbe driver; 82599 datasheet §7.1.7,
 //!   §7.2.3.4): TX descriptors fetched 40 at a time, TX write-back 8 at a time, TX tail written per
-//!   packet, RX free-list tail written per 32 buffers, RX head read per 8 packets, one MSI per 32.
+//!   packet, RX free-list tail written per 32 buffers, RX head read per 8 packets, one MSI per 32,
+//!   and (as in `simple`) the TX head pointer read per packet.
 //! * `dpdk` (same NIC, poll-mode driver): TX tail written per 32 packets, no interrupts, no head
 //!   reads — the driver polls descriptor-done bits in host memory.
 //!
@@ -178,7 +179,8 @@ impl NicDesign {
         let (mwr, mrd, cpld) = (link.mwr_hdr_bytes(), link.mrd_hdr_bytes(), link.cpld_hdr_bytes());
         let mut v = Vec::with_capacity(9);
         v.push(txn("rx_tail_write", Dir::H2d, PTR_BYTES + mwr, b.rx_tail_every));
-        // One free-list descriptor is fetched per packet (the 82599 does not prefetch them).
+        // One free-list descriptor is fetched per packet (pcie-bench's model does so; the datasheet
+        // sections above do not say whether the 82599 prefetches them).
         let (req, cpl) = link.dma_read_wire_bytes(DESC_BYTES);
         if !compat {
             v.push(txn("rx_desc_read_req", Dir::D2h, req, 1));

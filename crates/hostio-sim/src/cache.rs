@@ -23,11 +23,12 @@
 //! * **Set records.** Each LLC set is one record aligned to 64 B host cache lines: one stamp
 //!   byte per way, the set's replacement clock byte, the PLRU bits or QLRU ages, and the tags.
 //!   With 11 ways that is exactly 64 B, so a simulated access costs one host cache miss; L2 sets
-//!   of up to 11 ways likewise, while 16- and 20-way L2 sets take two host lines. Stamps order the ways of one set only (exact LRU; 0 marks an empty way), and are
+//!   of up to 12 ways likewise, while 16- and 20-way L2 sets take two host lines. Stamps order the ways of one set only (exact LRU; 0 marks an empty way), and are
 //!   renumbered by rank before the set's clock would pass 254. On x86-64 the empty-way and LRU
 //!   searches compare all stamps of a set at once (SSE2).
 //! * **Device write (ItoM, DDIO on).** Line anywhere in the hierarchy → *write update* (hit): a
-//!   copy in an L2 is invalidated and the line is written in the LLC. Not present → *write
+//!   copy in an L2 is invalidated and the line is written in the LLC (one only in an L2 takes an
+//!   I/O way as an allocation would, evicting that way's LRU line, but counts as a hit). Not present → *write
 //!   allocate* (miss) into the I/O ways, filled from the highest way, without reading DRAM; a
 //!   full set evicts its least recently used I/O way. (Core fills take free ways from the lowest,
 //!   so an empty cache does not park code and data in the I/O ways.)
@@ -1206,8 +1207,9 @@ impl Hierarchy {
         hits
     }
 
-    /// Drop every copy of `line` (a write by an agent on another socket). Returns true if a dirty
-    /// copy was dropped.
+    /// Drop every copy of `line` (a write by an agent on another socket or by a coherent or
+    /// memory-channel NIC, a flush, a clone's destination). Returns true if a dirty copy was
+    /// dropped.
     pub fn invalidate(&mut self, line: u32) -> bool {
         let d = self.dir[line as usize];
         let dirty = d.flags & (F_L2_DIRTY | F_LLC_DIRTY) != 0;

@@ -78,7 +78,9 @@ pub struct RunCfg {
     pub seed: u64,
     /// Simulated time that is measured, µs.
     pub duration_us: f64,
-    /// Simulated time before measurement starts (caches and rings reach steady state), µs.
+    /// Simulated time before measurement starts, µs: it must let the caches and rings reach
+    /// steady state. The default (1 ms) does for small rings; one core with 4096 RX descriptors
+    /// takes a few ms to fill them, which is why the DDIO experiments warm up for 3–6 ms.
     pub warmup_us: f64,
 }
 
@@ -113,7 +115,8 @@ pub struct PlatformCfg {
     pub preset: String,
     /// DDIO on for every root port (a NIC's `ddio` overrides it per port).
     pub ddio: bool,
-    /// Number of I/O ways; the mask is left-aligned and contiguous, as a tuner writes it.
+    /// Number of I/O ways: the preset's default ways plus the highest ways it lacks (contiguous
+    /// from the top on Skylake-SP, as a tuner writes it; see [`widened_mask`]).
     pub ddio_ways: Option<u32>,
     /// An explicit IIO LLC WAYS mask (MSR 0xC8B). Exclusive with `ddio_ways`.
     pub ddio_mask: Option<u32>,
@@ -575,7 +578,10 @@ pub struct Platform {
     pub llc_inclusive: bool,
     pub l2_kib: u32,
     pub l2_ways: u32,
-    /// Default IIO LLC WAYS mask; 0 = the CPU has no DDIO.
+    /// Default IIO LLC WAYS mask (MSR 0xC8B); 0 = the CPU has no DDIO. Skylake-SP's 0x600 is the
+    /// DDIO paper's (ATC'20 §4: two bits set, which cannot be unset); Haswell-EP's 0x60000 (ways
+    /// 17 and 18 of 20, not the two highest) is the value that paper's Haswell testbed read from
+    /// the same register.
     pub ddio_default_mask: u32,
     pub ddio_mask_rule: MaskRule,
     /// Reported with the platform; the simulator charges no L1 (its accesses start at the L2).
@@ -970,6 +976,20 @@ fn is_contiguous(mask: u32) -> bool {
 /// Left-aligned contiguous mask of `n` ways, as a DDIO tuner writes it: `((1<<n)-1) << (ways-n)`.
 pub fn left_aligned_mask(n: u32, ways: u32) -> u32 {
     full_mask(n) << (ways - n)
+}
+
+/// The default I/O mask `def` widened to `n` ways (at least its own) by setting the highest
+/// ways it lacks: contiguous from the top when `def` is (Skylake-SP's 0x600 of 11 gives 0x700,
+/// 0x780, ...), and always keeping `def`'s bits (Haswell-EP's 0x60000 of 20 stays 0x60000 at
+/// two ways and gives 0xE0000, 0xF0000, ... after).
+pub fn widened_mask(def: u32, n: u32, ways: u32) -> u32 {
+    let mut m = def;
+    let mut w = ways;
+    while m.count_ones() < n && w > 0 {
+        w -= 1;
+        m |= 1 << w;
+    }
+    m
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1495,7 +1515,7 @@ impl Scenario {
             if n < lo || n > plat.llc_ways {
                 return Err(ConfigError::new("platform.ddio_ways", n, format!("{lo}..={} (the default ways cannot be removed)", plat.llc_ways)));
             }
-            io_mask = left_aligned_mask(n, plat.llc_ways);
+            io_mask = widened_mask(def, n, plat.llc_ways);
         }
         if let Some(m) = p.ddio_mask {
             if m & !full != 0 || m == 0 {
@@ -1875,6 +1895,12 @@ nic = "nic0"
         assert_eq!(sc.resolve().unwrap().io_mask, 0x60003);
         let sc = parse_scenario(BASE, &["platform.ddio_ways=4".into()]).unwrap();
         assert_eq!(sc.resolve().unwrap().io_mask, 0x780);
+        // Haswell's default ways (17 and 18) are kept; more ways come from the top.
+        let ways = |n: u32| {
+            let sc = parse_scenario(BASE, &["platform.preset=haswell-e5-2699v3".into(), format!("platform.ddio_ways={n}")]).unwrap();
+            sc.resolve().unwrap().io_mask
+        };
+        assert_eq!((ways(2), ways(3), ways(4)), (0x60000, 0xE0000, 0xF0000));
         let e = parse_scenario(BASE, &["platform.ddio_ways=1".into()]).unwrap_err();
         assert_eq!(e.key, "platform.ddio_ways");
     }

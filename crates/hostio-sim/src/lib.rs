@@ -9,7 +9,9 @@
 //! * `memsys` — the memory system as one facade (core and device accesses, page homes, device
 //!   caches and memory zones).
 //! * [`invariants`] — conservation and range checks of a finished run.
-//! * [`result`] — what a run returns.
+//! * [`result`] — what a run returns; [`hist`] — its latency histograms.
+//! * [`rng`] — the seeded random streams every component draws from.
+//! * `slice_map` — Skylake-SP's measured address-to-slice map.
 //!
 //! ```
 //! let text = r#"

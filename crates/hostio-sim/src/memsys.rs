@@ -113,6 +113,9 @@ impl AddressSpace {
     /// first line.
     pub fn alloc(&mut self, bytes: u64, home: u8, region: Region) -> u32 {
         let lines = bytes.div_ceil(64).max(1) as u32;
+        // Regions of a quarter page (512 KiB) or more get whole 2 MiB pages of their own, so
+        // their physical placement (their LLC sets and slices) does not depend on what was
+        // allocated before them; smaller ones share a page. A modelling choice.
         if lines >= LINES_PER_PAGE / 4 {
             let pages = lines.div_ceil(LINES_PER_PAGE);
             let first = self.next_page;

@@ -224,18 +224,21 @@ impl Coherent {
     }
 
     /// Fetch queue `q`'s TX slot: read the tail (doorbell), the descriptor line, then the payload
-    /// lines the host holds (the first depends on the descriptor; the rest overlap).
+    /// lines the NIC does not hold (the first from a host cache depends on the descriptor; the
+    /// rest overlap). Each crosses the link; one that no host cache had waits for its home's DRAM.
     pub fn fetch(&mut self, m: &mut MemSys, f: &TxDma, w: Window) -> u64 {
         let (q, idx_line) = (f.queue, f.idx_line);
         let slot = f.pos % f.n;
         let per_line = if self.layout == Layout::Padded { 1 } else { 4 };
         let mut serial = 0;
         let mut lines = 0;
+        // Whether a line came from the home's DRAM (it crosses the link after the DRAM read).
+        let mut from_mem = false;
         // A doorbell in memory: the NIC reads the tail line once per posting it has not seen.
         if self.signaling == Signaling::Doorbell && (f.pos == 0 || f.posted_at > self.tail_seen[q]) {
-            let hit = m.snoop_read(idx_line + 1, f.now) as u64;
-            lines += hit;
-            serial += hit;
+            from_mem |= !m.snoop_read(idx_line + 1, f.now);
+            lines += 1;
+            serial += 1;
             self.tail_seen[q] = f.now;
         }
         // The descriptor's line: read again unless the NIC's last read of that line already
@@ -243,13 +246,13 @@ impl Coherent {
         let line = f.wqe_line + (slot / per_line) as u32;
         let (seen, at) = self.wqe_seen[q];
         if !(seen == line && f.posted_at <= at) {
-            let hit = m.snoop_read(line, f.now) as u64;
-            lines += hit;
-            serial += hit;
+            from_mem |= !m.snoop_read(line, f.now);
+            lines += 1;
+            serial += 1;
             self.wqe_seen[q] = (line, f.now);
         }
         let mut payload_host = 0;
-        let mut from_mem = false;
+        let mut payload_mem = 0;
         for l in 0..f.payload.div_ceil(64) as u32 {
             let line = f.data_line + l;
             if m.holder(line) == Some(self.dev) {
@@ -258,14 +261,17 @@ impl Coherent {
             if m.snoop_read(line, f.now) {
                 payload_host += 1;
             } else {
-                from_mem = true;
+                payload_mem += 1;
             }
         }
-        lines += payload_host;
+        // Lines from the home's DRAM cross the link too; they wait for the DRAM (below), not
+        // for each other.
+        lines += payload_host + payload_mem;
         serial += (payload_host > 0) as u64;
+        from_mem |= payload_mem > 0;
         let every = self.rings().tx_completion_every;
         if every > 0 && f.pos % every == every - 1 {
-            lines += m.dev_own(self.dev, f.cq_line + ((f.pos / every) % 64) as u32) as u64;
+            lines += m.dev_own(self.dev, f.cq_line + ((f.pos / every) % super::TX_CQ_LINES as u64) as u32) as u64;
         }
         let mut done = self.transfer(q, lines, serial, f.now, w);
         if from_mem {

@@ -416,17 +416,19 @@ impl MemChannel {
         (f.now + wait + self.write_ps, cq)
     }
 
-    /// The NIC reads the descriptor and the packet from its own DRAM.
+    /// The NIC reads the descriptor and the packet from its own DRAM. It sits beside the DRAM,
+    /// so a read costs the array's access (`ARRAY_ACCESS_NS`) and the wait for the DRAM, not a
+    /// core's path to a memory controller (the zone's `latency`, which the host pays).
     pub fn fetch(&mut self, m: &mut MemSys, f: &TxDma) -> u64 {
         let z = self.zone;
-        let mut lat = m.zones[z].latency(0.0);
+        let mut lat = (ARRAY_ACCESS_NS * 1000.0) as u64;
         let mut wait = 0;
         for _ in 0..=f.payload.div_ceil(64) {
             wait = m.zones[z].device_access(f.now);
         }
         lat += wait;
         if f.pos % RINGS.tx_completion_every == RINGS.tx_completion_every - 1 {
-            m.zone_write(f.cq_line + ((f.pos / RINGS.tx_completion_every) % 64) as u32, false, f.now);
+            m.zone_write(f.cq_line + ((f.pos / RINGS.tx_completion_every) % super::TX_CQ_LINES as u64) as u32, false, f.now);
         }
         f.now + lat
     }

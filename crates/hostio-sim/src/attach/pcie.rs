@@ -19,7 +19,8 @@
 //! on the Haswell preset (85 ns) a miss costs 60 ns more than a hit, close to the 53 ns pcie-bench
 //! measured. The LLC and UPI parts stay the fit's. A write that does not allocate (DDIO off, or
 //! a buffer homed on the other socket) and covers part of a line still pays the fit's fixed
-//! read-for-ownership (`dram_ns − llc_ns`), not the memory model's DRAM.
+//! read-for-ownership, not the memory model's DRAM: `dram_ns − llc_ns` for a local buffer, the
+//! fit's remote DRAM and UPI parts for one homed on the other socket (`hostio_pcie::latency`).
 //! Device writes are ItoMs through the I/O hub of the NIC's socket (DDIO rules,
 //! [`crate::memsys::MemSys::dev_write_lines`]); device reads are PCIeRdCur, looked up when the
 //! NIC reads.

@@ -32,7 +32,8 @@ const TX_FREE_THRESH: u64 = 32;
 const CORUNNER_STORE_EVERY: u64 = 4;
 /// A core's copy loop, cycles per 64 B line: two 32 B AVX2 stores at one store per cycle
 /// (Skylake and Haswell have one store-data port; Intel optimization manual; glibc's memcpy
-/// uses AVX2 on Skylake-SP too), the loads beside.
+/// uses AVX2 on Skylake-SP too), the loads beside. Kept for the Ice Lake preset, whose cores have
+/// a second store-data port: an upper bound there.
 const COPY_CYCLES_PER_LINE: u64 = 2;
 /// Fixed cost of one `rte_eth_rx_burst` / `rte_eth_tx_burst` call (loop, ring indices, doorbell
 /// write), cycles: estimates; over a burst of 32 they add ~3 cycles per packet together, so

@@ -1,5 +1,5 @@
 //! The NIC: RX queues with posted descriptors, the on-NIC packet buffer with drops or PAUSE
-//! frames (XOFF at 3/4 full, refreshed every half pause time, XON below 1/2), and the NIC-time
+//! frames (XOFF at 3/4 full, refreshed every half pause time, XON at or below 1/2), and the NIC-time
 //! TX path. How frames cross to the host is the attachment's business ([`crate::attach`]); the
 //! NIC only asks it to receive a frame into a posted slot, to fetch a posted TX packet, and
 //! whether its link has room.
@@ -224,8 +224,10 @@ impl Engine {
         self.schedule(at, Ev::PauseRefresh(ni as u16));
     }
 
-    /// Move backlogged frames into posted descriptors while the d2h link has room, visiting the
-    /// queues round-robin.
+    /// Move backlogged frames into posted descriptors while the attachment accepts more (a PCIe
+    /// NIC's d2h link has room, a memory-channel NIC's DRAM backlog is short), visiting the
+    /// queues round-robin. Without flow control, a backlogged frame whose queue has no posted
+    /// descriptor is dropped (out of buffer).
     pub(super) fn nic_drain(&mut self, ni: usize, now: u64) {
         let nq = self.nics[ni].queues.len();
         let mut blocked_by_link = false;
