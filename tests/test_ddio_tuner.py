@@ -98,9 +98,10 @@ def run_cli(args, capsys):
 
 
 def test_masks():
-    assert t.ways_mask(2, 11) == 0x600
-    assert t.ways_mask(4, 11) == 0x780
-    assert t.ways_mask(2, 20) == 0xC0000
+    assert t.ways_mask(2, 11, 0x600) == 0x600
+    assert t.ways_mask(4, 11, 0x600) == 0x780
+    # Haswell's default ways (17, 18) stay set; more come from above, then below.
+    assert [t.ways_mask(n, 20, 0x60000) for n in (2, 3, 4)] == [0x60000, 0xE0000, 0xF0000]
     assert t.ddio_defaults("GenuineIntel", 6, 85, 11) == (0x600, "contiguous")
     assert t.ddio_defaults("GenuineIntel", 6, 63, 20) == (0x60000, "any")
     assert t.ddio_defaults("AuthenticAMD", 25, 17, 16) == (0, "contiguous")
@@ -169,9 +170,12 @@ def test_haswell_accepts_any_mask_in_range(tmp_path, capsys):
     assert msr_of(root, 0) == 0x60003
     rc, _, err = run_cli(["set", "--mask", "0x100000", "--root", str(root)], capsys)
     assert rc == 2 and "mask = '0x100000'" in err
-    # Left-aligned 2 ways (0xc0000) would clear the register's default bit 17.
-    rc, _, err = run_cli(["set", "--ways", "2", "--root", str(root)], capsys)
+    # A left-aligned 0xc0000 would clear the register's default bit 17: refused as a mask, while
+    # --ways keeps the default ways and adds the adjacent ones.
+    rc, _, err = run_cli(["set", "--mask", "0xc0000", "--root", str(root)], capsys)
     assert rc == 2 and "default I/O ways 0x60000" in err
+    assert run_cli(["set", "--ways", "2", "--root", str(root)], capsys)[0] == 0
+    assert msr_of(root, 0) == 0x60000
     assert run_cli(["set", "--ways", "3", "--root", str(root)], capsys)[0] == 0
     assert msr_of(root, 0) == 0xE0000
 

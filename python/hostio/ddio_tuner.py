@@ -2,8 +2,8 @@
 
 **Mechanism.** With DDIO a PCIe device's writes allocate into the last-level cache instead of
 DRAM, but only into the ways of the *IIO LLC WAYS* mask, MSR 0xC8B (one per socket; a CAT-style
-bit mask, default the two left-most ways: 0x600 of 11 ways on Skylake-SP, 0x60000 of 20 on
-Haswell-EP). Setting more bits gives I/O more ways (Farshin et al., "Reexamining Direct Cache
+bit mask, default two ways: the two highest, 0x600 of 11, on Skylake-SP; ways 17 and 18,
+0x60000 of 20, on Haswell-EP). Setting more bits gives I/O more ways (Farshin et al., "Reexamining Direct Cache
 Access to Optimize I/O Intensive Applications for Multi-hundred-gigabit Networks", USENIX ATC'20,
 §7; their `ddio-bench` tool). Rules the hardware imposes: the default bits must stay set; Skylake-SP
 needs a contiguous mask; Haswell/Broadwell-EP accept any value in [0x60000, 0xFFFFF]. On Ice Lake
@@ -71,16 +71,24 @@ def ddio_defaults(vendor: str, family: int, model: int, llc_ways: int) -> tuple[
     if model in TUNABLE and TUNABLE[model][1] == "any":
         # Haswell/Broadwell-EP (20 ways): the ATC'20 paper reads 0x60000 (ways 17-18) from the
         # register; pqos users report 0xC0000 as the I/O *contention* mask. The register's value
-        # is what must be kept, so 0x60000; `set --ways 2` (0xC0000) is therefore refused there.
+        # is what must be kept, so 0x60000: `set --mask 0xC0000` is refused there, and
+        # `set --ways N` widens 0x60000 (`ways_mask`).
         return 0x60000, "any"
     if model in TUNABLE or model in NO_EFFECT:
         return 0b11 << (llc_ways - 2), "contiguous"
     return 0, "contiguous"
 
 
-def ways_mask(n: int, llc_ways: int) -> int:
-    """n left-aligned contiguous ways: ``((1 << n) - 1) << (llc_ways - n)``."""
-    return ((1 << n) - 1) << (llc_ways - n)
+def ways_mask(n: int, llc_ways: int, default: int) -> int:
+    """The default mask widened to n ways: the way just above its highest while there is one,
+    then the way just below its lowest (so a contiguous default stays contiguous; the
+    simulator's ``platform.ddio_ways`` uses the same rule). 0x600 of 11 → 0x780 at 4 ways;
+    0x60000 of 20 → 0x60000 at 2, 0xE0000 at 3, 0xF0000 at 4."""
+    m = default
+    while bin(m).count("1") < min(n, llc_ways):
+        above = m.bit_length()
+        m |= 1 << above if above < llc_ways else (m & -m) >> 1
+    return m
 
 
 def check_mask(mask: int, llc_ways: int, default: int, rule: str) -> None:
@@ -471,7 +479,7 @@ def plan_set(host: Host, ways: int | None = None, mask: int | None = None) -> tu
     if ways is not None:
         if not (2 <= ways <= llc_ways):
             raise config_error("ways", ways, f"2..{llc_ways} (fewer than the 2 default ways would clear default bits)")
-        mask = ways_mask(ways, llc_ways)
+        mask = ways_mask(ways, llc_ways, default)
     check_mask(mask, llc_ways, default, rule)
     require_root(host)
     sockets = host.socket_cpus()

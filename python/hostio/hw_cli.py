@@ -84,7 +84,7 @@ def register(subparsers) -> None:
                               description="Inspect and tune Intel DDIO. Refuses on non-Intel CPUs, parts without the "
                                           "feature, Ice Lake and later, without root or the msr module.")
     d.add_argument("action", help="status, set, disable, enable or restore")
-    d.add_argument("--ways", help="set: number of I/O ways (left-aligned contiguous mask)")
+    d.add_argument("--ways", help="set: number of I/O ways (the default ways plus the adjacent ones, highest first)")
     d.add_argument("--mask", help="set: explicit way mask (hex), checked against the CPU's rules")
     d.add_argument("--nic", help="PCI address of the NIC (disable/enable; optional for status)")
     d.add_argument("--dry-run", action="store_true", help="print which register/file/offset would get which value")

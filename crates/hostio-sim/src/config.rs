@@ -80,7 +80,7 @@ pub struct RunCfg {
     pub duration_us: f64,
     /// Simulated time before measurement starts, µs: it must let the caches and rings reach
     /// steady state. The default (1 ms) does for small rings; one core with 4096 RX descriptors
-    /// takes a few ms to fill them, which is why the DDIO experiments warm up for 3–6 ms.
+    /// takes a few ms to fill them, which is why the DDIO experiments warm up for 2–6 ms.
     pub warmup_us: f64,
 }
 
@@ -978,16 +978,16 @@ pub fn left_aligned_mask(n: u32, ways: u32) -> u32 {
     full_mask(n) << (ways - n)
 }
 
-/// The default I/O mask `def` widened to `n` ways (at least its own) by setting the highest
-/// ways it lacks: contiguous from the top when `def` is (Skylake-SP's 0x600 of 11 gives 0x700,
-/// 0x780, ...), and always keeping `def`'s bits (Haswell-EP's 0x60000 of 20 stays 0x60000 at
-/// two ways and gives 0xE0000, 0xF0000, ... after).
+/// The default I/O mask `def` (nonzero) widened to `n` ways (at least its own) of `ways`: it
+/// keeps `def`'s bits and adds the way just above its highest while there is one, then the way
+/// just below its lowest, so a contiguous default stays contiguous (Skylake-SP's 0x600 of 11
+/// gives 0x700, 0x780, ...; Haswell-EP's 0x60000 of 20 stays 0x60000 at two ways and gives
+/// 0xE0000, 0xF0000, ...).
 pub fn widened_mask(def: u32, n: u32, ways: u32) -> u32 {
     let mut m = def;
-    let mut w = ways;
-    while m.count_ones() < n && w > 0 {
-        w -= 1;
-        m |= 1 << w;
+    while m.count_ones() < n.min(ways) {
+        let above = 32 - m.leading_zeros();
+        m |= if above < ways { 1 << above } else { 1 << (m.trailing_zeros() - 1) };
     }
     m
 }
@@ -1466,10 +1466,19 @@ impl Scenario {
             if !(1..=32).contains(&w) {
                 return Err(ConfigError::new("platform.llc_ways", w, "1..=32"));
             }
-            // Keep the default I/O ways left-aligned and the recycled ways (the lowest) inside the
-            // new geometry.
-            let n = plat.ddio_default_mask.count_ones();
-            plat.ddio_default_mask = if n == 0 { 0 } else { left_aligned_mask(n.min(w), w) };
+            // Keep the default I/O ways as far from the highest way as they were (Skylake-SP's
+            // are the highest, Haswell-EP's one below), left-aligned if they no longer fit, and
+            // the recycled ways (the lowest) inside the new geometry.
+            let (def, old) = (plat.ddio_default_mask, plat.llc_ways);
+            let moved = if w >= old { (def as u64) << (w - old) } else { def as u64 >> (old - w) };
+            let n = def.count_ones();
+            plat.ddio_default_mask = if n == 0 {
+                0
+            } else if moved.count_ones() == n && moved < 1 << w {
+                moved as u32
+            } else {
+                left_aligned_mask(n.min(w), w)
+            };
             // A region of the lowest ways keeps as many as fit; any other is left for the check.
             plat.recycled_io_mask = plat.recycled_io_mask.map(|m| if m == full_mask(m.count_ones()) { full_mask(m.count_ones().min(w)) } else { m });
             plat.llc_ways = w;
@@ -1901,6 +1910,16 @@ nic = "nic0"
             sc.resolve().unwrap().io_mask
         };
         assert_eq!((ways(2), ways(3), ways(4)), (0x60000, 0xE0000, 0xF0000));
+        // Changing the way count keeps the default ways' distance from the highest way.
+        let def = |preset: &str, w: u32| {
+            let sc = parse_scenario(BASE, &[format!("platform.preset={preset}"), format!("platform.llc_ways={w}"), "platform.llc_mib_per_slice=1.25".into()]).unwrap();
+            sc.resolve().unwrap().platform.ddio_default_mask
+        };
+        assert_eq!(def("haswell-e5-2699v3", 20), 0x60000);
+        assert_eq!(def("haswell-e5-2699v3", 10), 0x180);
+        assert_eq!(def("skylake-gold-6140", 10), 0x300);
+        assert_eq!(widened_mask(0x18, 4, 8), 0x78, "above first, contiguous");
+        assert_eq!(widened_mask(0xC0, 4, 8), 0xF0, "then below");
         let e = parse_scenario(BASE, &["platform.ddio_ways=1".into()]).unwrap_err();
         assert_eq!(e.key, "platform.ddio_ways");
     }

@@ -112,17 +112,18 @@ pub(crate) struct Rings {
     pub empw: bool,
 }
 
+/// Lines (64 B CQEs) of a TX completion queue, written in turn. The DPDK mlx5 PMD asks for
+/// `desc / MLX5_TX_COMP_THRESH + 1 + MLX5_TX_COMP_THRESH_INLINE_DIV` CQEs (32 + 1 + 8 for the
+/// 1024-descriptor TX rings of the DDIO experiments), which the verbs layer rounds up to a power
+/// of two: 64. hostio keeps 64 whatever the ring size, and for the coherent and memory-channel
+/// NICs' completion lines too.
+pub(crate) const TX_CQ_LINES: u32 = 64;
+
 /// The ConnectX-5-like rings: 16 B RX descriptors (four per line), compressed RX completions (one
 /// 64 B block of mini-CQEs per this many packets), eMPW TX WQEs (a 16 B data segment per packet,
 /// or its inlined frame, and a 32 B title per session of up to `pcie::EMPW_MAX_PACKETS` packets,
 /// fewer when inlined frames fill the largest WQE first: `pcie::empw_session`) and one TX
 /// completion per `TX_COMPLETION_EVERY` packets, written into a ring of `TX_CQ_LINES` lines.
-/// Lines (64 B CQEs) of a TX completion queue, written in turn. The DPDK mlx5 PMD asks for
-/// `desc / MLX5_TX_COMP_THRESH + 1 + MLX5_TX_COMP_THRESH_INLINE_DIV` CQEs (32 + 1 + 8 for the
-/// 1024-descriptor TX rings of the DDIO experiments), which the verbs layer rounds up to a power
-/// of two: 64. hostio keeps 64 whatever the ring size.
-pub(crate) const TX_CQ_LINES: u32 = 64;
-
 pub(crate) const CX5_RINGS: Rings = Rings {
     cq_per_line: pcie::CQE_COMPRESSION,
     rx_desc_per_line: 4,
