@@ -1337,6 +1337,41 @@ mod tests {
         assert!(h.psel <= PSEL_MAX / 2, "read misses in the bimodal leaders move the selector back: {}", h.psel);
     }
 
+    /// A device write to a line that only a core's L2 holds is a write update: the line
+    /// re-enters the LLC at the MRU position, as a hit, even while set dueling has the follower
+    /// sets insert misses bimodally, and it is no miss for the dueling (the selector stays put,
+    /// in the leader sets too). Guards `dev_write`'s `bimodal = !hit && io_insertion(..)`: treated
+    /// as a miss, the line takes the LRU victim's stamp in a follower set (31 insertions of 32)
+    /// and in the bimodal leader, and moves the selector in both leaders.
+    #[test]
+    fn a_write_update_of_an_l2_only_line_enters_at_mru_under_bimodal_insertion() {
+        let mut h = sets128();
+        // The thrashing ring (three lines per 2-way set, lines 0..384) drives followers bimodal.
+        cyclic_dev_writes(&mut h, 3, 60, 1);
+        assert!(h.psel > PSEL_MAX / 2, "selector at bimodal: {}", h.psel);
+        let mut not_mru = Vec::new();
+        let mut moved = Vec::new();
+        // Twenty follower sets, then the MRU and the bimodal leader.
+        for set in (1..=20).chain([LEADER_MRU, LEADER_BIP]) {
+            // The set's fourth line (never written): the core reads it into its L2 only.
+            let line = 3 * 128 + set;
+            assert_eq!(h.core_access(0, line, false), Src::Mem);
+            assert!(h.l2_owner(line) == Some(0) && h.llc_way(line).is_none(), "line {line} in the L2 only");
+            let psel = h.psel;
+            assert!(h.dev_write(line, true), "line {line}: a write update is a hit");
+            if h.psel != psel {
+                moved.push((set, psel, h.psel));
+            }
+            let mine = h.llc_stamp(line).expect("in the LLC after the write");
+            let others = (0..3).filter_map(|k| h.llc_stamp(k * 128 + set)).max().expect("the ring's lines");
+            if mine <= others {
+                not_mru.push((set, mine, others));
+            }
+        }
+        assert!(not_mru.is_empty(), "(set, line's stamp, newest other stamp) not at MRU: {not_mru:?}");
+        assert!(moved.is_empty(), "(set, selector before, after) moved by a write update: {moved:?}");
+    }
+
     #[test]
     fn device_allocations_of_a_ring_that_fits_all_hit() {
         // Two lines per 2-way set fit: every insertion policy keeps them.

@@ -118,6 +118,20 @@ fn tx_reads_are_looked_up_when_the_nic_reads() {
     assert!(rd < 0.6, "backed-up TX reads miss: {rd}");
 }
 
+/// The same lookup with a short RX ring and a deep TX ring: one core at line rate (1500 B) fills
+/// its 4096-slot TX ring, so the NIC reads a payload long after the core queued it, and half the
+/// payloads have left the LLC by then (read hit ~0.5). Guards the PCIeRdCur lookup at the NIC's
+/// fetch (`hub_fetch`'s `dev_read_lines` at the fetch time): looked up at the doorbell, when the
+/// core has just written the header and the payload is fresh from DDIO, nearly every read hits
+/// (~1.0). (The test above does not tell the two apart.)
+#[test]
+fn backed_up_tx_reads_miss_what_left_the_llc_after_the_doorbell() {
+    let text = scenario(1, "rx_descriptors = 256\ntx_descriptors = 4096", "", "").replace("warmup_us = 1000", "warmup_us = 3000");
+    let r = run(&text.replace("duration_us = 500", "duration_us = 2000"));
+    let rd = r.metrics.pcie_read_hit_rate.unwrap();
+    assert!(rd < 0.75, "TX read hit rate {rd}: payloads looked up before they left the LLC");
+}
+
 /// Frames arrive in trains at line rate: below the line rate, queues (and so latency tails)
 /// build during a train that a smooth arrival process would not show.
 #[test]

@@ -80,6 +80,10 @@ fn overload_drops_or_pauses() {
     assert!(pause.metrics.offered_gbps < drop.metrics.offered_gbps, "PAUSE throttles the sender");
 }
 
+/// Without flow control a frame whose queue has no posted descriptor is dropped when it arrives
+/// (out of buffer), not held in the NIC buffer. Guards that drop in the NIC's arrival path:
+/// without it (n08a) frames wait in the buffer behind its backlog, and the latency's NIC part
+/// grows from a few ns to µs.
 #[test]
 fn without_flow_control_a_queue_out_of_descriptors_drops_at_once() {
     // One core, 64 descriptors, offered 64 B frames far beyond its rate: each frame that finds no
@@ -91,6 +95,11 @@ fn without_flow_control_a_queue_out_of_descriptors_drops_at_once() {
     assert_eq!(m.nics["nic0"].out_of_buffer_packets, m.dropped_packets, "the link keeps up: every drop is out of buffer");
     let p99 = m.latency_ns.p99.unwrap();
     assert!(p99 < 40_000.0, "p99 {p99} ns: frames waited in the NIC buffer");
+    // A frame that finds a descriptor is written at once: the latency's NIC part (the wait in the
+    // NIC buffer) stays a few ns. Held instead of dropped at arrival, each frame waits behind the
+    // buffer's backlog (µs).
+    let nic = m.apps["fwd"].latency_breakdown_ns["nic"].unwrap();
+    assert!(nic < 100.0, "NIC part {nic} ns: frames waited in the NIC buffer");
     // Flow control on: the port is lossless, frames wait in the buffer and nothing is dropped.
     let pause = run("", &["traffic.t0.packet_size=64", "nics.nic0.rx_descriptors=64", "nics.nic0.buffer_kib=64", "nics.nic0.pause_frames=true"]);
     assert_eq!(pause.metrics.nics["nic0"].out_of_buffer_packets, 0);
@@ -131,6 +140,10 @@ fn frames_waiting_for_the_link_are_dropped_when_their_queue_runs_out() {
     assert!(n.dropped_packets > n.out_of_buffer_packets, "the buffer overflows too: {n:?}");
 }
 
+/// Each PCIe direction is a bounded resource: a transfer waits for the link to drain. A simple
+/// NIC's per-packet descriptor reads, completions and doorbells on a Gen3 x8 link carry only
+/// ~0.42 of 40 Gb/s of 64 B frames. Guards the queue in `Pcie::occupy`: a transfer that starts
+/// at `now` whatever the link's backlog (n12) lets it carry ~0.9.
 #[test]
 fn pcie_gen3_x8_cannot_carry_40g_of_64b_frames_with_a_simple_nic() {
     let extra = "cores = 8";
@@ -142,7 +155,9 @@ fn pcie_gen3_x8_cannot_carry_40g_of_64b_frames_with_a_simple_nic() {
     ];
     let r = run(extra, &ov);
     let nic = &r.metrics.nics["nic0"];
-    assert!(r.metrics.throughput_gbps < 0.9 * r.metrics.offered_gbps, "{} of {}", r.metrics.throughput_gbps, r.metrics.offered_gbps);
+    // The link's per-packet descriptor and doorbell traffic holds the NIC to ~0.42 of the offered
+    // load; an unbounded link (no queue behind each direction) would carry ~0.9 of it.
+    assert!(r.metrics.throughput_gbps < 0.6 * r.metrics.offered_gbps, "{} of {}", r.metrics.throughput_gbps, r.metrics.offered_gbps);
     assert!(nic.pcie_d2h_utilization.unwrap() > 0.9 || nic.pcie_h2d_utilization.unwrap() > 0.9, "{nic:?}");
     let dpdk = run(extra, &["nics.nic0.line_rate_gbps=40", "nics.nic0.design=\"dpdk\"", "nics.nic0.pcie.lanes=8", "traffic.t0.packet_size=64"]);
     assert!(dpdk.metrics.throughput_gbps > r.metrics.throughput_gbps, "batching descriptors helps");

@@ -203,8 +203,11 @@ impl Coherent {
         let mut serial = 0;
         let per_line = self.rings().rx_desc_per_line;
         if per_line > 0 && f.pos % per_line == 0 {
-            // The free queue's next line of 8 B buffer pointers (host-written).
-            lines += m.snoop_read(f.desc_line + ((f.pos % f.n) / per_line) as u32, f.now) as u64;
+            // The free queue's next line of 8 B buffer pointers (host-written): it crosses the
+            // link from a host cache or the home's DRAM; read ahead of the frame, so a DRAM read's
+            // latency is hidden.
+            m.snoop_read(f.desc_line + ((f.pos % f.n) / per_line) as u32, f.now);
+            lines += 1;
         }
         // The NIC knows the next buffer and slot before the frame arrives (it allocates from
         // the pool, or has read the free queue), so the ownership transfers of their lines do
@@ -274,6 +277,8 @@ impl Coherent {
             lines += m.dev_own(self.dev, f.cq_line + ((f.pos / every) % super::TX_CQ_LINES as u64) as u32) as u64;
         }
         let mut done = self.transfer(q, lines, serial, f.now, w);
+        // An approximation: a line from DRAM is ready one DRAM read (of the payload's home) and
+        // one transfer after the fetch, however it sits in the dependent chain.
         if from_mem {
             let home = m.home(f.data_line).unwrap_or(0);
             done = done.max(f.now + m.sockets[home].mem.loaded_latency(f.now) + self.t_ps);
@@ -300,5 +305,131 @@ impl Coherent {
             r.extra.insert("host_line_transfers_per_packet".into(), to_host as f64 / pkts);
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::{HierParams, Hierarchy, SliceHash};
+    use crate::config::Replacement;
+    use crate::mem::Memory;
+    use crate::memsys::{Socket, Timing, LINES_PER_PAGE};
+
+    const ICX: &str = "icelake-silver-4314";
+
+    fn window() -> Window {
+        Window { warm: 0, end: u64::MAX }
+    }
+
+    /// A coherent NIC (device 0) on the Ice Lake preset with the given signaling, one queue.
+    fn nic(signaling: Signaling) -> Coherent {
+        let plat = Platform::preset(ICX).expect("preset");
+        let mut n = NicCfg::default();
+        n.coherent.signaling = signaling;
+        Coherent::new(&n, &plat, 1, 0)
+    }
+
+    /// One socket with one core and one 2 MiB page of memory homed on it; device 0 coherent.
+    fn memsys() -> MemSys {
+        let p = HierParams {
+            slices: 1,
+            sets_per_slice: 128,
+            ways: 11,
+            l2_sets: 64,
+            l2_ways: 8,
+            cores: 1,
+            inclusive: false,
+            io_mask: 0x600,
+            recycled_mask: 0,
+            policy: Replacement::Lru,
+            seed: 1,
+            hash: SliceHash::Parity,
+        };
+        let pa: Vec<u64> = (0..LINES_PER_PAGE as u64).collect();
+        let s = Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(95.0, 130.0), used: true };
+        let t = Timing { cycle_ps: 417.0, l2_ps: 5_800, llc_ps: 32_000, c2c_ps: 60_000, upi_ps: 55_000 };
+        MemSys::new(vec![s], vec![0], Vec::new(), 1, t)
+    }
+
+    /// TX slot 0 of a 256-slot ring: descriptor line 100, a `payload` B frame from line 1000.
+    fn tx(payload: u64, now: u64) -> TxDma {
+        TxDma {
+            queue: 0,
+            idx_line: 10,
+            posted_at: now,
+            pos: 0,
+            n: 256,
+            wqe_line: 100,
+            cq_line: 200,
+            data_line: 1000,
+            payload,
+            inline: false,
+            seg: 0,
+            segs: 1,
+            now,
+        }
+    }
+
+    /// Dependent line transfers are serial: three lines of which two depend on each other take
+    /// two full transfers (`T` each) plus the third's overlapped share (`T / MLP`) on an idle
+    /// link and agent; four independent ones overlap (`MLP` at a time: one `T`). Guards the
+    /// `serial * t_ps` term of `transfer`: overlapping everything (n16) gives the three lines
+    /// `3 T / MLP` (~0.75 T).
+    #[test]
+    fn dependent_line_transfers_are_serial() {
+        let now = 1_000_000;
+        let mut c = nic(Signaling::Inline);
+        let t = c.t_ps;
+        assert_eq!(t, 114_000, "Ice Lake's coherent line transfer");
+        let dep = c.transfer(0, 3, 2, now, window()) - now;
+        assert!(dep >= 2 * t, "3 lines, 2 dependent: {dep} ps, T = {t} ps");
+        assert!(dep <= 2 * t + t / MLP + 10_000, "3 lines, 2 dependent: {dep} ps, T = {t} ps");
+        let mut c = nic(Signaling::Inline);
+        let indep = c.transfer(0, 4, 0, now, window()) - now;
+        assert!(indep.abs_diff(t) <= 10_000, "4 independent lines: {indep} ps, T = {t} ps");
+    }
+
+    /// TX lines no host cache holds come from the home's DRAM and still cross the coherent link:
+    /// the descriptor (or tail) line counts one transfer whether a host cache had it or not, and
+    /// every payload line the NIC does not hold counts one, from a host cache or from DRAM. A
+    /// 1500 B frame (24 lines) none of which is cached, behind a descriptor the core wrote, is
+    /// 25 transfers on the link (26 with a doorbell's tail line, also from DRAM). Guards
+    /// `lines += payload_host + payload_mem` and the unconditional `lines += 1` of the descriptor
+    /// and tail reads: counting only lines a host cache had leaves 1 transfer (0 with the
+    /// descriptor from DRAM too), and the DRAM-served lines would not occupy the link.
+    #[test]
+    fn tx_lines_served_from_dram_cross_the_link() {
+        let now = 5_000_000;
+        let lines_of = |c: &Coherent| (c.nic_lines, (c.link_free.saturating_sub(now) as f64 / (LINE_WIRE_BYTES * c.ps_per_byte)).round() as u64);
+        // The core wrote the descriptor (in its L2); the payload is in no cache.
+        let mut m = memsys();
+        m.sockets[0].hier.core_access(0, 100, true);
+        let mut c = nic(Signaling::Inline);
+        let done = c.fetch(&mut m, &tx(1500, now), window());
+        assert_eq!(lines_of(&c), (25, 25), "(line transfers counted, lines on the link): descriptor + 24 payload lines");
+        assert!(done - now >= 95_000 + c.t_ps, "waits for the DRAM, then crosses: {} ps", done - now);
+        // Half the payload in the core's cache, half in DRAM: all 24 lines cross.
+        let mut m = memsys();
+        m.sockets[0].hier.core_access(0, 100, true);
+        for l in 0..12 {
+            m.sockets[0].hier.core_access(0, 1000 + 2 * l, true);
+        }
+        let mut c = nic(Signaling::Inline);
+        c.fetch(&mut m, &tx(1500, now), window());
+        assert_eq!(lines_of(&c), (25, 25), "12 payload lines from the core's cache, 12 from DRAM");
+        // Doorbell signaling with the tail, the descriptor and the payload all in DRAM.
+        let mut m = memsys();
+        let mut c = nic(Signaling::Doorbell);
+        c.fetch(&mut m, &tx(1500, now), window());
+        assert_eq!(lines_of(&c), (26, 26), "tail + descriptor + 24 payload lines, all from DRAM");
+        // Lines the NIC holds itself do not cross.
+        let mut m = memsys();
+        for l in 0..24 {
+            m.dev_own(0, 1000 + l);
+        }
+        let mut c = nic(Signaling::Doorbell);
+        c.fetch(&mut m, &tx(1500, now), window());
+        assert_eq!(lines_of(&c), (2, 2), "tail + descriptor; the payload is the NIC's");
     }
 }

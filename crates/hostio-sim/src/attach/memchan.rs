@@ -64,7 +64,9 @@ use crate::rng::Rng;
 /// over.
 pub(crate) const RINGS: Rings = Rings { flush_handover: true, empw: false, ..CX5_RINGS };
 /// The DRAM array's part of a read, ns: tRCD + tCL (DDR4 timings below). An nCache hit saves it,
-/// and a flushed line's write-back does not wait for it ([`MemSys::flush`]).
+/// and a flushed line's write-back does not wait for it ([`MemSys::flush`]). DDR4-2400's for every
+/// `channel` (faster channels have about the same array latency in ns; only their bandwidth is
+/// modelled per channel).
 pub(crate) const ARRAY_ACCESS_NS: f64 = T_RCD_NS + T_CL_NS;
 /// nCache associativity, an estimate (the NetDIMM paper's nCache is set-associative with random
 /// replacement; the way count is not given).
@@ -525,5 +527,44 @@ mod tests {
         // Large frames clone faster in the subarray; a single line is faster over the bus.
         assert!(fpm24 < psm24 && psm24 < gcm24, "{fpm24} {psm24} {gcm24}");
         assert!(psm1 < fpm1, "{psm1} {fpm1}");
+    }
+
+    /// The NIC reads its own DRAM from beside it: a TX fetch on an idle DIMM returns after the
+    /// array's access (`ARRAY_ACCESS_NS`, tRCD + tCL ≈ 28.3 ns) and its wait for the DIMM's DRAM
+    /// (here its own second line: one burst, ~3.3 ns), and a fetch right behind it waits for the
+    /// first one's lines too. Guards `MemChannel::fetch`'s `ARRAY_ACCESS_NS`: a core's path to
+    /// memory (the zone's `latency(0.0)`, the preset's 90 ns DRAM on Skylake) makes it ~93 ns.
+    #[test]
+    fn the_nic_reads_its_own_dram_at_the_array_access() {
+        let plat = Platform::preset("skylake-gold-6140").expect("preset");
+        let n = NicCfg::default();
+        let zone = Zone::new(&n, &plat, 1);
+        let burst = zone.ps_per_line as u64;
+        let host = zone.latency(0.0);
+        let t = crate::memsys::Timing { cycle_ps: 435.0, l2_ps: 5_000, llc_ps: 20_000, c2c_ps: 50_000, upi_ps: 50_000 };
+        let mut m = MemSys::new(Vec::new(), vec![crate::memsys::ZONE_BASE], vec![zone], 0, t);
+        let mut nic = MemChannel::new(&n, 0);
+        let now = 1_000_000;
+        // A 64 B frame: its descriptor and its line, slot 0 (no TX completion written).
+        let f = |pos: u64| TxDma {
+            queue: 0,
+            idx_line: 0,
+            posted_at: now,
+            pos,
+            n: 256,
+            wqe_line: 64,
+            cq_line: 128,
+            data_line: 256,
+            payload: 64,
+            inline: false,
+            seg: 0,
+            segs: 1,
+            now,
+        };
+        let array = (ARRAY_ACCESS_NS * 1000.0) as u64;
+        let first = nic.fetch(&mut m, &f(0)) - now;
+        assert_eq!(first, array + burst, "array access {array} ps + one burst {burst} ps; a host read costs {host} ps");
+        let second = nic.fetch(&mut m, &f(1)) - now;
+        assert_eq!(second - first, 2 * burst, "behind the first fetch's two lines: {first} → {second} ps");
     }
 }

@@ -310,3 +310,44 @@ fn location(local: bool, cached: bool) -> hostio_pcie::MemLocation {
         (false, false) => L::RemoteDram,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hostio_pcie::MemLocation as L;
+
+    /// The DMA latency memo is keyed by payload, location and direction: one `Pcie` asked for
+    /// every (payload, location, direction) in a mixed order answers what a fresh one computes
+    /// for each. Guards the memo key: keyed by payload and direction only (n15), the first
+    /// location asked for a payload answers for all four (a remote or DRAM latency for an LLC
+    /// access, or the reverse).
+    #[test]
+    fn memoised_dma_latency_is_keyed_by_location_and_direction() {
+        let n = NicCfg::default();
+        let locs = [L::Llc, L::Dram, L::RemoteLlc, L::RemoteDram];
+        let mut shared = Pcie::new(&n, 1);
+        let mut wrong = Vec::new();
+        for (i, payload) in [64u64, 256, 1024, 1500].into_iter().enumerate() {
+            // Each payload starts from another location and direction; every pair once.
+            for j in 0..8 {
+                let loc = locs[(i + 3 * j) % 4];
+                let write = (i + j / 4) % 2 == 0;
+                let got = shared.dma_latency_ps(payload, loc, write);
+                let want = Pcie::new(&n, 1).dma_latency_ps(payload, loc, write);
+                if got != want {
+                    wrong.push((payload, loc, write, got, want));
+                }
+            }
+            // The locations differ in each direction (reads at all four; writes at least local vs
+            // remote, and a partial line's read-for-ownership in DRAM), so a memo that mixes
+            // them shows.
+            for (write, distinct) in [(false, 4), (true, 2)] {
+                let mut v: Vec<u64> = locs.iter().map(|&l| Pcie::new(&n, 1).dma_latency_ps(payload, l, write)).collect();
+                v.sort();
+                v.dedup();
+                assert!(v.len() >= distinct, "{payload} B, write {write}: {v:?}");
+            }
+        }
+        assert!(wrong.is_empty(), "(payload, location, write, memoised ps, fresh ps): {wrong:?}");
+    }
+}
