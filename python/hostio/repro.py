@@ -398,6 +398,7 @@ def _falls_claim(rows, size: int, min_drop: float) -> tuple[bool, str]:
 
 def fig6_claims(rows):
     w128 = _one(rows, "write_hit", rx_descriptors=128, packet_size=1500)
+    r128 = _one(rows, "read_hit", rx_descriptors=128, packet_size=1500)
     w4096 = _one(rows, "write_hit", rx_descriptors=4096, packet_size=1500)
     r4096 = _one(rows, "read_hit", rx_descriptors=4096, packet_size=1500)
     small = [r["write_hit"] for r in rows if r["packet_size"] <= 512]
@@ -405,8 +406,10 @@ def fig6_claims(rows):
     ok1500, text1500 = _falls_claim(rows, 1500, FALL_1500)
     knee = {d: (_one(rows, "write_hit", rx_descriptors=d, packet_size=1500), _testbed_hit("fig6", "write_hit", rx_descriptors=d, packet_size=1500)) for d in (1024, 2048)}
     return [
-        Claim("1500 B, 128 descriptors: ~10 % misses", "write hit ≈ 0.90", _v(rows, "write_hit", rx_descriptors=128, packet_size=1500),
-              _have(w128) and 0.80 <= w128 <= 0.95, "write hit at 1500 B, 128 descriptors in [0.80, 0.95] (5–20 % misses)",
+        Claim("1500 B, 128 descriptors: ~10 % misses", "read and write hits ≈ 0.90 (the testbed's run: 0.98)",
+              f"write {_v(rows, 'write_hit', rx_descriptors=128, packet_size=1500)}, read {_v(rows, 'read_hit', rx_descriptors=128, packet_size=1500)}",
+              _have(w128, r128) and 0.80 <= w128 <= 0.95 and 0.80 <= r128 <= 0.95,
+              "write and read hits at 1500 B, 128 descriptors each in [0.80, 0.95] (5–20 % misses)",
               "the ~1200 buffers hostio keeps in use at 128 descriptors (the RX ring, frames waiting to be sent, the mempool cache; 1.8 MiB) are physically contiguous, as DPDK's memory is in the testbed's 1 GiB hugepages, and Skylake-SP's measured slice map piles more of their lines on some (slice, set) pairs than the two I/O ways hold: the paper's suspected 'complex addressing'. How many depends on where the buffers start in their hugepage (DPDK's heap layout, not published): hostio's layout gives ~10 % misses, other offsets ~2–10 %", caveat=True),
         Claim("1500 B, 4096 descriptors: DDIO at ~40 %", "write hit ≈ 0.40, read hit similar",
               f"write {_v(rows, 'write_hit', rx_descriptors=4096, packet_size=1500)}, read {_v(rows, 'read_hit', rx_descriptors=4096, packet_size=1500)}",
@@ -419,7 +422,7 @@ def fig6_claims(rows):
         Claim("> 512 B: hit rate falls with more descriptors", "monotonic decrease",
               f"1024 B: {'falls' if mono1024 else 'rises somewhere'}; 1500 B: {text1500}", mono1024 and ok1500,
               f"write and read hits never rise by more than 0.01 from one descriptor count to the next at 1024 B and 1500 B, and the write hit drops by >= {FALL_1500} from 128 to 4096 descriptors at 1500 B",
-              "hostio's hit rates at 1500 B reach their floor at 2048 descriptors, where the testbed's are still at 0.82 and fall to 0.40 at 4096; from 2048 to 4096 hostio's rise again by about 0.01 (read ~0.012 on every seed, just past the 0.01 the criterion allows), as the set-dueling insertion keeps a share of the larger ring. Missing: as in the next claim"),
+              "hostio's hit rates at 1500 B reach their floor at 2048 descriptors, where the testbed's are still at 0.82 and fall to 0.40 at 4096; from 2048 to 4096 hostio's rise again by about 0.01 (read ~0.012 on every seed, write ~0.010, above 0.01 on three of five seeds: just past what the criterion allows), as the set-dueling insertion keeps a share of the larger ring. Missing: as in the next claim"),
         Claim("1500 B, 1024–2048 descriptors: hit rates stay high until the footprint exceeds the I/O ways", "testbed's run: write hit 0.89 at 1024, 0.82 at 2048 ("
               f"{_testbed_runs('fig6', 'write_hit', rx_descriptors=1024, packet_size=1500)}, {_testbed_runs('fig6', 'write_hit', rx_descriptors=2048, packet_size=1500)})",
               ", ".join(f"{_f(h)} vs {_f(t)} at {d}" for d, (h, t) in knee.items()),
@@ -524,7 +527,7 @@ def fig8_claims(rows):
         Claim("read hits fall at line rate", "below 98 Gb/s only (testbed: 0.97 at 97 → 0.66 at 99 Gb/s)", f"{_f(rd_top)} at 99–100 Gb/s",
               _have(rd_top) and rd_top <= 0.90, "mean read hit at rates >= 99 Gb/s <= 0.90",
               "the testbed's read hits fall only at 99 Gb/s, where its transmit side backs up and payloads wait long enough to be evicted before the NIC reads them; hostio's two cores and two TX queues keep up at every offered rate, so payloads are read soon after they are written. Missing: the transmit bottleneck at ~100 Gb/s with two queues (see Fig. 9)"),
-        Claim("write hits need allocations for most packets at 39–68 Gb/s", "0.28 (testbed's run); the prose: ~25 % allocations",
+        Claim("write hits at 39–68 Gb/s as in the testbed's run", "0.28 (testbed's run, 4096 descriptors per queue); the prose: ~25 % of packets need allocations (4096 in total)",
               f"{_f(mid)} vs {_f(tb_mid)} at 39–68 Gb/s", _have(mid, tb_mid) and abs(mid - tb_mid) <= 0.10,
               "mean write hit over 39–68 Gb/s within 0.10 of the testbed's mean over the same rates",
               "two queues of 4096 posted 1500 B buffers are ~12 MiB against 4.5 MiB of I/O ways, so at most ~37 % of the writes can find their buffer cached; hostio's set-dueling insertion keeps part of the ring (the rest of the hits), fewer where Skylake-SP's slice map piles the contiguous buffers on some (slice, set) pairs. The prose's 75 % is the I/O ways' share of 4096 buffers in total, not of the artifact's 4096 per queue", caveat=True),
@@ -563,7 +566,10 @@ def fig9_plot(rows, path):
 def fig9_claims(rows):
     t0, t100 = _one(rows, "throughput_gbps", mt19937_calls=0), _one(rows, "throughput_gbps", mt19937_calls=100)
     r0, r60 = _one(rows, "read_hit", mt19937_calls=0), _one(rows, "read_hit", mt19937_calls=60)
-    w60, w100 = _one(rows, "write_hit", mt19937_calls=60), _one(rows, "write_hit", mt19937_calls=100)
+    # Write hits where the cores keep up (throughput within 1 % of 0 calls') and where they are
+    # saturated (below 95 % of it): a sustained rise, not one step between neighbouring points.
+    kept = _mean([r["write_hit"] for r in rows if _have(t0, r["throughput_gbps"]) and r["throughput_gbps"] >= 0.99 * t0])
+    sat = _mean([r["write_hit"] for r in rows if _have(t0, r["throughput_gbps"]) and r["throughput_gbps"] < 0.95 * t0])
     return [
         Claim("more computation lowers throughput", "substantial decrease",
               f"{_v(rows, 'throughput_gbps', 1, mt19937_calls=0)} → {_v(rows, 'throughput_gbps', 1, mt19937_calls=100)} Gb/s",
@@ -572,9 +578,10 @@ def fig9_claims(rows):
               f"{_v(rows, 'read_hit', mt19937_calls=0)} → {_v(rows, 'read_hit', mt19937_calls=60)}",
               _have(r0, r60) and r0 + 0.01 <= r60 <= r0 + 0.15, "read hit at 60 calls − read hit at 0 calls in [+0.01, +0.15]",
               "when hostio's two cores keep up at 0 calls, their rings are short and TX reads hit (1.00); added cycles make the cores the bottleneck, the rings fill and TX reads find payloads already evicted. The testbed's own run of this setup (ddio-bench process-time) read-hit only 0.67 at 0 calls (runs 0.51–0.72) and 0.70 at 140 calls while forwarding 99.21 Gb/s and losing 0.15 % of what it was offered: it was offered slightly more than it could forward, so over a run of seconds its rings and queues filled before any computation was added. hostio's generator offers exactly the NIC's line rate and its cores and wire forward exactly that, so no backlog builds; with the transmit wire made 0.15 % slower, hostio's backlog grows by ~12 k packets per second and would need ~0.5 s to fill the ~6,000 buffers of its rings, against runs of 9 ms. (The knees differ too: the paper's 7 cycles per call at 2.3 GHz is 3.0 ns and hostio's cores saturate between 40 and 50 calls; the testbed's per-packet time, from its throughput at 180–320 calls, grows by 1.16 ns per call at 3 GHz, and it saturates near 150.) Missing: a forwarding capacity just below the offered rate, and run times long enough to fill the queues"),
-        Claim("write hits increase beyond 60 calls", "increase as throughput falls",
-              f"{_v(rows, 'write_hit', mt19937_calls=60)} → {_v(rows, 'write_hit', mt19937_calls=100)}",
-              _have(w60, w100) and w100 >= w60 + 0.01, "write hit at 100 calls >= write hit at 60 calls + 0.01",
+        Claim("write hits increase beyond 60 calls", "increase as throughput falls (testbed's run: 0.28 → 0.62 when it falls)",
+              f"{_f(kept)} while the cores keep up → {_f(sat)} once they saturate",
+              _have(kept, sat) and sat >= kept + 0.05,
+              "mean write hit over the points below 95 % of the 0-call throughput >= mean over the points within 1 % of it + 0.05",
               "hostio's write hits are set by the buffers in circulation, which in hostio are the RX rings whatever the load, so they do not move when the cores saturate. The testbed's run (ddio-bench process-time) jumps from 0.28 to 0.62 when its throughput falls (at 160 calls): once the cores are the bottleneck, its transmit side empties and the circulation shrinks to the RX rings, which means it held about as many buffers again while at line rate"),
     ]
 
@@ -606,8 +613,8 @@ def fig10_claims(rows):
     return [
         Claim("hit rates improve up to ~4 cores", "best at 4 cores",
               f"best at {best} core{'' if best == 1 else 's'}; {_v(rows, 'write_hit', cores=1)} at 1 → {_v(rows, 'write_hit', cores=4)} at 4",
-              best == 4 and _have(w1, w4) and w4 >= 1.03 * w1,
-              "highest median write hit at 4 cores, and write hit at 4 cores >= 1.03 x at 1 core",
+              best == 4 and _have(w1, w4) and w4 >= w1 + 0.01,
+              "highest median write hit at 4 cores, and write hit at 4 cores >= write hit at 1 core + 0.01 (the testbed's run: 0.979 → 0.995)",
               "hostio shows the paper's mechanism — one TX queue backs up (~90 Gb/s), so its TX ring holds payloads long enough to be evicted; two queues do not — but its hit rate peaks at 2 cores, not 4: with ~90 Gb/s per queue, two queues already relieve the backlog. A peak at 4 needs a lower per-queue TX capacity or a larger per-core footprint (FastClick's software queue), which the paper does not quantify. "
               "The testbed's own 2-core point is bimodal: write hits 0.61–0.63 in five of its ten runs and 0.82–0.88 in four (hostio.testbed), and the runs with low hits have a median latency ~277 µs above its 4-core runs, the four with high hits 112–149 µs (the 0.71 run 229 µs; the artifact's per-run LAT50, measured by the generator), so at two queues the testbed enters a transmit backlog in some runs and not in others; its median 0.67 lies between the two states"
               if best == 2 else ""),
@@ -906,9 +913,9 @@ def pause_plot(rows, path):
 def pause_claims(rows):
     per_m = rows[0].get("pause_per_mpkt")
     return [
-        Claim("1 core at 100 Gb/s with 1024 descriptors makes the NIC send PAUSE frames", "≈ 2240 per million packets",
+        Claim("1 core at 100 Gb/s with 1024 descriptors makes the NIC send PAUSE frames", "≈ 2238 per million packets (179 k while receiving 80 M)",
               f"{_v(rows, 'pause_per_mpkt', 0)} per million", per_m is not None and PAUSE_PAPER / 2 <= per_m <= PAUSE_PAPER * 2,
-              "PAUSE frames per million received packets within a factor 2 of 2240 (1120–4480)",
+              "PAUSE frames per million received packets within a factor 2 of 2238 (1119–4475)",
               "the count depends on ConnectX-5's XOFF/XON thresholds, pause quanta and refresh policy, which are not published; hostio uses XOFF at 3/4 and XON at 1/2 of a 512 KiB buffer and 0xFFFF quanta refreshed every half pause", caveat=True),
     ]
 
@@ -953,6 +960,7 @@ def ccnic_latency_claims(rows):
     cut = 1 - cc / pcie if _have(pcie, cc) and pcie else None
     inline = 1 - cc / bell if _have(cc, bell) and bell else None
     grouped = cc / padded if _have(cc, padded) and padded else None
+    packed = p("packed") / padded if _have(p("packed"), padded) and padded else None
     return [
         Claim("minimum latency far below a PCIe NIC", "77 % below ConnectX-6, 86 % below E810",
               f"{_below(cut)} hostio's PCIe NIC ({_v(rows, 'p50_ns', 0, design='cc-nic')} vs {_v(rows, 'p50_ns', 0, design='pcie')} ns)",
@@ -963,13 +971,14 @@ def ccnic_latency_claims(rows):
               inline is not None and 0.27 <= inline <= 0.47,
               "1 − p50(inline) / p50(doorbell) within 0.27–0.47 (37 % ± 10 points)",
               "a doorbell in memory puts two more line transfers on the path (the NIC takes the tail line back, the core reads it) before the descriptor", caveat=True),
-        Claim("the grouped layout keeps the padded layout's minimum latency", "equal",
-              f"{_v(rows, 'p50_ns', 0, design='cc-nic')} vs {_v(rows, 'p50_ns', 0, design='padded')} ns",
-              grouped is not None and 0.9 <= grouped <= 1.1,
-              "p50(grouped) / p50(padded) within 0.9–1.1",
-              "at low load a grouped producer finds its line taken by the consumer and starts a new one, as padded does. The agreement is weak: hostio's packed layout keeps that latency too "
-              f"({_v(rows, 'p50_ns', 0, design='packed')} ns), because the NIC, which knows its next slot, takes back a line the consumer read in parallel with the frame's other line transfers; "
-              "the paper presents grouping as keeping padded's latency, which implies its packed layout does not: there the ping-pong (CC-NIC §4.4) is on the path, where hostio overlaps it", caveat=True),
+        Claim("the grouped layout keeps the padded layout's minimum latency", "equal to padded, where packing's is higher",
+              f"grouped {_v(rows, 'p50_ns', 0, design='cc-nic')}, padded {_v(rows, 'p50_ns', 0, design='padded')}, packed {_v(rows, 'p50_ns', 0, design='packed')} ns",
+              grouped is not None and packed is not None and 0.9 <= grouped <= 1.1 and packed >= 1.1,
+              "p50(grouped) / p50(padded) within 0.9–1.1, and p50(packed) / p50(padded) >= 1.1 (what grouping avoids: packing's ping-pong on the path)",
+              "at low load a grouped producer finds its line taken by the consumer and starts a new one, as padded does, so grouped keeps padded's latency; but hostio's packed layout keeps it too, "
+              "because the NIC, which knows its next slot, takes back a line the consumer read in parallel with the frame's other line transfers. "
+              "The paper presents grouping as keeping padded's latency, which implies its packed layout does not: there the ping-pong (CC-NIC §4.4) is on the path, where hostio overlaps it. "
+              "Missing: what serialises the take-back behind the frame in the prototype"),
     ]
 
 
@@ -987,6 +996,9 @@ def ccnic_rate_plot(rows, path):
 
 CCNIC_RATE_NOTE = ("hostio's forwarding cores bound the rate behind either NIC at about the same cost per packet: a burst's completion and header transfers overlap (FastClick prefetches the burst's headers), so each packet's own work (its cycles, two accesses to the forwarder's working set) dominates, and the coherent NIC is slightly slower only because its completions and headers come over the socket link. "
                    "Missing: the PCIe NICs' own packet-rate limits (the paper's E810 and ConnectX-6 peak below what their hosts could forward), which set the paper's ratios")
+CCNIC_INLINE_NOTE = ("at 64 B hostio's four cores bound the rate behind both signaling designs (each packet's own cycles and its accesses to the forwarder's working set); "
+                     "the doorbell design's tail lines (one more serial transfer each way per burst) delay each burst but overlap the cores' work, so they cost only a few per cent of the rate. "
+                     "The paper's 1.3× implies a rate bound by the line transfers themselves. Missing: as for the layouts, the paper's per-packet host work, which the seed does not give")
 CCNIC_LAYOUT_NOTE = ("packing and grouping save the NIC line transfers of descriptors, but at 64 B hostio's cores are bound by their own per-packet work (cycles, two accesses to the forwarder's working set) whatever the layout, so the saving does not show in the rate. "
                      "The paper's 2.9–3.0× implies a rate bound by the descriptor line transfers. Missing: the paper's per-packet host work (far less than a FastClick forwarder's), which the seed does not give")
 CCNIC_BIG_NOTE = ("hostio's coherent NIC keeps the payload in its cache, so the socket link carries only headers and descriptors (under 20 % busy) and four cores forward over 300 Gb/s of 1.5 KB frames (their per-packet work as at 64 B), while the PCIe link bounds the PCIe NIC at ~101 Gb/s. "
@@ -1003,12 +1015,12 @@ def ccnic_rate_claims(rows):
         Claim("higher peak packet rate than PCIe NICs", "1.7× E810, 4.3× ConnectX-6", x(peak), peak is not None and 1.5 <= peak <= 4.8,
               "Mpps(coherent) / Mpps(PCIe) at 64 B within 1.5–4.8", CCNIC_RATE_NOTE),
         Claim("inline signaling raises the maximum rate", "1.3×", x(inline), inline is not None and 1.15 <= inline <= 1.45,
-              "Mpps(inline) / Mpps(doorbell) within 1.15–1.45", CCNIC_RATE_NOTE),
+              "Mpps(inline) / Mpps(doorbell) within 1.15–1.45", CCNIC_INLINE_NOTE),
         Claim("packing 16 B descriptors four to a line", "2.9× padded", x(packed), packed is not None and 2.5 <= packed <= 3.3,
               "Mpps(packed) / Mpps(padded) within 2.5–3.3", CCNIC_LAYOUT_NOTE),
         Claim("grouped layout", "3.0× padded", x(grouped), grouped is not None and 2.6 <= grouped <= 3.4,
               "Mpps(grouped) / Mpps(padded) within 2.6–3.4", CCNIC_LAYOUT_NOTE),
-        Claim("more throughput at 1.5 KB", "1.8×", x(big), big_ok, "Gb/s ratio coherent / PCIe at 1500 B within 1.6–2.0",
+        Claim("more throughput at 1.5 KB", "1.8×", x(big), big_ok, "Mpps ratio coherent / PCIe at 1500 B (the Gb/s ratio: same frames) within 1.6–2.0",
               "the agreement rests on different bounds: hostio's cores bound the coherent NIC, the PCIe link bounds the PCIe NIC (~101 Gb/s); the 64 B rate claims name what is missing for the cores' bound"
               if big_ok else CCNIC_BIG_NOTE, caveat=big_ok),
     ]
@@ -1030,6 +1042,8 @@ NETDIMM_IDLE = ["traffic.t0.rate_gbps=0.25", "traffic.t0.train_packets=1"]
 NETDIMM_KINDS = ["pcie", "integrated", "memory-channel"]
 #: One-way latency cut vs a PCIe NIC (NetDIMM §5.2: −46.1 / −52.3 / −49.6 %).
 NETDIMM_CUT = {64: 0.461, 256: 0.523, 1024: 0.496}
+#: The same cuts as time saved, µs (NetDIMM §5.2).
+NETDIMM_SAVED_US = {64: 0.97, 256: 1.33, 1024: 1.54}
 
 
 def netdimm_latency_points():
@@ -1054,7 +1068,7 @@ def _size_lines(ax, rows, key, values, y):
     ax.legend(fontsize=8)
 
 
-NETDIMM_PATH_NOTE = ("hostio measures one host's path (NIC arrival to TX wire through a core that copies each frame into its buffer: cloned in the NIC's DRAM on the memory channel, copied by the core on the others); the paper's one-way latency also spans the sender's stack, the 40 Gb/s wires and the switch, which hostio does not simulate, so its gains over PCIe differ from the paper's. "
+NETDIMM_PATH_NOTE = ("hostio measures one host's path (NIC arrival to TX wire through a core that copies each frame into its buffer: cloned in the NIC's DRAM on the memory channel, copied by the core on the others); the paper's one-way latency also spans the sender's stack, the 40 Gb/s wires and the switch, which hostio does not simulate. "
                 "The memory-channel NIC's gain comes from removing the PCIe round trips; its cost is the core reading headers and completions over the channel (nCache hits), the clone's command and completion poll, flushing what it hands over, and reading back each descriptor line it flushed one lap before when it writes that line again")
 NETDIMM_NOTE = (NETDIMM_PATH_NOTE + ". "
                 "Against the on-die NIC it loses: hostio's on-die NIC reaches the LLC over the mesh with DPDK-style polling and no register reads, while the paper's iNIC driver still pays I/O register accesses, the mechanism the paper credits for NetDIMM's lead; hostio does not model a register-reading driver")
@@ -1073,9 +1087,12 @@ def netdimm_latency_claims(rows):
     out = []
     for s in NETDIMM_SIZES:
         c = cut("memory-channel", "pcie", s)
-        out.append(Claim(f"memory-channel NIC below a PCIe NIC at {s} B", f"−{NETDIMM_CUT[s] * 100:.1f} %",
-                         _below(c), c is not None and abs(c - NETDIMM_CUT[s]) <= 0.10,
-                         f"1 − p50(memory channel) / p50(PCIe) at {s} B within {NETDIMM_CUT[s]:.3f} ± 0.10", NETDIMM_PATH_NOTE, caveat=True))
+        saved = lat("pcie", s) - lat("memory-channel", s) if _have(lat("pcie", s), lat("memory-channel", s)) else None
+        out.append(Claim(f"memory-channel NIC below a PCIe NIC at {s} B", f"−{NETDIMM_CUT[s] * 100:.1f} % ({NETDIMM_SAVED_US[s]} µs saved)",
+                         f"{_below(c)} ({_f(saved / 1000 if saved is not None else None, 2)} µs saved)", c is not None and abs(c - NETDIMM_CUT[s]) <= 0.10,
+                         f"1 − p50(memory channel) / p50(PCIe) at {s} B within {NETDIMM_CUT[s]:.3f} ± 0.10",
+                         NETDIMM_PATH_NOTE + ". The agreement is in the relative cut, on a path shorter than the paper's; the absolute saving is the PCIe NIC's extra round trips, "
+                         "which grow less with the frame size in hostio's Gen3 x16 model than in the paper's (0.97 → 1.54 µs from 64 to 1024 B)", caveat=True))
     inic = [cut("integrated", "pcie", s) for s in NETDIMM_SIZES]
     out.append(Claim("an on-die NIC below a discrete PCIe NIC", "21.3–38.6 % below", ", ".join(_below(v) for v in inic),
                      all(v is not None and 0.163 <= v <= 0.436 for v in inic),
@@ -1157,12 +1174,13 @@ def netdimm_clone_plot(rows, path):
 
 def netdimm_clone_claims(rows):
     cp = lambda c, s: _one(rows, "fwd.copy_ns", clone=c, packet_size=s)  # noqa: E731
-    big = [(s, cp("rowclone-subarray", s), cp("core-copy", s)) for s in (1024, 1500)]
-    faster = all(_have(a, b) and a < b for _, a, b in big)
+    # The paper's sizes; its evaluation credits cloning at each of them (§5.2's latency results).
+    sizes = [(s, cp("rowclone-subarray", s), cp("core-copy", s)) for s in NETDIMM_SIZES]
+    faster = all(_have(a, b) and a < b for _, a, b in sizes)
     return [
-        Claim("cloning in the NIC's DRAM beats the core's copy over the channel for large frames", "the core's copy is avoided (§4.1)",
-              "; ".join(f"{s} B: {_f(a, 0)} vs {_f(b, 0)} ns" for s, a, b in big), faster,
-              "p50 copy part with rowclone (subarray allocator) < with the core's copy, at 1024 and 1500 B",
+        Claim("cloning in the NIC's DRAM beats the core's copy over the channel", "the core's copy is avoided (§4.1), at every size evaluated",
+              "; ".join(f"{s} B: {_f(a, 0)} vs {_f(b, 0)} ns" for s, a, b in sizes), faster,
+              "p50 copy part with rowclone (subarray allocator) < with the core's copy, at 64, 256 and 1024 B",
               "a clone costs its command and completion poll over the channel, two row activations (FPM) whatever the size, and then the app's read of its copy crosses the channel again (the copy is in the DIMM), while the core's copy reads every line over the channel but leaves the copy in its own cache; so hostio's clone wins only from about 1.2 KB. The paper gives no breakdown of a clone's cost to check these parts against"),
     ]
 
