@@ -102,6 +102,7 @@ def test_masks():
     assert t.ways_mask(4, 11, 0x600) == 0x780
     # Haswell's default ways (17, 18) stay set; more come from above, then below.
     assert [t.ways_mask(n, 20, 0x60000) for n in (2, 3, 4)] == [0x60000, 0xE0000, 0xF0000]
+    assert t.ways_mask(4, 8, 0xC0) == 0xF0 and t.ways_mask(3, 8, 0x81) == 0xC1 and t.ways_mask(8, 8, 0x81) == 0xFF
     assert t.ddio_defaults("GenuineIntel", 6, 85, 11) == (0x600, "contiguous")
     assert t.ddio_defaults("GenuineIntel", 6, 63, 20) == (0x60000, "any")
     assert t.ddio_defaults("AuthenticAMD", 25, 17, 16) == (0, "contiguous")

@@ -84,10 +84,18 @@ def ways_mask(n: int, llc_ways: int, default: int) -> int:
     then the way just below its lowest (so a contiguous default stays contiguous; the
     simulator's ``platform.ddio_ways`` uses the same rule). 0x600 of 11 → 0x780 at 4 ways;
     0x60000 of 20 → 0x60000 at 2, 0xE0000 at 3, 0xF0000 at 4."""
-    m = default
+    full = (1 << llc_ways) - 1
+    m = default & full
     while bin(m).count("1") < min(n, llc_ways):
         above = m.bit_length()
-        m |= 1 << above if above < llc_ways else (m & -m) >> 1
+        if m == 0:
+            m = 1 << (llc_ways - 1)
+        elif above < llc_ways:
+            m |= 1 << above
+        elif m & 1 == 0:
+            m |= (m & -m) >> 1
+        else:  # a default with a gap: the highest free way
+            m |= 1 << ((~m & full).bit_length() - 1)
     return m
 
 

@@ -115,8 +115,8 @@ pub struct PlatformCfg {
     pub preset: String,
     /// DDIO on for every root port (a NIC's `ddio` overrides it per port).
     pub ddio: bool,
-    /// Number of I/O ways: the preset's default ways plus the highest ways it lacks (contiguous
-    /// from the top on Skylake-SP, as a tuner writes it; see [`widened_mask`]).
+    /// Number of I/O ways: the preset's default ways plus the adjacent ones, highest first
+    /// (contiguous from the top on Skylake-SP, as a tuner writes it; see [`widened_mask`]).
     pub ddio_ways: Option<u32>,
     /// An explicit IIO LLC WAYS mask (MSR 0xC8B). Exclusive with `ddio_ways`.
     pub ddio_mask: Option<u32>,
@@ -983,11 +983,22 @@ pub fn left_aligned_mask(n: u32, ways: u32) -> u32 {
 /// just below its lowest, so a contiguous default stays contiguous (Skylake-SP's 0x600 of 11
 /// gives 0x700, 0x780, ...; Haswell-EP's 0x60000 of 20 stays 0x60000 at two ways and gives
 /// 0xE0000, 0xF0000, ...).
+/// (A default with a gap, from a platform file, fills the highest free way once neither
+/// neighbour is free.)
 pub fn widened_mask(def: u32, n: u32, ways: u32) -> u32 {
-    let mut m = def;
+    let full = full_mask(ways);
+    let mut m = def & full;
     while m.count_ones() < n.min(ways) {
         let above = 32 - m.leading_zeros();
-        m |= if above < ways { 1 << above } else { 1 << (m.trailing_zeros() - 1) };
+        m |= if m == 0 {
+            1 << (ways - 1)
+        } else if above < ways {
+            1 << above
+        } else if m.trailing_zeros() > 0 {
+            1 << (m.trailing_zeros() - 1)
+        } else {
+            1 << (31 - (!m & full).leading_zeros())
+        };
     }
     m
 }
@@ -1920,6 +1931,8 @@ nic = "nic0"
         assert_eq!(def("skylake-gold-6140", 10), 0x300);
         assert_eq!(widened_mask(0x18, 4, 8), 0x78, "above first, contiguous");
         assert_eq!(widened_mask(0xC0, 4, 8), 0xF0, "then below");
+        assert_eq!(widened_mask(0x81, 3, 8), 0xC1, "a gap fills from the top");
+        assert_eq!(widened_mask(0x81, 8, 8), 0xFF);
         let e = parse_scenario(BASE, &["platform.ddio_ways=1".into()]).unwrap_err();
         assert_eq!(e.key, "platform.ddio_ways");
     }

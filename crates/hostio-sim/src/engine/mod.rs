@@ -67,7 +67,8 @@ const FORWARDER_WS_MIB: f64 = 2.0;
 /// (completions, metadata, rings, its header's prefetch, the header, two accesses to its own
 /// working set: a load, then a store, the MAC write) hostio's forwarder gets ~84.5 Gb/s there
 /// (~100 ns per packet), measured as `scenarios/ddio/single_core.toml` does (6 ms of warm-up,
-/// 3 ms measured; a 1 ms warm-up leaves the 4096-descriptor ring still filling: ~82.5 Gb/s). The 90 Gb/s one-core ceiling at 1500 B is the NIC's, not the core's
+/// 3 ms measured; a 1 ms warm-up leaves the 4096-descriptor ring still filling: ~82.5 Gb/s).
+/// The 90 Gb/s one-core ceiling at 1500 B is the NIC's, not the core's
 /// (see `tx_read_window_kib`). The stateful chain (router + NAPT + load balancer): 240 cycles
 /// plus its flow-table accesses, an estimate (its per-packet cost is not published).
 fn base_cycles(kind: AppKind) -> u64 {
