@@ -93,7 +93,9 @@ pub struct IommuParams {
     pub iotlb_entries: u32,
     /// Base page size in bytes.
     pub page_bytes: u64,
-    /// Map buffers with superpages (`superpage_bytes`) instead of base pages.
+    /// Map buffers with superpages (`superpage_bytes`) instead of base pages. On by default
+    /// (when the IOMMU is enabled): DPDK's memory lies in hugepages, and pcie-bench's 256 KiB
+    /// cliff appears only with 4 KiB pages (set `superpages = false` to see it).
     pub superpages: bool,
     /// Superpage size in bytes.
     pub superpage_bytes: u64,

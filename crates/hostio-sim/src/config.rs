@@ -686,7 +686,7 @@ impl Platform {
     ///   LLC ways, DDIO's default ways and the recycled-line ways as the DDIO paper (ATC'20) and
     ///   the studies named at those fields give them.
     /// * L1 and L2 latencies: load-to-use cycle counts commonly measured for these cores
-    ///   (Skylake-SP L1 4, L2 14; Haswell L2 ~12; Sunny Cove L1 5, L2 14) at each base clock;
+    ///   (Skylake-SP L1 4, L2 14; Haswell L1 4, L2 ~12; Sunny Cove L1 5, L2 14) at each base clock;
     ///   estimates, no one source.
     /// * `dram_latency_ns`: the DDIO paper's "every access to main memory takes ~100 ns" read as
     ///   loaded-idle latency, 85–95 ns by generation (an estimate). `upi_latency_ns` makes a remote
