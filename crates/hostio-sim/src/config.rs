@@ -973,7 +973,8 @@ fn is_contiguous(mask: u32) -> bool {
     }
 }
 
-/// Left-aligned contiguous mask of `n` ways, as a DDIO tuner writes it: `((1<<n)-1) << (ways-n)`.
+/// Left-aligned contiguous mask of `n` ways: `((1<<n)-1) << (ways-n)` (a preset's default DDIO
+/// ways when a new way count no longer holds them where they were).
 pub fn left_aligned_mask(n: u32, ways: u32) -> u32 {
     full_mask(n) << (ways - n)
 }

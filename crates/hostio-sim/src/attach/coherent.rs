@@ -390,6 +390,26 @@ mod tests {
         assert!(indep.abs_diff(t) <= 10_000, "4 independent lines: {indep} ps, T = {t} ps");
     }
 
+    /// Without the shared pool the NIC reads the host's free queue of buffer pointers, a line per
+    /// eight buffers: that line crosses the link whether a host cache or the home's DRAM has it.
+    /// Guards the unconditional `lines += 1` of `receive`: counting only host-cache hits makes a
+    /// free-queue line in DRAM free (one transfer fewer for the first frame of each eight).
+    #[test]
+    fn the_free_queue_line_crosses_the_link_from_dram_too() {
+        let now = 5_000_000;
+        let count = |pos: u64| {
+            let mut m = memsys();
+            let mut n = NicCfg::default();
+            n.coherent.pool = Pool::Queues;
+            let mut c = Coherent::new(&n, &Platform::preset(ICX).expect("preset"), 1, 0);
+            let f = RxDma { queue: 0, idx_line: 10, pos, n: 256, desc_line: 300, cq_line: 400, data_line: 1000, payload: 60, now };
+            c.receive(&mut m, &f, window());
+            c.nic_lines
+        };
+        // Slot 0 starts a free-queue line (in no cache here); slot 1 shares it.
+        assert_eq!(count(0), count(1) + 1, "the free-queue line from DRAM: {} vs {} transfers", count(0), count(1));
+    }
+
     /// TX lines no host cache holds come from the home's DRAM and still cross the coherent link:
     /// the descriptor (or tail) line counts one transfer whether a host cache had it or not, and
     /// every payload line the NIC does not hold counts one, from a host cache or from DRAM. A
@@ -408,7 +428,14 @@ mod tests {
         let mut c = nic(Signaling::Inline);
         let done = c.fetch(&mut m, &tx(1500, now), window());
         assert_eq!(lines_of(&c), (25, 25), "(line transfers counted, lines on the link): descriptor + 24 payload lines");
-        assert!(done - now >= 95_000 + c.t_ps, "waits for the DRAM, then crosses: {} ps", done - now);
+        assert!(done > now);
+        // A 64 B frame from DRAM behind a cached descriptor: its transfers alone take
+        // T + T / MLP (~143 ns); the line waits for the DRAM (95 ns) and then crosses (T).
+        let mut m = memsys();
+        m.sockets[0].hier.core_access(0, 100, true);
+        let mut c = nic(Signaling::Inline);
+        let done = c.fetch(&mut m, &tx(64, now), window()) - now;
+        assert!(done >= 95_000 + c.t_ps, "waits for the DRAM, then crosses: {done} ps, T = {} ps", c.t_ps);
         // Half the payload in the core's cache, half in DRAM: all 24 lines cross.
         let mut m = memsys();
         m.sockets[0].hier.core_access(0, 100, true);
