@@ -82,7 +82,7 @@ fn overload_drops_or_pauses() {
 
 /// Without flow control a frame whose queue has no posted descriptor is dropped when it arrives
 /// (out of buffer), not held in the NIC buffer. Guards that drop in the NIC's arrival path:
-/// without it (n08a) frames wait in the buffer behind its backlog, and the latency's NIC part
+/// without it frames wait in the buffer behind its backlog, and the latency's NIC part
 /// grows from a few ns to µs.
 #[test]
 fn without_flow_control_a_queue_out_of_descriptors_drops_at_once() {
@@ -143,7 +143,7 @@ fn frames_waiting_for_the_link_are_dropped_when_their_queue_runs_out() {
 /// Each PCIe direction is a bounded resource: a transfer waits for the link to drain. A simple
 /// NIC's per-packet descriptor reads, completions and doorbells on a Gen3 x8 link carry only
 /// ~0.42 of 40 Gb/s of 64 B frames. Guards the queue in `Pcie::occupy`: a transfer that starts
-/// at `now` whatever the link's backlog (n12) lets it carry ~0.9.
+/// at `now` whatever the link's backlog lets it carry ~0.9.
 #[test]
 fn pcie_gen3_x8_cannot_carry_40g_of_64b_frames_with_a_simple_nic() {
     let extra = "cores = 8";

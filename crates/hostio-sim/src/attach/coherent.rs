@@ -374,7 +374,7 @@ mod tests {
     /// Dependent line transfers are serial: three lines of which two depend on each other take
     /// two full transfers (`T` each) plus the third's overlapped share (`T / MLP`) on an idle
     /// link and agent; four independent ones overlap (`MLP` at a time: one `T`). Guards the
-    /// `serial * t_ps` term of `transfer`: overlapping everything (n16) gives the three lines
+    /// `serial * t_ps` term of `transfer`: overlapping everything gives the three lines
     /// `3 T / MLP` (~0.75 T).
     #[test]
     fn dependent_line_transfers_are_serial() {

@@ -318,7 +318,7 @@ mod tests {
 
     /// The DMA latency memo is keyed by payload, location and direction: one `Pcie` asked for
     /// every (payload, location, direction) in a mixed order answers what a fresh one computes
-    /// for each. Guards the memo key: keyed by payload and direction only (n15), the first
+    /// for each. Guards the memo key: keyed by payload and direction only, the first
     /// location asked for a payload answers for all four (a remote or DRAM latency for an LLC
     /// access, or the reverse).
     #[test]
