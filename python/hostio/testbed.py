@@ -18,8 +18,12 @@ cores at 256 descriptors each (``CORES``: write hits 0.61–0.63 in five runs, 0
 against 0.68–0.72, and 0.55–0.62 against 0.66–0.74, five runs each); from 0 to 140 calls two to
 five runs per point are low in both hit rates (write hits ~0.07–0.09, read hits ~0.13–0.17 lower).
 
-The setups, from the artifact's ``.testie`` files (``NDESC`` is per queue in ``FromDPDKDevice``,
-the DUT's ``ToDPDKDevice`` has a 1024-packet software queue, flow control is off):
+The setups, from the artifact's ``.testie`` files (``NDESC`` is per queue in ``FromDPDKDevice``;
+the DUT's ``ToDPDKDevice`` blocks when full and has a 1024-packet software queue in front of a TX
+ring of 256 descriptors, the mlx5 PMD's default, which FastClick reads before configuring the
+port; flow control is off; the generator replays, from 4 threads at its maximum rate, frames of
+4096 UDP flows, each frame's flow drawn at random (a flow's ports change every 128 of its frames),
+and measures the latency from before its own TX queue):
 
 * ``PKTSIZE_DESC`` (Fig. 6, ``pktsize-desc``): one core, ``rx_descriptors`` on its queue.
 * ``PKT_RATE`` (Fig. 8, ``pkt-rate``): two cores, 4096 descriptors *per queue*; ``rate_gbps`` is
