@@ -505,10 +505,17 @@ def test_reproduce_every_experiment_short(tmp_path):
     summary = (tmp_path / "summary.md").read_text()
     claims = _strict((tmp_path / "summary.json").read_text())
     assert claims and (tmp_path / "claims.csv").read_text().splitlines()[0].split(",") == [
-        "experiment", "claim", "paper", "hostio", "agrees", "note", "seeds", "criterion"]
+        "experiment", "claim", "paper", "hostio", "agrees", "note", "seeds", "criterion", "missing"]
     for c in claims:
-        assert set(c) == {"experiment", "claim", "paper", "hostio", "agrees", "note", "seeds", "criterion"}
+        assert set(c) == {"experiment", "claim", "paper", "hostio", "agrees", "note", "seeds", "criterion", "missing"}
         assert c["seeds"] == 2 and c["criterion"] and isinstance(c["agrees"], bool)
+        assert c["missing"] == "" or c["missing"] in repro.MISSING
+        assert not (c["agrees"] and c["missing"]), c
+    # the disagreements grouped by what hostio lacks: every disagreeing claim once
+    if any(not c["agrees"] for c in claims):
+        table = summary.split("The claims that disagree, by what hostio lacks")[1].split("\n\n")[1]
+        counts = [int(r.split(" | ")[1]) for r in table.splitlines()[2:]]
+        assert sum(counts) == sum(not c["agrees"] for c in claims)
     for e in repro.EXPERIMENTS:
         section = summary.split(f"## {e.figure}: {e.title}")[1].split("\n## ")[0]
         if not runnable[e.id]:
@@ -563,7 +570,12 @@ def test_bars_in_table_cells_do_not_break_summary_tables(tmp_path, monkeypatch):
     monkeypatch.setattr(repro, "EXPERIMENTS", [exp])
     assert repro.reproduce(tmp_path, seeds=1, progress=False, overrides=["run.warmup_us=100", "run.duration_us=100"])
     md = (tmp_path / "summary.md").read_text()
-    rows = [ln for ln in md.splitlines() if ln.startswith("|")]
+    head, section = md.split("## Fig. 0")
+    missing_rows = [ln for ln in head.splitlines() if ln.startswith("|")]
+    assert len(missing_rows) == 3 and "bars: a \\| b" in missing_rows[2]
+    for ln in missing_rows:  # 3 cells: 4 bars that are not escaped
+        assert len(re.findall(r"(?<!\\)\|", ln)) == 4, ln
+    rows = [ln for ln in section.splitlines() if ln.startswith("|")]
     claim_rows, table_rows = rows[:3], rows[3:]
     assert len(table_rows) == 3
     for ln in claim_rows:  # 6 cells: 7 bars that are not escaped
@@ -640,3 +652,34 @@ def test_failure_notes_follow_the_failure():
     flat, rose = f14(1000, 1000, 1000, 1000, 1000), f14(1000, 1300, 1250, 1020, 1250)
     assert all("no rise" in x.note for x in flat[2:]) and not any("no rise" in x.note for x in rose[2:])
     assert "more than 1.5x" in f14(1000, 1500, 1100, 1020, 1080)[0].note
+
+
+def test_disagreements_are_grouped_by_what_hostio_lacks():
+    rows = [
+        {"experiment": "a", "claim": "x", "agrees": False, "missing": "tx-backlog"},
+        {"experiment": "b", "claim": "y", "agrees": False, "missing": "core-cost"},
+        {"experiment": "c", "claim": "z", "agrees": False, "missing": "core-cost"},
+        {"experiment": "d", "claim": "w", "agrees": False, "missing": ""},
+        {"experiment": "e", "claim": "v", "agrees": True, "missing": ""},
+    ]
+    table = repro._missing_table(rows)
+    body = [r for r in table if r.startswith("| `") or r.startswith("| (not")]
+    # the largest group first, the unnamed last; agreeing claims are not listed
+    assert [r.split(" | ")[0] for r in body] == ["| `core-cost`: " + repro.MISSING["core-cost"], "| `tx-backlog`: " + repro.MISSING["tx-backlog"], "| (not named)"]
+    assert [int(r.split(" | ")[1]) for r in body] == [2, 1, 1]
+    assert "b: y; c: z" in body[0] and "e: v" not in "\n".join(table)
+    assert repro._missing_table([dict(r, agrees=True) for r in rows]) == []
+
+
+def test_a_claim_names_only_a_known_missing_mechanism():
+    assert repro.Claim("c", "p", "h", False, "crit", missing="core-cost").missing == "core-cost"
+    with pytest.raises(ValueError, match="Claim.missing = 'warp-drive'"):
+        repro.Claim("c", "p", "h", False, "crit", missing="warp-drive")
+
+
+def test_every_missing_mechanism_is_named_by_some_claim():
+    """No entry of MISSING is dead text: each is the tag of a claim in the code."""
+    import inspect
+    src = inspect.getsource(repro)
+    for k in repro.MISSING:
+        assert f'missing="{k}"' in src or f"missing=\"{k}\"" in src or f'"{k}" if' in src, k
