@@ -655,20 +655,25 @@ def test_failure_notes_follow_the_failure():
 
 
 def test_disagreements_are_grouped_by_what_hostio_lacks():
-    rows = [
-        {"experiment": "a", "claim": "x", "agrees": False, "missing": "tx-backlog"},
-        {"experiment": "b", "claim": "y", "agrees": False, "missing": "core-cost"},
-        {"experiment": "c", "claim": "z", "agrees": False, "missing": "core-cost"},
-        {"experiment": "d", "claim": "w", "agrees": False, "missing": ""},
-        {"experiment": "e", "claim": "v", "agrees": True, "missing": ""},
-    ]
+    row = lambda e, m, agrees=False: {"experiment": e, "claim": e * 2, "agrees": agrees, "missing": m}  # noqa: E731
+    rows = [row("d", "fabric"), row("a", "tx-backlog"), row("b", "core-cost"), row("c", "core-cost"),
+            row("u", ""), row("v", ""), row("w", ""), row("e", "", agrees=True)]
     table = repro._missing_table(rows)
     body = [r for r in table if r.startswith("| `") or r.startswith("| (not")]
-    # the largest group first, the unnamed last; agreeing claims are not listed
-    assert [r.split(" | ")[0] for r in body] == ["| `core-cost`: " + repro.MISSING["core-cost"], "| `tx-backlog`: " + repro.MISSING["tx-backlog"], "| (not named)"]
-    assert [int(r.split(" | ")[1]) for r in body] == [2, 1, 1]
-    assert "b: y; c: z" in body[0] and "e: v" not in "\n".join(table)
+    heads = [r.split(" | ")[0] for r in body]
+    # the largest named group first, equal ones in MISSING's order, the unnamed last however many
+    assert heads == ["| `core-cost`: " + repro.MISSING["core-cost"], "| `tx-backlog`: " + repro.MISSING["tx-backlog"],
+                     "| `fabric`: " + repro.MISSING["fabric"], "| (not named)"]
+    assert [int(r.split(" | ")[1]) for r in body] == [2, 1, 1, 3]
+    assert "b: bb; c: cc" in body[0] and "e: ee" not in "\n".join(table)
     assert repro._missing_table([dict(r, agrees=True) for r in rows]) == []
+
+
+def test_claim_rows_name_what_is_missing_only_when_a_claim_disagrees():
+    c = repro.Claim("c", "p", "h", True, "crit", missing="core-cost")
+    assert repro._claim_row("x", c, "", 5)["missing"] == ""
+    c.agrees = False
+    assert repro._claim_row("x", c, "why", 5)["missing"] == "core-cost"
 
 
 def test_a_claim_names_only_a_known_missing_mechanism():
@@ -677,9 +682,54 @@ def test_a_claim_names_only_a_known_missing_mechanism():
         repro.Claim("c", "p", "h", False, "crit", missing="warp-drive")
 
 
-def test_every_missing_mechanism_is_named_by_some_claim():
-    """No entry of MISSING is dead text: each is the tag of a claim in the code."""
+def test_every_missing_mechanism_is_some_claims_tag():
+    """No entry of MISSING is dead text: each is a string in some claim's ``missing=`` argument."""
+    import ast
     import inspect
-    src = inspect.getsource(repro)
-    for k in repro.MISSING:
-        assert f'missing="{k}"' in src or f"missing=\"{k}\"" in src or f'"{k}" if' in src, k
+    used = set()
+    for node in ast.walk(ast.parse(inspect.getsource(repro))):
+        if isinstance(node, ast.keyword) and node.arg == "missing":
+            used |= {n.value for n in ast.walk(node.value) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "tag" for t in node.targets):
+            used |= {n.value for n in ast.walk(node.value) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    assert set(repro.MISSING) <= used, set(repro.MISSING) - used
+
+
+def test_conditional_tags_follow_the_failure_their_note_explains():
+    tags = lambda claims: [c.missing for c in claims]  # noqa: E731
+    # Fig. 12: no cut at high imbalance is the explained failure; 4 ways raising the p99 is not
+    f12 = lambda hi, lo: rows_of([({"imbalance": imb, "rules": "r", "ddio_ways": w},  # noqa: E731
+                                   {"p99_ns": 100.0 * (1 - (cut if w == 4 else 0)), "throughput_gbps": 98.0, "offered_gbps": 98.0})
+                                  for imb, cut in ((1.69, lo), (2.78, hi)) for w in (2, 4)])
+    assert tags(repro.fig12_claims(f12(0.0, 0.0)))[:3] == ["core-cost"] * 3
+    assert tags(repro.fig12_claims(f12(-0.3, 0.0)))[:3] == ["", "", ""]
+    assert tags(repro.fig12_claims(f12(0.21, 0.02)))[:3] == ["", "", ""]
+    # the forwarded share: all forwarded at 1.69x while 2.78x sits at the calibration
+    share = lambda a, b: rows_of([({"imbalance": imb, "rules": "r", "ddio_ways": w},  # noqa: E731
+                                   {"p99_ns": 100.0, "throughput_gbps": 0.98 * t, "offered_gbps": 98.0})
+                                  for imb, t in ((1.69, a), (2.78, b)) for w in (2, 4)])
+    assert tags(repro.fig12_claims(share(100.0, 94.0)))[3] == "load-spread"
+    assert tags(repro.fig12_claims(share(99.0, 85.0)))[3] == ""
+    assert tags(repro.fig12_claims(share(97.0, 94.0)))[3] == ""
+    # Fig. 14: a flat p99 is the explained failure; a falling one is not
+    f14 = lambda ii: rows_of([({"case": c, "description": d}, {"hp.p99_ns": p})  # noqa: E731
+                              for (c, d, _, _), p in zip(repro.CASES, (1000, ii, 1000, 1000, 1000))])
+    assert tags(repro.fig14_claims(f14(1000))) == ["core-cost"] * 4
+    assert tags(repro.fig14_claims(f14(600))) == [""] * 4
+    assert "falls" in repro.fig14_claims(f14(600))[0].note
+    assert tags(repro.fig14_claims(f14(1300)))[0] == ""
+    # the remote socket: any ratio outside 20x within 1.5x names the forwarder's data; no ratio, nothing
+    rem = lambda a, b: rows_of([({"nic_socket": 0}, {"io.llc_misses_per_packet": a}), ({"nic_socket": 1}, {"io.llc_misses_per_packet": b})])  # noqa: E731
+    assert [tags(repro.remote_claims(rem(0.1, b)))[0] for b in (0.8, 2.0, 4.0)] == ["forwarder-data", "", "forwarder-data"]
+    assert tags(repro.remote_claims(rem(0.0, 1.0)))[0] == ""
+    # CC-NIC at 1.5 KB: only a ratio above the paper's names the prototype's limit
+    big = lambda cc, pc: rows_of([({"design": d, "packet_size": s}, {"throughput_mpps": v})  # noqa: E731
+                                  for d, s, v in (("cc-nic", 64, 10.0), ("pcie", 64, 10.0), ("doorbell", 64, 10.0), ("padded", 64, 10.0),
+                                                  ("packed", 64, 10.0), ("cc-nic", 1500, cc), ("pcie", 1500, pc))])
+    assert tags(repro.ccnic_rate_claims(big(25.0, 8.0)))[4] == "prototype"
+    assert tags(repro.ccnic_rate_claims(big(7.0, 8.0)))[4] == ""
+    assert "gains less" in repro.ccnic_rate_claims(big(7.0, 8.0))[4].note
+    # Fig. 10: a peak at 2 cores is the explained failure
+    f10 = lambda ws: rows_of([({"cores": n}, {"write_hit": w}) for n, w in zip(repro.CORES, ws)])  # noqa: E731
+    assert tags(repro.fig10_claims(f10([0.85, 0.99, 0.93, 0.63, 0.41])))[0] == "tx-backlog"
+    assert tags(repro.fig10_claims(f10([0.85, 0.9, 0.93, 0.95, 0.97])))[0] == ""
