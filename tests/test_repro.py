@@ -255,6 +255,44 @@ def test_testbed_comparison():
     assert "| 2 | write_hit | 0.670 (0.613–0.876) |" in lines[2]
 
 
+def test_testbed_latency_without_the_generators_queue():
+    # The generator's queue, from Fig. 10's 4-18 cores: ~5,700 frames (4 cores: 696.5 us at 8.16 Mpps).
+    assert 5600 < testbed.GENERATOR_QUEUE_FRAMES < 5800
+    # The 256 B points (the generator's own limit, 11.9 Mpps) wait behind about as many frames.
+    t256 = next(t for t in testbed.PKTSIZE_DESC if t["packet_size"] == 256 and t["rx_descriptors"] == 128)
+    frames = t256["lat50_us"] * t256["generator_gbps"] * 1e3 / ((256 + 24) * 8)
+    assert abs(frames / testbed.GENERATOR_QUEUE_FRAMES - 1) < 0.05
+    # Below line rate the generator's queue state is unknown: no DUT latency.
+    t512 = next(t for t in testbed.PKTSIZE_DESC if t["packet_size"] == 512 and t["rx_descriptors"] == 128)
+    assert t512["generator_gbps"] < testbed.LINE_RATE_GBPS and testbed.dut_lat50_us(t512) is None
+    assert all(testbed.dut_lat50_us(t) is None for t in testbed.PKT_RATE if t["rate_gbps"] < 99)
+    # At line rate: the median less the queue's wait at the row's frame size and rate.
+    one = next(t for t in testbed.CORES if t["cores"] == 1)
+    mid, lo, hi = testbed.dut_lat50_us(one)
+    wait = testbed.GENERATOR_QUEUE_FRAMES * (1500 + 24) * 8 / (one["generator_gbps"] * 1e3)
+    assert abs(mid - (one["lat50_us"] - wait)) < 1e-9 and lo <= mid <= hi and 140 < mid < 160
+    t1024 = next(t for t in testbed.PKTSIZE_DESC if t["packet_size"] == 1024 and t["rx_descriptors"] == 128)
+    assert 5 < testbed.dut_lat50_us(t1024)[0] < 20  # 492 us, of which ~479 the generator's queue
+    four = next(t for t in testbed.CORES if t["cores"] == 4)
+    assert testbed.dut_lat50_us(four)[0] == 0  # the least one defines the queue
+
+
+def test_testbed_comparison_of_latency_is_in_microseconds_at_line_rate_points():
+    rows = rows_of([({"cores": n}, {"write_hit": 0.9, "read_hit": 1.0, "p50_ns": 150_000.0}) for n in repro.CORES])
+    cmp = [c for c in repro.testbed_comparison("fig10", rows) if c["metric"] == "dut_p50_us"]
+    assert {c["cores"] for c in cmp} == set(repro.CORES) & {t["cores"] for t in testbed.CORES}
+    one = next(c for c in cmp if c["cores"] == 1)
+    assert one["hostio"] == 150.0 and one["hostio_min"] == one["hostio_max"] == 150.0
+    assert one["testbed"] == testbed.dut_lat50_us(next(t for t in testbed.CORES if t["cores"] == 1))[0]
+    assert abs(one["difference"] - (150.0 - one["testbed"])) < 1e-9
+    line = repro._testbed_section("fig10", repro.testbed_comparison("fig10", rows))[0]
+    assert "median latency without the generator's queue, where it sent at line rate: mean |hostio − testbed|" in line
+    assert " µs, largest " in line
+    # Fig. 8: only the line-rate point has one.
+    rows8 = rows_of([({"rate_gbps": r}, {"write_hit": 0.2, "read_hit": 1.0, "p50_ns": 3000.0}) for r in repro.RATES])
+    assert [c["rate_gbps"] for c in repro.testbed_comparison("fig8", rows8) if c["metric"] == "dut_p50_us"] == [99]
+
+
 def test_claims_quote_the_range_of_the_testbeds_runs():
     assert repro._testbed_runs("fig6", "write_hit", rx_descriptors=1024, packet_size=1500) == "runs 0.84–0.96"
     assert repro._testbed_runs("fig10", "write_hit", cores=3) == "runs n/a"
