@@ -151,14 +151,11 @@ impl TraceCache {
 
     /// One block of `run` for one access kind: `lines` holds the block's lines and up to
     /// DIR_AHEAD more. A software pipeline prefetches directory entries DIR_AHEAD accesses ahead
-    /// and set records SET_AHEAD ahead, and for device writes the directory entry of the line
-    /// each would evict VICTIM_AHEAD ahead, so the host's cache misses of independent accesses
-    /// overlap (hints only). On a uniform trace over 64 MiB all three miss the host's caches;
-    /// the victim's, requested early, took device writes from 16 to 24 M/s (`bench/cache_speed.py`
-    /// traces, interleaved runs, a busy host).
+    /// and set records SET_AHEAD ahead, so the host's cache misses of independent accesses
+    /// overlap (hints only). (Prefetching the directory entry of each device write's victim
+    /// as well costs more in computing the victim early than it saves.)
     fn run_kind<const K: usize>(&mut self, lines: &[u32], core: usize, out: &mut [u8], first: bool) {
         const SET_AHEAD: usize = 8;
-        const VICTIM_AHEAD: usize = 4;
         if first {
             for &l in lines.iter().take(DIR_AHEAD) {
                 self.h.prefetch_dir(l);
@@ -171,11 +168,6 @@ impl TraceCache {
             }
             if let Some(&l) = lines.get(j + SET_AHEAD) {
                 self.h.prefetch(l);
-            }
-            if K == 2 {
-                if let Some(&l) = lines.get(j + VICTIM_AHEAD) {
-                    self.h.prefetch_dev_victim(l);
-                }
             }
             let line = lines[j];
             let lvl = match K {

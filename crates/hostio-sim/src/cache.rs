@@ -739,25 +739,6 @@ impl Hierarchy {
         host_prefetch(self.dir.as_ptr().wrapping_add(line as usize));
     }
 
-    /// Start loading the directory entry of the line a device write of `line` would evict now
-    /// (a hint, as `prefetch`: reads `line`'s entry and set record, changes nothing).
-    #[inline]
-    pub fn prefetch_dev_victim(&self, line: u32) {
-        let d = self.dir[line as usize];
-        if d.llc_way != NONE {
-            return;
-        }
-        let mask = if self.recycled_mask != 0 && d.flags & F_RECYCLED != 0 { self.recycled_mask } else { self.io_mask };
-        let rec = self.set_rec(d.set);
-        if mask & empty_ways(rec) != 0 {
-            return;
-        }
-        let victim = rec[self.layout.tags + lru_way(rec, mask, true)];
-        if victim != EMPTY {
-            self.prefetch_dir(victim - 1);
-        }
-    }
-
     // -------------------------------------------------------------------------------------------
     // Queries (tests and reports)
     // -------------------------------------------------------------------------------------------
