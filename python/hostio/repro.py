@@ -302,6 +302,21 @@ def _testbed_marks(ax, exp_id: str, x: str, key: str, label: str | None, color: 
     ax.errorbar([t[x] for t in pts], y, yerr=yerr, ls="none", marker="x", ms=7, capsize=3, color=color, label=label)
 
 
+def _latency_panel(ax, rows, exp_id: str, x: str, label: str, color: str | None = None, **sel) -> None:
+    """hostio's median latency (p50, µs; min–max over seeds) against ``x``, and beside it the
+    testbed's without its generator's own queue (:func:`hostio.testbed.dut_lat50_us`, crosses with
+    the range of its runs) at its points that match ``sel`` where the generator sent at line rate.
+    Symmetric-log axis: the testbed's values less its generator's queue can be a few µs below 0."""
+    c = _line(ax, _sel(rows, **sel), x, "p50_ns", f"hostio, {label}", scale=1e-3, color=color)
+    pts = sorted((t[x], d) for t in testbed.BY_EXPERIMENT[exp_id] if all(t.get(k) == v for k, v in sel.items())
+                 for d in [testbed.dut_lat50_us(t)] if d is not None)
+    if pts:
+        ax.errorbar([p[0] for p in pts], [p[1][0] for p in pts], yerr=[[p[1][0] - p[1][1] for p in pts], [p[1][2] - p[1][0] for p in pts]],
+                    ls="none", marker="x", ms=7, capsize=3, color=c, label=f"testbed less its generator's queue, {label}")
+    ax.set_yscale("symlog", linthresh=10)
+    ax.set_ylabel("median latency (µs)")
+
+
 def _bars(ax, names, rows, key, scale: float = 1.0, **kw) -> None:
     med, yerr = _err(rows, key, scale)
     ax.bar(names, med, yerr=yerr, capsize=4, **kw)
@@ -652,10 +667,29 @@ def fig10_points():
     return [Point("ddio/multi_core", [f"apps.fwd.cores={n}", "nics.nic0.rx_descriptors=256"], {"cores": n}) for n in CORES]
 
 
+def _two_panels(title: str):
+    """A figure of two side-by-side axes (hit rates, latency) under one title."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), dpi=110)
+    fig.suptitle(title, fontsize=10)
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    return fig, axes
+
+
 def fig10_plot(rows, path):
-    fig, ax = _fig("Fig. 10: cores, 1500 B at 100 Gb/s, 256 RX descriptors per core", "cores", "hit rate")
+    fig, (ax, lat) = _two_panels("Fig. 10: cores, 1500 B at 100 Gb/s, 256 RX descriptors per core")
     _hit_lines(ax, rows, "cores", testbed_id="fig10")
-    ax.set_xscale("log", base=2)
+    ax.set_ylabel("hit rate")
+    _latency_panel(lat, rows, "fig10", "cores", "1500 B")
+    lat.legend(fontsize=8, loc="upper right")
+    for a in (ax, lat):
+        a.set_xscale("log", base=2)
+        a.set_xlabel("cores")
     _save(fig, path)
 
 
@@ -703,11 +737,17 @@ def fig11_points():
 
 
 def fig11_plot(rows, path):
-    fig, ax = _fig("Fig. 11: cores × DDIO ways, 1500 B at 100 Gb/s, 4096 RX descriptors in total", "DDIO ways", "PCIe write hit rate")
+    fig, (ax, lat) = _two_panels("Fig. 11: cores × DDIO ways, 1500 B at 100 Gb/s, 4096 RX descriptors in total")
     for n in (1, 2, 4):
         color = _line(ax, _sel(rows, cores=n), "ddio_ways", "write_hit", f"{n} core(s)")
         _testbed_marks(ax, "fig11", "ddio_ways", "write_hit", f"{TESTBED_LABEL}, {n} core(s)", color, cores=n)
-    ax.legend(fontsize=8)
+        _latency_panel(lat, rows, "fig11", "ddio_ways", f"{n} core(s)", color, cores=n)
+    ax.set_ylabel("PCIe write hit rate")
+    ax.legend(fontsize=7)
+    lat.set_ylim(top=3e5)  # room for the legend above the curves
+    lat.legend(fontsize=6, loc="upper right")
+    for a in (ax, lat):
+        a.set_xlabel("DDIO ways")
     _save(fig, path)
 
 
