@@ -721,10 +721,10 @@ def fig10_claims(rows):
 def fig11_points():
     # The paper's caption: 4096 RX descriptors in total, split over the cores. One core forwards
     # 89–96 Gb/s of the 98.7 offered, so its 4096 RX and 1024 TX buffers fill at what it falls
-    # short by: with 6 ways or more (~3 Gb/s short) that takes ~20 ms, and the testbed ran for
-    # seconds, so the one-core points warm up for 30 ms (with 6 ms their rings were still filling: at 6
-    # and 8 ways the median latency was 0.30 and 0.23 ms against 0.66 and 0.64 ms once full, the
-    # testbed's without its generator's queue 0.65 ms; hit rates move by 0.02 at most).
+    # short by: ~11 ms at 6 ways (93.2 Gb/s), ~20 ms at 8 and 11 (95.8 Gb/s). The testbed ran for
+    # seconds, so the one-core points warm up for 30 ms (with 6 ms their rings were still filling:
+    # at 6 and 8 ways the median latency was 0.30 and 0.23 ms against 0.66 and 0.64 ms once full,
+    # the testbed's without its generator's queue 0.65 ms; hit rates move by 0.02 at most).
     def warmup(n):
         return ["run.warmup_us=30000"] if n == 1 else []
 

@@ -35,17 +35,19 @@ and measures the latency from before its own TX queue):
   cores, ``ddio_ways`` I/O ways.
 
 Latency: ``lat50_us`` is the median latency the generator measures (from before its own TX queue
-to its receipt of the forwarded frame), ``generator_gbps`` the rate it sent at (24 B of framing
-counted, so 100 Gb/s at most). When the generator sends at its NIC's line rate (``LINE_RATE_GBPS``
-or more: the 1024 B and 1500 B points, and Fig. 8's last), its own queue is full and its wait
-dominates: with 4 to 18 DUT cores, which forward everything, the median is 697–715 µs (``CORES``),
-where below line rate the same two-core DUT shows 47–99 µs (``PKT_RATE``, 10–97 Gb/s). That queue
-holds ``GENERATOR_QUEUE_FRAMES`` (~5,700) frames, and the 256 B points' 486 µs at the 11.9 Mpps the
-generator reached there is about as many (~5,800). ``dut_lat50_us`` takes its wait out at
-line-rate points, leaving the DUT's own queueing and a few µs of wires: what hostio's latency
-(NIC arrival to the DUT's TX wire) measures. The paper's latency figures (Figs. 2, 12, 14) come from
-the same kind of generator: where it sent at line rate, their relative changes are relative to a
-baseline that includes that wait.
+to its receipt of the forwarded frame; the mean over its four threads of each one's median),
+``generator_gbps`` the rate it sent at (24 B of framing counted, so 100 Gb/s at most). When the
+generator sends at its NIC's line rate (``LINE_RATE_GBPS`` or more: the 1024 B and 1500 B points,
+and Fig. 8's last), its own queue is full and its wait dominates: with 4 to 18 DUT cores, which
+forward everything, the median is 697–715 µs (``CORES``), and in ``PKT_RATE`` (two cores, 4096
+descriptors per queue) it is 47–99 µs from 10 to 97 Gb/s, then 866 µs at the generator's full
+99.4 Gb/s. That queue holds ``GENERATOR_QUEUE_FRAMES`` (~5,700) frames, and the 256 B points' 486
+µs at the 11.9 Mpps the generator reached there is about as many (~5,800). ``dut_lat50_us`` takes
+its wait out at line-rate points, leaving the DUT's queueing and wires beyond those of the 4-core
+point that sizes the queue (so a few µs either side of 0 where the DUT keeps up): what hostio's
+latency (NIC arrival to the DUT's TX wire) measures, less its few µs there. The paper's latency
+figures (Figs. 2, 12, 14) come from the same kind of generator: where it sent at line rate, their
+relative changes are relative to a baseline that includes that wait.
 
 Each row's keys other than the metrics and their ranges are labels of hostio's points in
 :mod:`hostio.repro`;
