@@ -69,7 +69,13 @@ const FORWARDER_WS_MIB: f64 = 2.0;
 /// (~100 ns per packet), measured as `scenarios/ddio/single_core.toml` does (6 ms of warm-up,
 /// 3 ms measured; a 1 ms warm-up leaves the 4096-descriptor ring still filling: ~82.5 Gb/s).
 /// The 90 Gb/s one-core ceiling at 1500 B is the NIC's, not the core's
-/// (see `tx_read_window_kib`). The stateful chain (router + NAPT + load balancer; the paper
+/// (see `tx_read_window_kib`). A doubt on that attribution at 1024 B: the paper's artifact, whose
+/// DUT ran at 3 GHz, forwards 1024 B frames at about the same rate (84.4–86.9 Gb/s counting
+/// 24 B of framing, 10.1–10.4 Mpps, `hostio.testbed`) while its one core forwards 512 B frames at
+/// 15.6 Mpps, and at 1024 B the generator's latency less its own queue grows by ~100 µs more than
+/// one RX ring's (a full software TX queue, 1024 packets): so at 1024 B the testbed's core may be
+/// held by its transmit side, and hostio's 84 cycles then overstate its per-packet work. The
+/// stateful chain (router + NAPT + load balancer; the paper
 /// offloads the router's table to the NIC, so the cores run NAPT and the load balancer): 1780
 /// cycles plus its flow-table accesses, calibrated on the DDIO paper's Fig. 12, whose caption
 /// gives the forwarded rate: 94 Gb/s of the 100 Gb/s campus mix on 18 cores under load-aware
