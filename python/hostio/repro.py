@@ -58,7 +58,10 @@ class Point:
 #: fail (conditional ones are set only for that failure).
 MISSING = {
     "tx-backlog": "what holds the testbed's transmit side backed up near 100 Gb/s with one or two TX queues and not with four: "
-                  "a forwarding capacity just below the offered rate",
+                  "a forwarding capacity just below the offered rate (its runs, counting framing: one queue carries 89.5–93 Gb/s, less "
+                  "with fewer hits; two carry ~99.3 Gb/s at 2 DDIO ways, 0.13–0.15 % short of the generator's 99.45, with 250–290 µs of "
+                  "frames queued beyond the generator's own queue, and all of it at 6–8 ways; four carry all of it; hostio's two "
+                  "queues carry all of it at any hit rate)",
     "core-cost": "core work that depends on where the DMA-written lines are (payload reads, or headers and metadata left in the I/O ways): "
                  "hostio's forwarder and chain read only headers, which stay cached in the recycled ways, so where the cores keep up "
                  "the DDIO ways do not move their tail latency",
