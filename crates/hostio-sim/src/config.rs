@@ -174,8 +174,8 @@ pub enum TxRelease {
     Completion,
     /// Only when the ring is short of room: completed buffers are freed, oldest first, only
     /// while fewer than the burst's packets plus 32 slots are free (DPDK ixgbe/i40e
-    /// `tx_free_thresh` = 32), so transmitted buffers stay in flight and lengthen the buffer
-    /// reuse distance.
+    /// `tx_free_thresh` = 32) or, on an eMPW ring, fewer WQE segments than the burst takes, so
+    /// transmitted buffers stay in flight and lengthen the buffer reuse distance.
     Threshold,
 }
 

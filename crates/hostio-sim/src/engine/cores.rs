@@ -24,7 +24,8 @@ use crate::memsys::Served;
 use crate::rng::mix64;
 
 /// `tx_release = "threshold"`: completed buffers are freed only while fewer than a burst plus
-/// this many TX slots are free (DPDK ixgbe/i40e `tx_free_thresh` default 32).
+/// this many TX slots are free (DPDK ixgbe/i40e `tx_free_thresh` default 32), or, on an eMPW ring,
+/// fewer WQE segments than the burst takes.
 const TX_FREE_THRESH: u64 = 32;
 /// A co-runner's accesses that are stores: one in this many (an estimate for a cache-hungry
 /// benchmark that mostly reads, such as a pointer chase or a read-mostly stream; the DDIO paper
@@ -395,14 +396,25 @@ impl Engine {
         let (ni, q, pool, slot_k) = (self.cores[c].nic, self.cores[c].queue, self.cores[c].pool, self.cores[c].pool_slot);
         let rings = self.nics[ni].rings;
         let need = self.cores[c].tx_pending.len() as u64;
-        // Free the buffers of completed descriptors (see `TxRelease`).
+        let inline_max = self.nics[ni].attach.tx_inline_max();
+        // Free the buffers of completed descriptors (see `TxRelease`). Lazily, only until there is
+        // room for the burst: its packets plus the threshold in slots and, on an eMPW ring, its
+        // WQE segments too (inlined frames can hold every segment while slots are free).
         let eager = self.nics[ni].tx_release == crate::config::TxRelease::Completion;
+        let need_segs = if rings.empw && !eager {
+            let head = self.nics[ni].queues[q].tx.head;
+            let pending = &self.cores[c].tx_pending;
+            pending.iter().enumerate().map(|(i, &m)| wqe_segs(head + i as u64, (self.mbufs[m as usize].len - 4) as u64, inline_max)).sum()
+        } else {
+            0
+        };
         let mut batch = Overlap::default();
         let now = t;
         loop {
             let tx = &self.nics[ni].queues[q].tx;
             let free = tx.n - (tx.head - tx.clean);
-            if (!eager && free >= need + TX_FREE_THRESH) || tx.clean == tx.head || tx.done[(tx.clean % tx.n) as usize] > t {
+            let roomy = free >= need + TX_FREE_THRESH && (need_segs == 0 || 4 * tx.n - tx.segs_in_use() >= need_segs);
+            if (!eager && roomy) || tx.clean == tx.head || tx.done[(tx.clean % tx.n) as usize] > t {
                 break;
             }
             let m = tx.mbuf[(tx.clean % tx.n) as usize];
@@ -417,7 +429,6 @@ impl Engine {
         if free == 0 {
             return Err(self.tx_slot_free_at(ni, q).max(t + 1));
         }
-        let inline_max = self.nics[ni].attach.tx_inline_max();
         let mut k = free.min(need) as usize;
         if rings.empw {
             // As many as the WQE ring's free segments hold.
