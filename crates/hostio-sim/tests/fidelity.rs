@@ -269,3 +269,22 @@ fn stateful_chain_forwards_94_percent_at_high_imbalance() {
     shares.sort_by(f64::total_cmp);
     assert!((0.92..=0.96).contains(&shares[1]), "{shares:?}");
 }
+
+/// The recycled I/O lines (DDIO paper Fig. 3, mask 0x003): the forwarder's headers, written by its
+/// core and then by the NIC again, land in the 0x003 ways, so a co-runner filling those ways
+/// evicts them and the I/O app misses more than with the co-runner in other ways it does not use
+/// (0x030). Without the recycled region the two masks are alike.
+#[test]
+fn a_corunner_in_the_recycled_ways_raises_the_io_apps_misses() {
+    let text = include_str!("../../../python/hostio/scenarios/ddio/interference.toml");
+    let misses = |mask: &str, seed: u64| {
+        let set = [format!("apps.corunner.cat_mask={mask}"), "run.duration_us=400".into(), "run.warmup_us=1500".into(), format!("run.seed={seed}")];
+        let r = run_text(text, &set, None).expect("valid scenario");
+        let io = &r.metrics.apps["io"];
+        io.llc_misses as f64 / io.tx_packets.max(1) as f64
+    };
+    for seed in [1, 2] {
+        let (recycled, apart) = (misses("0x003", seed), misses("0x030", seed));
+        assert!(recycled > 1.25 * apart, "seed {seed}: 0x003 {recycled}, 0x030 {apart}");
+    }
+}
