@@ -1410,7 +1410,7 @@ def _testbed_section(exp_id: str, cmp: list[dict]) -> list[str]:
         if cs:
             d = [abs(c["difference"]) for c in cs]
             inside = sum(c["testbed_min"] <= c["hostio"] <= c["testbed_max"] for c in cs)
-            parts.append(f"{name}: mean |hostio − testbed| {_f(sum(d) / len(d), digits)}{unit}, largest {_f(max(d), digits)}{unit} over {len(d)} points, "
+            parts.append(f"{name}: mean |hostio − testbed| {_f(sum(d) / len(d), digits)}{unit}, largest {_f(max(d), digits)}{unit} over {len(d)} point{'' if len(d) == 1 else 's'}, "
                          f"hostio's median within the range of the testbed's runs at {inside} of them")
     table = _md_table(cmp, labels + ["metric", "testbed", "hostio", "difference"])
     also = f" ({extra} more testbed points, where hostio runs none, are in the plot only)" if extra else ""
