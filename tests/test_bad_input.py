@@ -77,6 +77,22 @@ def test_memory_beyond_the_address_space_is_refused():
         sim.check({"apps": apps})
 
 
+
+@pytest.mark.skipif(sys.platform != "linux", reason="address-space limit via setrlimit")
+def test_simulated_memory_the_host_cannot_hold_is_a_clean_error():
+    """16 GiB of simulated memory passes validation (64 GiB) but needs ~4.4 GB of host memory for
+    its lines' state: under a 3 GB address-space limit the run is refused with one line, not an
+    allocation abort (exit 134)."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (3_000_000_000, 3_000_000_000))
+
+    hogs = [a for i in range(4) for a in ("--set", f'apps.c{i}={{kind="cache-hungry",cores=1,working_set_mib=4096,accesses_per_us=100}}')]
+    p = subprocess.run([sys.executable, "-m", "hostio", "run", "ddio/single_core", *SHORT, *hogs], capture_output=True, text=True,
+                       timeout=120, preexec_fn=limit)
+    one_line_error(p, "apps = 16 GiB of simulated memory", "as much as this host's memory holds")
+
 # ---- 4: tracebacks ------------------------------------------------------------------------------
 
 def test_non_utf8_scenario_file(tmp_path):

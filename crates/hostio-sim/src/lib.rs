@@ -71,7 +71,7 @@ impl Run {
         let hash = format!("{:016x}", result::fnv1a64(canon.as_bytes()));
         let seed = resolved.scenario.run.seed;
         let started = std::time::Instant::now();
-        Ok(Run { engine: engine::Engine::new(resolved), seed, hash, started })
+        Ok(Run { engine: engine::Engine::new(resolved)?, seed, hash, started })
     }
 
     /// Simulate up to `slice_us` more; returns (done, fraction of simulated time completed).

@@ -148,9 +148,12 @@ impl AddressSpace {
     /// first 1 GiB frames for the DPDK pages, in page order (each home fills one frame before it
     /// takes the next), then a 4 KiB frame for every 4 KiB of the other pages, outside those 1 GiB
     /// frames. Validation leaves enough 1 GiB frames, and frames for the other pages besides.
-    pub fn pa_lines(&self, rng: &mut crate::rng::Rng) -> Vec<u64> {
+    /// Fails, before drawing anything, when the host's memory cannot hold the list.
+    pub fn pa_lines(&self, rng: &mut crate::rng::Rng) -> Result<Vec<u64>, std::collections::TryReserveError> {
         const LINES_PER_HUGEPAGE: u64 = FRAMES_PER_HUGEPAGE * LINES_PER_PAGE as u64;
         let pages = self.page_home.len();
+        let mut pa = Vec::new();
+        pa.try_reserve_exact(pages * LINES_PER_PAGE as usize)?;
         let mut free: Vec<u64> = (0..crate::config::PHYS_PAGES / FRAMES_PER_HUGEPAGE).collect();
         let mut frames = vec![0u64; pages];
         // Per home: the 1 GiB frame being filled and how many of its 2 MiB frames are taken.
@@ -164,7 +167,6 @@ impl AddressSpace {
             frames[p] = f.0 * FRAMES_PER_HUGEPAGE + f.1;
             f.1 += 1;
         }
-        let mut pa = Vec::with_capacity(pages * LINES_PER_PAGE as usize);
         for p in 0..pages {
             if self.region[p] == Region::Dpdk {
                 pa.extend((0..LINES_PER_PAGE as u64).map(|l| frames[p] * LINES_PER_PAGE as u64 + l));
@@ -177,7 +179,7 @@ impl AddressSpace {
                 }
             }
         }
-        pa
+        Ok(pa)
     }
 }
 
@@ -492,7 +494,7 @@ mod tests {
         let pool = s.alloc(600 * (2 << 20), 0, Region::Dpdk);
         let ring = s.alloc(4096, 0, Region::Dpdk);
         let other_home = s.alloc(2 << 20, 1, Region::Dpdk);
-        let pa = s.pa_lines(&mut crate::rng::Rng::new(7));
+        let pa = s.pa_lines(&mut crate::rng::Rng::new(7)).unwrap();
         assert_eq!(pa.len(), s.next_page as usize * LPP as usize);
         let at = |line: u32| pa[line as usize];
         // The pool starts a 1 GiB frame and runs on contiguously, line after line, through its
@@ -526,7 +528,7 @@ mod tests {
         }
         assert!(runs < 3, "{runs} chunks follow their predecessor physically");
         // Deterministic in the seed.
-        assert_eq!(pa, s.pa_lines(&mut crate::rng::Rng::new(7)));
-        assert_ne!(pa, s.pa_lines(&mut crate::rng::Rng::new(8)));
+        assert_eq!(pa, s.pa_lines(&mut crate::rng::Rng::new(7)).unwrap());
+        assert_ne!(pa, s.pa_lines(&mut crate::rng::Rng::new(8)).unwrap());
     }
 }

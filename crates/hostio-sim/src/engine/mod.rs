@@ -26,6 +26,7 @@ mod traffic;
 use crate::attach::{Attachment, Window};
 use crate::cache::{HierParams, Hierarchy};
 use crate::config::{full_mask, Attach, AppKind, Resolved};
+use crate::ConfigError;
 use crate::hist::Histogram;
 use crate::mem::{Mba, Memory};
 use crate::attach::pcie::{CQE_BYTES, RX_DESC_BYTES, TX_WQE_BYTES};
@@ -233,7 +234,9 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(r: Resolved) -> Engine {
+    /// Fails when the host's memory cannot hold the simulated lines' state (8 B per line for
+    /// their physical addresses while building, and 8 B per line for each socket in use).
+    pub fn new(r: Resolved) -> Result<Engine, ConfigError> {
         let sc = &r.scenario;
         let plat = &r.platform;
         let nsock = sc.platform.sockets as usize;
@@ -396,34 +399,47 @@ impl Engine {
         // ---- physical placement and hierarchies -----------------------------------------------
         let pages = space.next_page as usize;
         assert!(pages as u64 <= crate::config::PHYS_PAGES, "scenario validation bounds the simulated memory to 64 GiB");
-        let pa_lines = space.pa_lines(&mut rng);
-        let mut sockets: Vec<Socket> = (0..nsock)
-            .map(|s| (s, space.page_home.contains(&(s as u8))
-                    || cat_of_core.iter().any(|c| c.0 == s)
-                    || sc.nics.values().any(|n| n.socket as usize == s)))
-            .map(|(s, used)| Socket {
-                hier: Hierarchy::new(
-                    &HierParams {
-                        slices: plat.llc_slices,
-                        sets_per_slice: plat.llc_sets_per_slice(),
-                        ways: plat.llc_ways,
-                        l2_sets: plat.l2_sets(),
-                        l2_ways: plat.l2_ways,
-                        cores: plat.cores_per_socket,
-                        inclusive: plat.llc_inclusive,
-                        io_mask: r.io_mask,
-                        recycled_mask: plat.recycled_io_mask.unwrap_or(0),
-                        policy: r.replacement,
-                        seed: sc.run.seed.wrapping_add(s as u64),
-                        hash: plat.slice_hash,
-                    },
-                    // A socket nothing uses gets no directory (and its arrays stay untouched).
-                    if used { &pa_lines } else { &[] },
-                ),
-                mem: Memory::new(plat.dram_latency_ns, plat.memory_bandwidth_gbyte_s),
-                used,
-            })
+        let lines = pages * LINES_PER_PAGE as usize;
+        let too_big = || {
+            let gb = lines as f64 * 8.0 / 1e9;
+            ConfigError::new(
+                "apps",
+                format!("{} GiB of simulated memory ({gb:.1} GB of host memory per socket in use, {gb:.1} GB more while building)", (lines as u64 * 64) >> 30),
+                "as much as this host's memory holds (8 B per simulated 64 B line); use smaller working sets, fewer or smaller rings, or fewer cores",
+            )
+        };
+        let pa_lines = space.pa_lines(&mut rng).map_err(|_| too_big())?;
+        let used_sockets: Vec<bool> = (0..nsock)
+            .map(|s| space.page_home.contains(&(s as u8))
+                || cat_of_core.iter().any(|c| c.0 == s)
+                || sc.nics.values().any(|n| n.socket as usize == s))
             .collect();
+        let mut sockets: Vec<Socket> = Vec::with_capacity(nsock);
+        for (s, &used) in used_sockets.iter().enumerate() {
+            let mut hier = Hierarchy::new(
+                &HierParams {
+                    slices: plat.llc_slices,
+                    sets_per_slice: plat.llc_sets_per_slice(),
+                    ways: plat.llc_ways,
+                    l2_sets: plat.l2_sets(),
+                    l2_ways: plat.l2_ways,
+                    cores: plat.cores_per_socket,
+                    inclusive: plat.llc_inclusive,
+                    io_mask: r.io_mask,
+                    recycled_mask: plat.recycled_io_mask.unwrap_or(0),
+                    policy: r.replacement,
+                    seed: sc.run.seed.wrapping_add(s as u64),
+                    hash: plat.slice_hash,
+                },
+                &[],
+            );
+            // A socket nothing uses gets no directory (and its arrays stay untouched).
+            if used {
+                hier.try_reserve_lines(pa_lines.len()).map_err(|_| too_big())?;
+                hier.add_lines(&pa_lines);
+            }
+            sockets.push(Socket { hier, mem: Memory::new(plat.dram_latency_ns, plat.memory_bandwidth_gbyte_s), used });
+        }
         drop(pa_lines);
         for &(s, local, cat) in &cat_of_core {
             sockets[s].hier.set_cat(local, cat);
@@ -562,7 +578,7 @@ impl Engine {
                 e.schedule(c as u64 * 13, Ev::CoRunner(c as u16));
             }
         }
-        e
+        Ok(e)
     }
 
     fn prefill_rings(&mut self) {
