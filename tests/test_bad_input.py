@@ -91,7 +91,7 @@ def test_simulated_memory_the_host_cannot_hold_is_a_clean_error():
     hogs = [a for i in range(4) for a in ("--set", f'apps.c{i}={{kind="cache-hungry",cores=1,working_set_mib=4096,accesses_per_us=100}}')]
     p = subprocess.run([sys.executable, "-m", "hostio", "run", "ddio/single_core", *SHORT, *hogs], capture_output=True, text=True,
                        timeout=120, preexec_fn=limit)
-    one_line_error(p, "apps = 16 GiB of simulated memory", "as much as this host's memory holds")
+    one_line_error(p, "apps = 16.0 GiB of simulated memory", "as much as this host's memory holds")
 
 # ---- 4: tracebacks ------------------------------------------------------------------------------
 

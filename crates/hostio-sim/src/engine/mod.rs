@@ -404,7 +404,7 @@ impl Engine {
             let gb = lines as f64 * 8.0 / 1e9;
             ConfigError::new(
                 "apps",
-                format!("{} GiB of simulated memory ({gb:.1} GB of host memory per socket in use, {gb:.1} GB more while building)", (lines as u64 * 64) >> 30),
+                format!("{:.1} GiB of simulated memory ({gb:.1} GB of host memory per socket in use, {gb:.1} GB more while building)", lines as f64 * 64.0 / (1u64 << 30) as f64),
                 "as much as this host's memory holds (8 B per simulated 64 B line); use smaller working sets, fewer or smaller rings, or fewer cores",
             )
         };
