@@ -78,20 +78,29 @@ def test_memory_beyond_the_address_space_is_refused():
 
 
 
+HOGS = [a for i in range(4) for a in ("--set", f'apps.c{i}={{kind="cache-hungry",cores=1,working_set_mib=4096,accesses_per_us=100}}')]
+BIG_RINGS = ["--set", "apps.fwd.cores=18", "--set", "nics.nic0.rx_descriptors=65536", "--set", "nics.nic0.tx_descriptors=65536"]
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="address-space limit via setrlimit")
-def test_simulated_memory_the_host_cannot_hold_is_a_clean_error():
-    """16 GiB of simulated memory passes validation (64 GiB) but needs ~4.4 GB of host memory for
-    its lines' state: under a 3 GB address-space limit the run is refused with one line, not an
-    allocation abort (exit 134)."""
+@pytest.mark.parametrize("scenario, extra, limit_bytes, needle", [
+    # 16 GiB of simulated memory passes validation (64 GiB) but needs ~4.4 GB of host memory for
+    # its lines' state.
+    ("ddio/single_core", HOGS, 3_000_000_000, "apps = 16.0 GiB of simulated memory"),
+    # 18 queues of 65536-descriptor rings: their arrays and the packet buffers' records.
+    ("ddio/multi_core", BIG_RINGS, 250_000_000, "apps = "),
+])
+def test_state_the_host_cannot_hold_is_a_clean_error(scenario, extra, limit_bytes, needle):
+    """Under an address-space limit the run is refused with one line, not an allocation abort
+    (exit 134)."""
     import resource
 
     def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (3_000_000_000, 3_000_000_000))
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
 
-    hogs = [a for i in range(4) for a in ("--set", f'apps.c{i}={{kind="cache-hungry",cores=1,working_set_mib=4096,accesses_per_us=100}}')]
-    p = subprocess.run([sys.executable, "-m", "hostio", "run", "ddio/single_core", *SHORT, *hogs], capture_output=True, text=True,
+    p = subprocess.run([sys.executable, "-m", "hostio", "run", scenario, *SHORT, *extra], capture_output=True, text=True,
                        timeout=120, preexec_fn=limit)
-    one_line_error(p, "apps = 16.0 GiB of simulated memory", "as much as this host's memory holds")
+    one_line_error(p, needle, "as much as this host's memory holds")
 
 # ---- 4: tracebacks ------------------------------------------------------------------------------
 

@@ -233,9 +233,24 @@ pub struct Engine {
     resolved: Resolved,
 }
 
+/// The error of a scenario whose state the host's memory cannot hold (`what`, for example
+/// "4.2 GiB of simulated memory").
+fn host_short(what: String) -> ConfigError {
+    ConfigError::new("apps", what, "as much as this host's memory holds; use smaller working sets, fewer or smaller rings, or fewer cores")
+}
+
+/// `n` zeroed ring entries, or [`host_short`] when the host's memory cannot hold them.
+fn zeroed<T: Clone + Default>(n: u64) -> Result<Vec<T>, ConfigError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n as usize).map_err(|_| host_short(format!("rings of {n} descriptors")))?;
+    v.resize(n as usize, T::default());
+    Ok(v)
+}
+
 impl Engine {
     /// Fails when the host's memory cannot hold the simulated lines' state (8 B per line for
-    /// their physical addresses while building, and 8 B per line for each socket in use).
+    /// their physical addresses while building, and 8 B per line for each socket in use), the
+    /// packet buffers' records or the rings.
     pub fn new(r: Resolved) -> Result<Engine, ConfigError> {
         let sc = &r.scenario;
         let plat = &r.platform;
@@ -297,6 +312,7 @@ impl Engine {
                 let count = mempool_count(q, nc.rx_descriptors as u64, nc.tx_descriptors as u64);
                 let base = space.alloc(count * MBUF_STRIDE, home, Region::Dpdk) as u64 * 64;
                 let first = mbufs.len() as u32;
+                mbufs.try_reserve_exact(count as usize).map_err(|_| host_short(format!("{} packet buffers", mbufs.len() as u64 + count)))?;
                 for i in 0..count {
                     let obj = base + i * MBUF_STRIDE;
                     mbufs.push(Mbuf { meta_line: ((obj + MBUF_META_OFF) / 64) as u32, data_line: ((obj + MBUF_DATA_OFF) / 64) as u32, ..Default::default() });
@@ -334,20 +350,20 @@ impl Engine {
                         idx_line,
                         rx: RxRing {
                             n: rxn,
-                            mbuf: vec![0; rxn as usize],
-                            ready: vec![0; rxn as usize],
+                            mbuf: zeroed(rxn)?,
+                            ready: zeroed(rxn)?,
                             nic_pos: 0,
                             sw_pos: 0,
                             posted: 0,
                             desc_line,
                             cq_line,
-                            cq: vec![0; rxn as usize],
+                            cq: zeroed(rxn)?,
                         },
                         tx: TxRing {
                             n: txn,
-                            mbuf: vec![0; txn as usize],
-                            done: vec![0; txn as usize],
-                            ready: vec![0; txn as usize],
+                            mbuf: zeroed(txn)?,
+                            done: zeroed(txn)?,
+                            ready: zeroed(txn)?,
                             head: 0,
                             fetch: 0,
                             clean: 0,
@@ -357,8 +373,8 @@ impl Engine {
                             wqe_line,
                             cq_line: txcq_line,
                             seg_next: 0,
-                            seg: vec![0; txn as usize],
-                            segs: vec![0; txn as usize],
+                            seg: zeroed(txn)?,
+                            segs: zeroed(txn)?,
                         },
                         backlog: VecDeque::new(),
                     });
@@ -402,11 +418,10 @@ impl Engine {
         let lines = pages * LINES_PER_PAGE as usize;
         let too_big = || {
             let gb = lines as f64 * 8.0 / 1e9;
-            ConfigError::new(
-                "apps",
-                format!("{:.1} GiB of simulated memory ({gb:.1} GB of host memory per socket in use, {gb:.1} GB more while building)", lines as f64 * 64.0 / (1u64 << 30) as f64),
-                "as much as this host's memory holds (8 B per simulated 64 B line); use smaller working sets, fewer or smaller rings, or fewer cores",
-            )
+            host_short(format!(
+                "{:.1} GiB of simulated memory ({gb:.1} GB of host memory per socket in use, {gb:.1} GB more while building)",
+                lines as f64 * 64.0 / (1u64 << 30) as f64
+            ))
         };
         let pa_lines = space.pa_lines(&mut rng).map_err(|_| too_big())?;
         let used_sockets: Vec<bool> = (0..nsock)
