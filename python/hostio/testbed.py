@@ -181,9 +181,12 @@ BY_EXPERIMENT = {
 }
 
 
-#: The generator's rate (Gb/s, framing counted) at or above which it sent at its NIC's line rate.
+#: The generator's rate (Gb/s, framing counted) at or above which it sent at its NIC's line rate:
+#: the artifact's runs at the generator's maximum rate sent 98.6–99.6 Gb/s (every 1024 B and
+#: 1500 B point), and its paced runs at most 97.5 (``PKT_RATE``).
 LINE_RATE_GBPS = 99.0
-#: FastClick's rates count a frame's preamble, gap and FCS besides its bytes.
+#: Bytes FastClick's rates count per frame beyond the frame's own: the 24 B of framing of the
+#: artifact's rate counters (its generator's ``sndavg.link_rate``; see the module docs).
 FRAMING_BYTES = 24
 
 
