@@ -19,7 +19,8 @@ cheapest wins: fewest cores, then fewest DDIO ways (cache taken from code and da
 least change to every other knob (in steps of its candidate list). The prediction is the metrics
 of that setting on the same seeds, so ``hostio run SCENARIO --set ... --seed S`` reproduces it.
 
-Default knobs: ``platform.ddio_ways``, every NIC's ``rx_descriptors`` and every app's ``cores``,
+Default knobs: ``platform.ddio_ways``, every NIC's ``rx_descriptors`` and the ``cores`` of every app
+that is attached to a NIC (a co-runner's cores are not a default knob),
 each over the values of ``DEFAULT_VALUES`` that the platform accepts, plus the current one.
 """
 from __future__ import annotations

@@ -23,7 +23,8 @@
 //!     doorbell): the batch costs (b + g) · `desc_cpu_ns` / 2 instead of b · `desc_cpu_ns`.
 //! * **Max rate** (saturated; each side both consumes one ring and produces the other, as in a
 //!   loopback NIC): per batch a side pays one serial poll miss (two with a doorbell: tail then
-//!   data), `(lines − 1) / mlp` transfers for the rest of the batch it reads, `lines / mlp`
+//!   data), `(lines − serial) / mlp` transfers for the rest of the batch it reads (`serial` the
+//!   one or two serial misses), `lines / mlp`
 //!   ownership transfers for the lines it writes, and its own `desc_cpu_ns` per descriptor; the
 //!   two sides run in parallel, so rate = batch / time per batch of one side.
 //!

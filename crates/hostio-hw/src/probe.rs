@@ -4,8 +4,9 @@
 //! holds a pointer to the next line of a random cyclic permutation (Sattolo's algorithm, seeded).
 //! Every load depends on the previous one, so the time per load is the full latency of the level
 //! that holds the working set, and random order defeats the stride prefetchers (lmbench
-//! `lat_mem_rd -t`, Intel Memory Latency Checker). Buffers ≥ 2 MiB get transparent huge pages
-//! so DRAM-sized sets measure DRAM rather than page walks. One untimed traversal warms the set;
+//! `lat_mem_rd -t`, Intel Memory Latency Checker). Buffers of 64 KiB and more are mapped on
+//! their own and advised transparent huge pages, so DRAM-sized sets measure DRAM rather than
+//! page walks. One untimed traversal warms the set;
 //! then `reps` timed runs, median taken.
 //!
 //! **Plateaus.** The curve is flat while the set fits a level and steps up past it. The level

@@ -197,13 +197,16 @@ impl NicDesign {
     }
 }
 
-/// Ethernet framing (bytes): preamble+SFD, header, FCS, inter-frame gap, smallest frame.
+/// Ethernet framing (bytes): preamble+SFD, FCS, inter-frame gap, smallest frame, the 802.1Q
+/// tag (IEEE 802.3 and 802.1Q).
 pub const ETH_PREAMBLE: u64 = 8;
 pub const ETH_FCS: u64 = 4;
 pub const ETH_IFG: u64 = 12;
 pub const ETH_MIN_FRAME: u64 = 64;
-pub const ETH_MAX_FRAME: u64 = 65536;
 pub const VLAN_TAG: u64 = 4;
+/// Largest frame the model takes: not an Ethernet limit (jumbo frames stop near 9 KiB) but a
+/// bound on the input, large enough for what-if frames beyond any standard.
+pub const ETH_MAX_FRAME: u64 = 65536;
 
 /// Question for [`nic_throughput`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

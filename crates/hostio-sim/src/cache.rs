@@ -37,7 +37,8 @@
 //!   (measured), but where a write-allocate lands in that order is chosen by set dueling (DIP,
 //!   Qureshi et al., ISCA'07, the thrash-resistant insertion Intel's LLCs have used since Ivy
 //!   Bridge): sets whose index is 0 mod 64 always insert at the MRU position, sets at 33 mod 64
-//!   always insert bimodally (at the LRU position, except every `BIP_EVERY`th insertion), and a
+//!   always insert bimodally (at the LRU position, except every `BIP_EVERY`th insertion; an
+//!   allocation that fills an empty way evicts nothing and takes the MRU position), and a
 //!   saturating counter of the two groups' misses (`PSEL_MAX`: device writes that allocate,
 //!   device reads and core accesses that miss this socket's caches, whether DRAM, the other
 //!   socket or a NIC then serves them) gives every other set the policy that misses

@@ -15,7 +15,7 @@
 //!   cached copies; a PCIeRdCur that hits any socket's caches or reads DRAM without allocating.
 //!   A coherent device instead takes lines into its own cache ([`MemSys::dev_own`]); a
 //!   memory-channel device writes its own zone ([`MemSys::zone_write`]).
-//! * **Flushes** ([`MemSys::flush`]): a core writes back and drops its copy of a line, as a host
+//! * **Flushes** ([`MemSys::flush`]): a core writes back and drops every cached copy of a line, as a host
 //!   handing a buffer to a NIC on a memory channel must (the NIC cannot snoop the host's caches);
 //!   a dirty copy's write-back costs its trip to the home's memory controller.
 use crate::attach::memchan::Zone;
@@ -446,7 +446,8 @@ impl MemSys {
         2 * (self.t.llc_ps + remote) + self.zones[z].clone_lines(src, (!in_subarray).then_some(dst), lines, now, host_rho)
     }
 
-    /// A core of socket `s` writes back (if dirty) and drops its copy of `line` (CLFLUSHOPT).
+    /// A core of socket `s` flushes `line` (CLFLUSHOPT): every socket's copy is dropped, a
+    /// dirty one written back.
     /// Returns, for a dirty copy, how long its write-back takes to be accepted by the memory
     /// controller of the line's home, ps: the path of a read from that memory without the DRAM
     /// array access (the controller takes the write into its write queue, so the fence that

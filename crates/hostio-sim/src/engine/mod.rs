@@ -49,7 +49,8 @@ const MBUF_DATA_OFF: u64 = 320;
 /// Per-core mempool cache, buffers: DPDK's l2fwd example (`MEMPOOL_CACHE_SIZE 256`).
 const MEMPOOL_CACHE: usize = 256;
 /// A `copy` app's own buffers per core: one per packet of a burst, reused burst after burst (a
-/// socket reader's receive buffers), each as large as the largest frame (9018 B) allows.
+/// socket reader's receive buffers), each as large as the largest frame (9018 B) allows, rounded
+/// up to 9 KiB (whole lines, like the 9 KiB receive buffers of jumbo-frame setups).
 const COPY_SLOTS: u32 = BURST as u32;
 const COPY_SLOT_BYTES: u64 = 9216;
 /// PAUSE quanta 0xFFFF × 512 bit times.
