@@ -29,8 +29,9 @@
 //! * **Device write (ItoM, DDIO on).** Line anywhere in the hierarchy → *write update* (hit): a
 //!   copy in an L2 is invalidated and the line is written in the LLC (one only in an L2 takes an
 //!   I/O way as an allocation would, evicting that way's LRU line, but counts as a hit). Not present → *write
-//!   allocate* (miss) into the I/O ways, filled from the highest way, without reading DRAM; a
-//!   full set evicts its least recently used I/O way. (Core fills take free ways from the lowest,
+//!   allocate* (miss) into the I/O ways (the platform's, or the port's own: `dev_write_in`),
+//!   filled from the highest way, without reading DRAM; a full set evicts its least recently
+//!   used I/O way. (Core fills take free ways from the lowest,
 //!   so an empty cache does not park code and data in the I/O ways.)
 //!   Device writes update replacement state. The victim is written back if dirty.
 //! * **Adaptive insertion of device allocations.** Eviction in the I/O ways follows LRU order
@@ -1092,9 +1093,17 @@ impl Hierarchy {
     }
 
     /// A device full-line write. `allocating` = DDIO on for this port and the line is homed on
-    /// this socket. Returns true for a hit (the line was cached here).
+    /// this socket; a miss then allocates in the platform's I/O ways. Returns true for a hit (the
+    /// line was cached here).
     #[inline]
     pub fn dev_write(&mut self, line: u32, allocating: bool) -> bool {
+        self.dev_write_in(line, allocating, self.io_mask)
+    }
+
+    /// [`Hierarchy::dev_write`] by a port whose allocations go to the ways `io_mask` (I/O
+    /// isolation; the platform's I/O ways unless the port has its own).
+    #[inline]
+    pub fn dev_write_in(&mut self, line: u32, allocating: bool, io_mask: u32) -> bool {
         let d = self.dir[line as usize];
         let in_l2 = d.l2_core != NONE;
         let in_llc = d.llc_way != NONE;
@@ -1124,7 +1133,7 @@ impl Hierarchy {
                 self.touch_llc(b, way as usize);
             }
         } else {
-            let mask = if recycled { self.recycled_mask } else { self.io_mask };
+            let mask = if recycled { self.recycled_mask } else { io_mask };
             // A write update (the line was in an L2) re-enters at the MRU position, as a hit.
             let bimodal = !hit && self.io_insertion(d.set);
             let evicted = self.llc_insert_lru(line, d.set, mask, bimodal);
@@ -1177,14 +1186,19 @@ impl Hierarchy {
         true
     }
 
-    /// `dev_write` of lines `first..first + n`, in order; returns how many hit. The lines' set
-    /// records are requested from the host's memory first, so that those host cache misses
-    /// overlap (a hint: the model is the same).
-    pub fn dev_write_lines(&mut self, first: u32, n: u32, allocating: bool) -> u32 {
+    /// `dev_write_in` of lines `first..first + n` with the I/O ways `io_mask`, in order; returns
+    /// how many hit. The lines' set records are requested from the host's memory first, so that
+    /// those host cache misses overlap (a hint: the model is the same).
+    pub fn dev_write_lines(&mut self, first: u32, n: u32, allocating: bool, io_mask: u32) -> u32 {
         for l in first..first + n {
             self.prefetch(l);
         }
-        (first..first + n).map(|l| self.dev_write(l, allocating) as u32).sum()
+        (first..first + n).map(|l| self.dev_write_in(l, allocating, io_mask) as u32).sum()
+    }
+
+    /// The platform's I/O ways (where device allocations go unless a port has its own).
+    pub fn io_mask(&self) -> u32 {
+        self.io_mask
     }
 
     /// A device read (PCIeRdCur): hit if cached anywhere in this socket; no allocation and no
@@ -1270,6 +1284,25 @@ mod tests {
         // Write update: a line already present hits and stays in its way.
         assert!(h.dev_write(4, true));
         assert_eq!(h.llc_way(4), Some(9));
+    }
+
+    #[test]
+    fn a_port_with_its_own_io_ways_allocates_only_there() {
+        // I/O isolation: one port allocates in 0x180 while the platform's I/O ways are 0x600;
+        // neither evicts the other's lines, and a write update still hits in any way.
+        let mut h = sets128();
+        for l in [0, 128, 256] {
+            assert!(!h.dev_write_in(l, true, 0x180));
+            assert!(matches!(h.llc_way(l), Some(7) | Some(8)), "{:?}", h.llc_way(l));
+        }
+        assert_eq!(h.llc_way(0), None, "the third line of the set evicted the first, within 0x180");
+        for l in [384, 0] {
+            assert!(!h.dev_write(l, true));
+            assert!(matches!(h.llc_way(l), Some(9) | Some(10)), "{:?}", h.llc_way(l));
+        }
+        assert!(h.llc_way(128).is_some() && h.llc_way(256).is_some(), "the platform's I/O ways left 0x180 alone");
+        assert!(h.dev_write_in(384, true, 0x180), "a write update hits where the line is");
+        assert!(matches!(h.llc_way(384), Some(9) | Some(10)));
     }
 
     /// One slice of 128 sets × 11 ways, I/O mask 0x600, no recycled region; line `l` maps to
@@ -1442,7 +1475,7 @@ mod tests {
         for _ in 0..2000 {
             let (first, n, alloc) = (rng.below(200) as u32, 1 + rng.below(40) as u32, rng.below(8) != 0);
             let hits = (first..first + n).filter(|&l| a.dev_write(l, alloc)).count() as u32;
-            assert_eq!(b.dev_write_lines(first, n, alloc), hits);
+            assert_eq!(b.dev_write_lines(first, n, alloc, b.io_mask()), hits);
             let (l, w) = (rng.below(256) as u32, rng.below(2) == 0);
             assert_eq!(a.core_access(0, l, w), b.core_access(0, l, w));
             assert_eq!(a.take_writebacks(), b.take_writebacks());

@@ -198,6 +198,18 @@ pub struct NicCfg {
     pub pause_frames: bool,
     /// Per-root-port DDIO override (Use_Allocating_Flow_Wr); unset → `platform.ddio`.
     pub ddio: Option<bool>,
+    /// Selective DCA, one of the DDIO paper's proposals for future DCA (§8, "Selective DMA/DCA":
+    /// only the parts of a packet an application needs go to the cache, the rest to memory):
+    /// DDIO may allocate only the first `ddio_lines` 64 B lines of each received frame; its other
+    /// lines are written to DRAM as with DDIO off (cached copies invalidated), so the NIC's
+    /// transmit reads of them miss. Unset: the whole frame. Needs DDIO on for this NIC.
+    pub ddio_lines: Option<u32>,
+    /// I/O isolation, another of the paper's proposals (§8: CAT extended to I/O, which Intel's RDT
+    /// later specified for non-CPU agents): the LLC ways this NIC's DMA writes allocate into, in
+    /// place of the platform's I/O ways. Its writes still update a line cached in any way, and
+    /// lines a core rewrote still go to the platform's recycled region. Any nonzero mask within
+    /// the LLC's ways. Unset: the platform's I/O ways. Needs DDIO on for this NIC.
+    pub ddio_mask: Option<u32>,
     /// On-NIC receive packet buffer, KiB.
     pub buffer_kib: u32,
     /// Which descriptor/doorbell scheme costs PCIe bytes. The rings' cache traffic is the
@@ -379,13 +391,19 @@ fn cx5_link() -> hostio_pcie::PcieLink {
 impl Serialize for NicCfg {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("NicCfg", 14)?;
+        let mut st = s.serialize_struct("NicCfg", 16)?;
         st.serialize_field("socket", &self.socket)?;
         st.serialize_field("line_rate_gbps", &self.line_rate_gbps)?;
         st.serialize_field("rx_descriptors", &self.rx_descriptors)?;
         st.serialize_field("tx_descriptors", &self.tx_descriptors)?;
         st.serialize_field("pause_frames", &self.pause_frames)?;
         st.serialize_field("ddio", &self.ddio)?;
+        if let Some(l) = self.ddio_lines {
+            st.serialize_field("ddio_lines", &l)?;
+        }
+        if let Some(m) = self.ddio_mask {
+            st.serialize_field("ddio_mask", &m)?;
+        }
         st.serialize_field("buffer_kib", &self.buffer_kib)?;
         st.serialize_field("tx_release", &self.tx_release)?;
         st.serialize_field("tx_read_window_kib", &self.tx_read_window_kib)?;
@@ -421,6 +439,8 @@ impl Default for NicCfg {
             tx_descriptors: 1024,
             pause_frames: false,
             ddio: None,
+            ddio_lines: None,
+            ddio_mask: None,
             // On-NIC receive buffer: an estimate (Mellanox publishes no per-port figure for the
             // ConnectX-5); §3.1's PAUSE counts at 1024 descriptors are the check on it.
             buffer_kib: 512,
@@ -1606,6 +1626,22 @@ impl Scenario {
             }
             if n.ddio == Some(true) && def == 0 {
                 return Err(ConfigError::new(k("ddio"), "true", format!("{} has no DDIO", plat.name)));
+            }
+            if let Some(l) = n.ddio_lines {
+                if !(1..=256).contains(&l) {
+                    return Err(ConfigError::new(k("ddio_lines"), l, "1..=256 lines of 64 B (a 9018 B frame has 141)"));
+                }
+            }
+            if let Some(m) = n.ddio_mask {
+                if m == 0 || m & !full != 0 {
+                    return Err(ConfigError::new(k("ddio_mask"), format!("{m:#x}"), format!("a nonzero mask within the {} LLC ways ({full:#x})", plat.llc_ways)));
+                }
+            }
+            let ddio_on = n.ddio.unwrap_or(p.ddio) && io_mask != 0 && matches!(n.attachment, Attach::Pcie | Attach::Integrated);
+            for (f, set) in [("ddio_lines", n.ddio_lines.map(|l| l.to_string())), ("ddio_mask", n.ddio_mask.map(|m| format!("{m:#x}")))] {
+                if let (Some(v), false) = (set, ddio_on) {
+                    return Err(ConfigError::new(k(f), v, "unset: DDIO is off for this NIC (platform.ddio, its ddio, its attachment or the platform)"));
+                }
             }
         }
         let channels = self.nics.values().filter(|n| n.attachment == Attach::MemoryChannel).count();

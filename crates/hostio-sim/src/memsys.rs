@@ -309,11 +309,11 @@ impl MemSys {
     }
 
     /// A device's full-line DMA writes of lines `first..first + n` through the I/O hub of
-    /// `dev_socket`, in order: each allocates in the LLC's I/O ways when `ddio` is on for the
-    /// port and the line is homed on that socket (ItoM), else goes to DRAM and invalidates cached
-    /// copies. All happen at `now`, so their write-backs load the DRAM as one batch per page (the
+    /// `dev_socket`, in order: each allocates in the LLC's ways `io_mask` (the port's I/O ways)
+    /// when `ddio` is on for the port and the line is homed on that socket (ItoM), else goes to
+    /// DRAM and invalidates cached copies. All happen at `now`, so their write-backs load the DRAM as one batch per page (the
     /// load window sums whole lines exactly: the same as line by line).
-    pub fn dev_write_lines(&mut self, dev_socket: usize, ddio: bool, first: u32, n: u32, now: u64) {
+    pub fn dev_write_lines(&mut self, dev_socket: usize, ddio: bool, io_mask: u32, first: u32, n: u32, now: u64) {
         let end = first + n;
         let mut l = first;
         while l < end {
@@ -327,7 +327,7 @@ impl MemSys {
                 }
             }
             let allocating = ddio && home == dev_socket;
-            let hits = self.sockets[home].hier.dev_write_lines(l, k, allocating);
+            let hits = self.sockets[home].hier.dev_write_lines(l, k, allocating, io_mask);
             let wb = self.sockets[home].hier.take_writebacks();
             self.sockets[home].mem.write(now, wb + if allocating { 0 } else { k });
             if allocating {

@@ -92,7 +92,8 @@ pub struct Metrics {
     pub pcie_read_hit_rate: Option<f64>,
     pub pcie_write_lines: u64,
     pub pcie_read_lines: u64,
-    /// Device writes that went to DRAM (DDIO off, or a NIC on another socket).
+    /// Device writes that went to DRAM (DDIO off, a NIC on another socket, or the lines of a
+    /// frame beyond its NIC's `ddio_lines`).
     pub dma_write_bypass_lines: u64,
     /// Offered load, Gb/s of frame bytes (without preamble and IFG).
     pub offered_gbps: f64,

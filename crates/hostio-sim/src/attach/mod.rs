@@ -51,6 +51,11 @@ pub(crate) struct Dev {
     pub socket: usize,
     /// DDIO allocates this port's writes in the LLC.
     pub ddio: bool,
+    /// The LLC ways its write-allocations go to (`nics.<name>.ddio_mask`, else the platform's).
+    pub io_mask: u32,
+    /// Leading lines of a received frame DDIO may allocate (`nics.<name>.ddio_lines`; `u32::MAX`:
+    /// all); the rest go to DRAM.
+    pub ddio_lines: u32,
 }
 
 /// One frame the NIC moves into posted RX slot `pos` (ring of `n`).
@@ -270,21 +275,28 @@ impl Attachment {
 
 /// The I/O hub's side of receiving one frame into the ConnectX-5-like rings: the descriptor line
 /// is read (PCIeRdCur) once per four descriptors, each payload line is an ItoM (allocating under
-/// DDIO when the buffer is homed on the NIC's socket), and a compressed completion block is
-/// written once per `CQE_COMPRESSION` packets. Returns (buffer homed on the NIC's socket, the
-/// write allocated in the LLC).
+/// DDIO when the buffer is homed on the NIC's socket, into the port's I/O ways; with selective
+/// DCA only the first `ddio_lines` lines, the rest written to DRAM), and a compressed completion
+/// block is written once per `CQE_COMPRESSION` packets. Returns (buffer homed on the NIC's
+/// socket, the whole frame allocated in the LLC).
 pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
     let slot = f.pos % f.n;
     if f.pos % CX5_RINGS.rx_desc_per_line == 0 {
         m.dev_read_lines(f.desc_line + (slot / CX5_RINGS.rx_desc_per_line) as u32, 1, f.now);
     }
     let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
-    let allocating = d.ddio && home == d.socket;
-    m.dev_write_lines(d.socket, d.ddio, f.data_line, f.payload.div_ceil(64) as u32, f.now);
-    if f.pos % CX5_RINGS.cq_per_line == CX5_RINGS.cq_per_line - 1 {
-        m.dev_write_lines(d.socket, d.ddio, f.cq_line + (slot / CX5_RINGS.cq_per_line) as u32, 1, f.now);
+    // Selective DCA: only the frame's first `ddio_lines` lines may allocate.
+    let lines = f.payload.div_ceil(64) as u32;
+    let cached = if d.ddio { lines.min(d.ddio_lines) } else { lines };
+    m.dev_write_lines(d.socket, d.ddio, d.io_mask, f.data_line, cached, f.now);
+    if cached < lines {
+        m.dev_write_lines(d.socket, false, d.io_mask, f.data_line + cached, lines - cached, f.now);
     }
-    (home == d.socket, allocating)
+    if f.pos % CX5_RINGS.cq_per_line == CX5_RINGS.cq_per_line - 1 {
+        m.dev_write_lines(d.socket, d.ddio, d.io_mask, f.cq_line + (slot / CX5_RINGS.cq_per_line) as u32, 1, f.now);
+    }
+    // The frame is ready when its last line is written: in the LLC only if all of it allocated.
+    (home == d.socket, d.ddio && home == d.socket && cached == lines)
 }
 
 /// The I/O hub's side of fetching one TX packet: the WQE lines that begin within the packet's
@@ -303,7 +315,7 @@ pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, Option<u64>
     }
     let every = CX5_RINGS.tx_completion_every;
     if f.pos % every == every - 1 {
-        m.dev_write_lines(d.socket, d.ddio, f.cq_line + ((f.pos / every) % TX_CQ_LINES as u64) as u32, 1, f.now);
+        m.dev_write_lines(d.socket, d.ddio, d.io_mask, f.cq_line + ((f.pos / every) % TX_CQ_LINES as u64) as u32, 1, f.now);
     }
     let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
     (home == d.socket, (!all_hit).then(|| m.sockets[home].mem.loaded_latency(f.now)))

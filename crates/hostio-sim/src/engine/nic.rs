@@ -115,6 +115,9 @@ pub(super) struct Nic {
     pub(super) kind: &'static str,
     pub(super) socket: usize,
     pub(super) ddio: bool,
+    /// The LLC ways its DMA writes allocate into, and the leading lines of a frame that may.
+    pub(super) io_mask: u32,
+    pub(super) ddio_lines: u32,
     pub(super) line_rate_gbps: f64,
     pub(super) tx_release: crate::config::TxRelease,
     /// Bytes of packet reads one TX queue may have in flight.
@@ -140,6 +143,13 @@ pub(super) struct Nic {
     /// for the conservation check.
     pub(super) arrived_all: u64,
     pub(super) dropped_all: u64,
+}
+
+impl Nic {
+    /// What the attachment needs to know of the NIC for a DMA.
+    pub(super) fn dev(&self) -> Dev {
+        Dev { socket: self.socket, ddio: self.ddio, io_mask: self.io_mask, ddio_lines: self.ddio_lines }
+    }
 }
 
 impl Engine {
@@ -283,7 +293,7 @@ impl Engine {
 
     /// DMA one frame into the next posted RX buffer of queue `q` (the attachment moves it).
     fn dma_in(&mut self, ni: usize, q: usize, p: Pkt, now: u64) {
-        let dev = Dev { socket: self.nics[ni].socket, ddio: self.nics[ni].ddio };
+        let dev = self.nics[ni].dev();
         let qu = &self.nics[ni].queues[q];
         let rx = &qu.rx;
         let pos = rx.nic_pos;
@@ -349,7 +359,7 @@ impl Engine {
     /// flight, so one queue's transmit rate is bounded by that window over the read latency.
     pub(super) fn on_tx_fetch(&mut self, ni: usize, q: usize) {
         let now = self.now;
-        let dev = Dev { socket: self.nics[ni].socket, ddio: self.nics[ni].ddio };
+        let dev = self.nics[ni].dev();
         let window_bytes = self.nics[ni].tx_read_window;
         let idx_line = self.nics[ni].queues[q].idx_line;
         let notice = self.nics[ni].attach.tx_notice_ps(&self.mem);
