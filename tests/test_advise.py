@@ -117,3 +117,13 @@ def test_parse_knobs_takes_a_string():
     for spec in (5, ["platform.ddio_ways"], b"platform.ddio_ways"):
         with pytest.raises(hostio.ConfigError, match="^--knobs = .*a string of KEY"):
             advise.parse_knobs(spec)
+
+
+def test_a_lesson_names_a_changed_knob_the_paper_has_no_lesson_for():
+    from hostio.advise import lesson
+
+    text = lesson(["nics.nic0.tx_read_window_kib"], True)
+    assert "already the cheapest" not in text and "nics.nic0.tx_read_window_kib" in text
+    assert "comes closest" in lesson(["nics.nic0.tx_read_window_kib"], False)
+    assert lesson([], True) == "The scenario as given is already the cheapest setting that meets the goal."
+    assert "Leaky DMA" in lesson(["nics.nic0.rx_descriptors"], True)

@@ -578,6 +578,39 @@ def test_two_outputs_to_one_destination_are_refused(tmp_path, first, second):
     assert p.stdout == "" and list(tmp_path.iterdir()) == []
 
 
+def test_an_output_never_replaces_the_scenario_or_a_result_it_reads(tmp_path):
+    scen = tmp_path / "my.toml"
+    text = sim.scenario_path("quickstart").read_text()
+    scen.write_text(text)
+    for cmd in (["run", "my.toml", *SHORT, "--json", "./my.toml"],
+                ["advise", "my.toml", "--goal", "p99", "--seeds", "1", *SHORT, "--json", "my.toml"]):
+        one_line_error(hostio_cli(*cmd, cwd=tmp_path), "a path other than the scenario file the command reads")
+        assert scen.read_text() == text
+    p = hostio_cli("sweep", "my.toml", "--axis", "nics.nic0.rx_descriptors=64,128", *SHORT, "--out", "s", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    log = (tmp_path / "s" / "points.jsonl").read_text()
+    for name in ("points.jsonl", "sweep.json", "table.csv"):
+        one_line_error(hostio_cli("report", "s", "--out", f"s/{name}", cwd=tmp_path), f"{name!r} in 's' is one")
+    assert (tmp_path / "s" / "points.jsonl").read_text() == log
+    # A page of its own at the folder's top may be written, and written again.
+    for _ in range(2):
+        assert hostio_cli("report", "s", "--out", "s/mine.html", cwd=tmp_path).returncode == 0
+
+
+def test_sweep_and_reproduce_folders_are_not_mixed(tmp_path):
+    p = hostio_cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=64", *SHORT, "--out", "s", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    before = sorted(x.name for x in (tmp_path / "s").iterdir())
+    one_line_error(hostio_cli("reproduce", "--only", "pause", "--quick", "--seeds", "1", "--quiet", "--out", "s", cwd=tmp_path),
+                   "--out = 's'", "holds a sweep")
+    assert sorted(x.name for x in (tmp_path / "s").iterdir()) == before
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "summary.json").write_text("[]")
+    one_line_error(hostio_cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=64", *SHORT, "--out", "r", cwd=tmp_path),
+                   "--out = 'r'", "holds a reproduction")
+    assert sorted(x.name for x in (tmp_path / "r").iterdir()) == ["summary.json"]
+
+
 def test_a_path_to_stdout_is_stdout(tmp_path):
     # Piped: the JSON alone, as with --json -, not the JSON followed by the summary.
     p = hostio_cli("run", "quickstart", *SHORT, "--json", "/dev/stdout")

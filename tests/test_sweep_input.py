@@ -394,7 +394,8 @@ def test_python_axes_and_knobs_are_compared_in_their_normal_spelling(tmp_path):
         "nics.nic0.rx_descriptors": [128, 256], "platform.ddio_ways": None}
     # A quoted part may hold a dot, a comma or an = sign.
     assert advise.parse_knobs('apps."a,b=c".cores=1,2') == {'apps."a,b=c".cores': [1, 2]}
-    for spec, needle in (('run."seed"=1,2', "keys other than run.seed"), ("platform.ddio_ways=2,platform.'ddio_ways'=4", "given twice"),
+    for spec, needle in (('run."seed"=1,2', "keys outside \\[run\\]"), ("run.duration_us=20,5000", "keys outside \\[run\\]"),
+                         ("platform.ddio_ways=2,platform.'ddio_ways'=4", "given twice"),
                          ("platform..ddio_ways=2", "TOML dotted key")):
         with pytest.raises(ConfigError, match=needle):
             advise.parse_knobs(spec)

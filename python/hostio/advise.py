@@ -62,6 +62,10 @@ LESSONS = {
 }
 
 
+#: Why ``run.*`` keys are not knobs: they set how a setting is measured, not the system.
+RUN_KNOB = "keys outside [run]: run.* sets how each setting is measured (seeds with --seeds, the windows with --set), not what is tuned"
+
+
 def _split_items(spec: str) -> list[str]:
     """``spec`` split at the commas outside quotes (a quoted key part or a string value may hold one)."""
     bounds = [-1, *sim.unquoted(spec, ","), len(spec)]
@@ -111,8 +115,8 @@ def _new_knob(key: str, knobs: dict, spec: str) -> str:
     key = sim.normal_key(key, "--knobs", spec)
     if key in knobs:
         raise config_error("--knobs", spec, f"each key once ({key} is given twice)")
-    if key == "run.seed":
-        raise config_error("--knobs", spec, "keys other than run.seed (use --seeds)")
+    if key == "run" or key.startswith("run."):
+        raise config_error("--knobs", spec, RUN_KNOB)
     return key
 
 
@@ -262,8 +266,8 @@ def advise(
     base = sim._overrides(set)
     resolved = sim.check(text, set=base)
     knobs = _normal_knobs(knobs) if knobs else default_knobs(resolved)
-    if "run.seed" in knobs:
-        raise config_error("--knobs", "run.seed", "keys other than run.seed (use --seeds)")
+    if any(k == "run" or k.startswith("run.") for k in knobs):
+        raise config_error("--knobs", next(k for k in knobs if k == "run" or k.startswith("run.")), RUN_KNOB)
     given = {k: v for k, v in knobs.items() if v is not None}
     if given:
         sweeps.check_axes(given, "--knobs")  # non-empty lists of distinct values
@@ -354,8 +358,13 @@ def lesson(changed: Sequence[str], met: bool) -> str:
         if leaf in LESSONS and LESSONS[leaf] not in leaves:
             leaves.append(LESSONS[leaf])
     if not leaves:
-        leaves.append("The scenario as given is already the cheapest setting that meets the goal." if met else
-                      "No searched setting meets the goal; widen the knobs' values or relax --slo.")
+        if changed:
+            # Knobs without a lesson of the paper's: say what changed, nothing more.
+            leaves.append(("This setting meets the goal" if met else "No searched setting meets the goal; this one comes closest")
+                          + f" by changing {', '.join(changed)} (the DDIO paper's lessons cover descriptors, DDIO ways and cores).")
+        else:
+            leaves.append("The scenario as given is already the cheapest setting that meets the goal." if met else
+                          "No searched setting meets the goal; widen the knobs' values or relax --slo.")
     elif not met:
         leaves.insert(0, "No searched setting meets the goal; this one comes closest.")
     return " ".join(leaves)

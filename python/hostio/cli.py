@@ -30,6 +30,11 @@ OUTPUT_ARGS = {"json": "--json", "csv": "--csv", "platform_out": "--platform-out
 STDOUT_ARGS = ("json", "csv", "platform_out", "report_out")
 
 
+def _a_report(rel: str) -> bool:
+    """A file of a sweep or reproduce folder that a report may replace: an HTML page at its top."""
+    return os.sep not in rel and rel.endswith(".html")
+
+
 def one_line(message: str) -> str:
     """The message with control characters (a value's newline, carriage return, ...) escaped, so
     that an error stays on one line whatever the user typed."""
@@ -140,6 +145,14 @@ def _main(args) -> int:
         outputs = [(name, option, getattr(args, name, None)) for name, option in OUTPUT_ARGS.items()]
         outputs = [(name, option, value) for name, option, value in outputs if isinstance(value, str)]
         outfile.check_distinct([(option, value) for _, option, value in outputs])
+        # An output never replaces the scenario file a command reads, nor a result in the folder a
+        # report reads (an HTML page at its top, such as its report.html, may be rewritten).
+        scenario, folder = getattr(args, "scenario", None), getattr(args, "folder", None)
+        outfile.check_not_inputs(
+            [(option, value) for _, option, value in outputs],
+            files=[("scenario file", scenario)] if isinstance(scenario, str) else [],
+            folders=[("folder it reports on", folder, _a_report)] if isinstance(folder, str) else [],
+        )
         for name, option, value in outputs:
             outfile.check(option, value)
             if name in STDOUT_ARGS and value != "-" and outfile.destination(value) == outfile.STDOUT:

@@ -102,6 +102,30 @@ def check_distinct(outputs) -> None:
         seen[where] = (key, path)
 
 
+def check_not_inputs(outputs, files=(), folders=()) -> None:
+    """Refuse an output that would replace what the command reads or keeps: one of ``files``
+    (``(what, path)``: the scenario file, ...) or an existing file inside one of ``folders``
+    (``(what, folder, allowed)``: a sweep or reproduce folder, whose files are its results unless
+    ``allowed(relative path)`` says otherwise). ``outputs`` is (option, path) pairs."""
+    for key, path in outputs:
+        if path == "-":
+            continue
+        where = destination(path)
+        if where is None or where == STDOUT:
+            continue
+        for what, f in files:
+            if os.path.isfile(f) and where == destination(f):
+                raise config_error(key, path, f"a path other than the {what} the command reads ({f!r})")
+        if not os.path.isfile(path):
+            continue
+        target = os.path.realpath(path)
+        for what, folder, allowed in folders:
+            root = os.path.realpath(folder)
+            rel = os.path.relpath(target, root)
+            if os.path.isdir(root) and os.path.commonpath([root, target]) == root and not allowed(rel):
+                raise config_error(key, path, f"a path other than the results in the {what} ({rel!r} in {folder!r} is one)")
+
+
 def write_text(path: str, text: str | bytes, key: str) -> None:
     """Write ``text`` (UTF-8 text, or bytes as they are) to ``path``, the value of option ``key``
     (see the module doc for how special files are treated). A write the system refuses (a full

@@ -1513,6 +1513,8 @@ def reproduce(
     outp = Path(out)
     if outp.exists() and not outp.is_dir():
         raise config_error("--out", str(out), "a folder (this path is a file)")
+    if (outp / "sweep.json").exists():
+        raise config_error("--out", str(out), "a folder of hostio reproduce, or a new one (this one holds a sweep: its sweep.json)")
     outp.mkdir(parents=True, exist_ok=True)
     quick_ov = QUICK if quick else []
     texts: dict = {}

@@ -614,6 +614,8 @@ def sweep(
         return _frame(axes, [(v, s) for v, s in itertools.product(values, seed_list or [None])], recs)
     ids = [point_id(t, o) for t, o in points]  # validate before the folder is touched
     check_reachable(scheduler)
+    if any((outp / name).exists() for name in ("summary.json", "claims.csv")):
+        raise config_error("--out", str(out), "a folder of hostio sweep, or a new one (this one holds a reproduction: its summary.json or claims.csv)")
     with locked(outp):
         for name in ("sweep.json", "results.parquet", "table.csv"):
             _writable(outp / name)
