@@ -354,6 +354,17 @@ def test_none_in_a_mapping_names_its_key():
         sim.check({**sc, "nics": {"nic0": {}}, "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0", "cores": [1, None]}}})
 
 
+def test_a_resolved_scenario_runs_again_as_it_is():
+    # Keys left unset are left out of the resolved scenario (a scenario takes no None), so a
+    # result's scenario, or check()'s, runs again with the same hash and metrics.
+    r = hostio.run("quickstart", set=["run.duration_us=30", "run.warmup_us=10"])
+    again = hostio.run(r["scenario"])
+    assert again["scenario_hash"] == r["scenario_hash"] and again["metrics"] == r["metrics"]
+    c = sim.check("quickstart")
+    assert sim.check(c["scenario"])["scenario"] == c["scenario"]
+    assert "null" not in json.dumps(r["scenario"])
+
+
 def test_odd_values_in_a_mapping_name_their_key():
     sc = {"nics": {"nic0": {}}, "traffic": {"t0": {"nic": "nic0", "packet_size": 64}},
           "apps": {"fwd": {"kind": "l2fwd", "nic": "nic0"}}}

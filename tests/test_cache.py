@@ -261,3 +261,14 @@ def test_a_second_thread_is_told_the_hierarchy_is_busy():
     assert done == [len(trace)]
     assert all(refused.values()) and all("serves one call at a time" in m for ms in refused.values() for m in ms)
     assert h.stats()["dev_write"]["accesses"] == len(trace)
+
+def test_cat_masks_cores_and_sockets_follow_the_scenarios_rules():
+    h = Hierarchy()
+    with pytest.raises(ConfigError, match=r"^mask = 0x5: a nonzero contiguous mask"):
+        h.set_cat(0, 0b101)
+    for core in (-1, 18):
+        with pytest.raises(ConfigError, match=rf"^core = {core}: an integer in 0\.\.18 \(cores per socket\)"):
+            h.access([0], core=core)
+    with pytest.raises(ConfigError, match=r"^sockets = 2: left out: a Hierarchy is one socket"):
+        Hierarchy(sockets=2)
+    h.set_cat(17, 0x7F0)

@@ -131,8 +131,11 @@ class Hierarchy:
 
     def __init__(self, preset: str = "skylake-gold-6140", **overrides):
         checked_text("preset", preset, "a preset name or file:PATH")
+        if "sockets" in overrides:
+            raise config_error("sockets", overrides["sockets"], "left out: a Hierarchy is one socket (simulate two with hostio.run)")
         ov = [f"platform.{k}={_toml_value(k, v)}" for k, v in overrides.items()]
         self._h = _core.TraceCache(preset, ov)
+        self._cores = self._h.cores
         self.preset = preset
         self.overrides = dict(overrides)
         #: What resolving the platform warned about (also issued as Python warnings), e.g. a
@@ -146,7 +149,7 @@ class Hierarchy:
         checked_text("kind", kind, f"one of {', '.join(KINDS)}")
         # A private, aligned copy: the simulation releases the GIL between blocks, and another
         # thread must not change the addresses after their pages were counted.
-        out = _one_at_a_time(self._h.access, _addresses(addresses), kind, _index("core", core))
+        out = _one_at_a_time(self._h.access, _addresses(addresses), kind, self._core(core))
         return np.frombuffer(out, dtype=np.uint8)
 
     def llc_sets(self, addresses) -> np.ndarray:
@@ -156,7 +159,14 @@ class Hierarchy:
 
     def set_cat(self, core: int, mask: int) -> None:
         """Restrict `core`'s fills to the LLC ways in `mask` (it still hits in any way)."""
-        _one_at_a_time(self._h.set_cat, _index("core", core), _index("mask", mask))
+        _one_at_a_time(self._h.set_cat, self._core(core), _index("mask", mask))
+
+    def _core(self, core) -> int:
+        """A core index of this socket."""
+        i = integer(core)
+        if i is None or not 0 <= i < self._cores:
+            raise config_error("core", core, f"an integer in 0..{self._cores} (cores per socket)")
+        return i
 
     def stats(self) -> dict:
         """Accesses per kind and hit level, the hierarchy's write-backs and DDIO counters, and the

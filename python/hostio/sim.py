@@ -253,13 +253,30 @@ def run(
             raise config_error("seed", seed, f"an integer in 0..={MAX_SEED}")
         seed = v
     text, is_json = _source(scenario)
-    return json.loads(_core.simulate(text, _overrides(set), seed, progress, is_json, check_invariants))
+    return _runnable(json.loads(_core.simulate(text, _overrides(set), seed, progress, is_json, check_invariants)))
 
 
 def check(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
     """Validate a scenario without running it; returns the resolved scenario, platform and mask."""
     text, is_json = _source(scenario)
-    return json.loads(_core.check_scenario(text, _overrides(set), is_json))
+    return _runnable(json.loads(_core.check_scenario(text, _overrides(set), is_json)))
+
+
+def _without_none(value):
+    """``value`` with the keys whose value is None left out, at every depth."""
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value
+
+
+def _runnable(result: dict) -> dict:
+    """A result whose resolved ``scenario`` runs again as it is: the keys left unset (null in the
+    simulator's JSON) are left out, as a scenario leaves them out (a scenario takes no None)."""
+    if isinstance(result.get("scenario"), dict):
+        result["scenario"] = _without_none(result["scenario"])
+    return result
 
 
 def presets() -> dict[str, dict]:

@@ -307,11 +307,18 @@ impl TraceCache {
             return Err(config_err(ConfigError::new("core", core, format!("0..{} (cores per socket)", self.cores))));
         }
         let full = hostio_sim::config::full_mask(self.llc_ways);
-        if mask == 0 || mask & !full != 0 {
-            return Err(config_err(ConfigError::new("mask", format!("{mask:#x}"), format!("a nonzero mask within the {} LLC ways ({full:#x})", self.llc_ways))));
+        if mask == 0 || mask & !full != 0 || !hostio_sim::config::is_contiguous(mask) {
+            // As a scenario's `cat_mask`: Intel's CAT takes contiguous masks only.
+            return Err(config_err(ConfigError::new("mask", format!("{mask:#x}"), format!("a nonzero contiguous mask within the {} LLC ways ({full:#x})", self.llc_ways))));
         }
         self.h.set_cat(core, mask);
         Ok(())
+    }
+
+    /// Cores of the socket (core indices are `0..cores`).
+    #[getter]
+    fn cores(&self) -> usize {
+        self.cores
     }
 
     /// What resolving the platform warned about.

@@ -986,7 +986,7 @@ pub fn full_mask(ways: u32) -> u32 {
     }
 }
 
-fn is_contiguous(mask: u32) -> bool {
+pub fn is_contiguous(mask: u32) -> bool {
     mask != 0 && {
         let shifted = mask >> mask.trailing_zeros();
         (shifted & (shifted + 1)) == 0
