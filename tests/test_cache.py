@@ -263,6 +263,7 @@ def test_a_second_thread_is_told_the_hierarchy_is_busy():
     assert h.stats()["dev_write"]["accesses"] == len(trace)
 
 def test_cat_masks_cores_and_sockets_follow_the_scenarios_rules():
+    ConfigError = hostio.ConfigError
     h = Hierarchy()
     with pytest.raises(ConfigError, match=r"^mask = 0x5: a nonzero contiguous mask"):
         h.set_cat(0, 0b101)
