@@ -250,6 +250,8 @@ def test_experiment_reproduces_the_published_effects():
     (lambda: pcie.experiment("LAT_RD", 64, 32), "window = 32"),
     (lambda: pcie.latency("dma_read", 64, location="l4"), "location"),
     (lambda: pcie.link_for(-1, 64), "rate_gbps"),
+    (lambda: pcie.link_for(100, 64, gen=3), "gen = 3: left out: link_for chooses"),
+    (lambda: pcie.link_for(100, 64, lanes=8), "lanes = 8: left out"),
 ])
 def test_bad_input_names_key_and_allowed(call, key):
     with pytest.raises(ConfigError) as e:
@@ -297,3 +299,9 @@ def test_numpy_numbers_are_numbers():
     assert pcie.nic("dpdk", 64, eth_gbps=np.float32(40)) == pcie.nic("dpdk", 64, eth_gbps=40)
     with pytest.raises(ConfigError, match="size = True"):
         pcie.bandwidth([True])
+
+
+def test_an_iotlb_miss_implies_the_iommu_as_on_the_command_line():
+    miss = pcie.latency("dma_read", 64, iotlb_miss=True)
+    assert miss == pcie.latency("dma_read", 64, iotlb_miss=True, iommu=True)
+    assert miss["iommu_ns"] > 0 == pcie.latency("dma_read", 64, iommu=True)["iommu_ns"]  # a walk; a hit costs nothing

@@ -166,6 +166,9 @@ def bandwidth(sizes: int | Iterable[int], **link) -> list[dict]:
 def link_for(rate_gbps: float, size: int, op: str = "write", **link) -> dict | None:
     """Smallest link (gen, lanes) whose effective ``op`` rate at ``size`` reaches ``rate_gbps``;
     MPS/MRRS/RCB/addressing come from ``link``. ``None`` if no gen 1–7 x1–x32 link does."""
+    for key in ("gen", "lanes"):
+        if key in link:
+            raise config_error(key, link[key], "left out: link_for chooses the generation and the lanes")
     rate = gbps("rate_gbps", rate_gbps)
     return json.loads(_core.pcie_link_for(json.dumps(link_config(**link)), op, rate, _sizes(size)[0]))
 
@@ -219,7 +222,8 @@ def nic_transactions(design: str, frame: int, vlan: bool = False, compat: bool =
 def latency(kind: str, size: int, location: str = "llc", engine: str = "dma", iotlb_miss: bool = False,
             iommu: bool = False, params: dict | None = None, **link) -> dict:
     """Latency of one transaction, part by part (ns): ``kind`` is one of dma_read, dma_write,
-    wrrd, mmio_read, mmio_write; ``location`` one of llc, dram, remote_llc, remote_dram."""
+    wrrd, mmio_read, mmio_write; ``location`` one of llc, dram, remote_llc, remote_dram.
+    ``iotlb_miss`` (the translation misses the IO-TLB) implies ``iommu``, as ``--iotlb-miss`` does."""
     for key, value, allowed in (("kind", kind, LATENCY_KINDS), ("location", location, LOCATIONS),
                                 ("engine", engine, ("dma", "cmd"))):
         if not isinstance(value, str):  # the values themselves are checked by the Rust declaration
@@ -227,7 +231,7 @@ def latency(kind: str, size: int, location: str = "llc", engine: str = "dma", io
     p = default_latency_params() if params is None else _merge(default_latency_params(), params, "latency")
     if link:
         p["link"] = link_config(**link)
-    p["iommu"]["enabled"] = bool(iommu) or bool(p["iommu"].get("enabled"))
+    p["iommu"]["enabled"] = bool(iommu) or bool(iotlb_miss) or bool(p["iommu"].get("enabled"))
     return json.loads(_core.pcie_latency(json.dumps(p), kind, _sizes(size)[0], location, engine, bool(iotlb_miss)))
 
 

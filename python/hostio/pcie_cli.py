@@ -436,7 +436,7 @@ def register(subparsers) -> None:
     be.add_argument("--numa", default="local", help="local or remote")
     be.add_argument("--iommu", action="store_true")
     be.add_argument("--no-superpages", action="store_true", help="IOMMU maps 4 KiB pages only")
-    be.add_argument("--engine", default="dma", help="dma or cmd (latency tests)")
+    be.add_argument("--engine", default="dma", help="dma (descriptor engine) or cmd (direct command): how the device issues its DMAs, in every test")
     _add_output(be, csv_too=False)
     be.set_defaults(func=cmd_bench)
 
