@@ -167,7 +167,7 @@ def link_for(rate_gbps: float, size: int, op: str = "write", **link) -> dict | N
     """Smallest link (gen, lanes) whose effective ``op`` rate at ``size`` reaches ``rate_gbps``;
     MPS/MRRS/RCB/addressing come from ``link``. ``None`` if no gen 1–7 x1–x32 link does."""
     for key in ("gen", "lanes"):
-        if key in link:
+        if link.get(key) is not None:
             raise config_error(key, link[key], "left out: link_for chooses the generation and the lanes")
     rate = gbps("rate_gbps", rate_gbps)
     return json.loads(_core.pcie_link_for(json.dumps(link_config(**link)), op, rate, _sizes(size)[0]))
