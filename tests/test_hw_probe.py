@@ -179,3 +179,14 @@ def test_platform_out_end_to_end(tmp_path, capsys):
     assert p["coherent_line_ns"] == round(max(p["c2c_latency_ns"], 1.0), 3)
     r = hostio.run("quickstart", set=[f'platform.preset="file:{out}"', 'nics.nic0.attachment="coherent"', "run.duration_us=100", "run.warmup_us=100"])
     assert r["platform"]["coherent_line_ns"] == p["coherent_line_ns"]
+
+
+def test_a_platform_file_that_cannot_be_made_is_refused_before_measuring(tmp_path, capsys):
+    # Too small a working set for the DRAM latency, a test left out, one cpu: refused at once,
+    # and nothing written.
+    half = _llc_bytes() / (1 << 20)
+    for args, option in ((["--max-mib", f"{half:g}"], "--max-mib"), (["--tests", "latency,bandwidth"], "--tests"),
+                         (["--cpus", str(_core.hw_allowed_cpus()[0])], "--cpus")):
+        rc, _, err = run_cli(["--quick", *args, "--json", str(tmp_path / "p.json"), "--platform-out", str(tmp_path / "p.toml")], capsys)
+        assert rc == 2 and err.startswith(f"hostio: error: {option} = ") and "--platform-out" in err, err
+        assert list(tmp_path.iterdir()) == []

@@ -102,16 +102,19 @@ def _probe(args) -> int:
                               cpus=_int_list("--cpus", args.cpus), tests=tests)
     with as_options(given(args, PROBE_OPTIONS)):
         opts.validate()
+        if args.platform_out:
+            opts.check_platform_file()
     quiet = "-" in (args.json, args.platform_out)
     report = probe.run_probe(opts, progress=None if quiet else lambda m: print(f"probe: {m}", file=sys.stderr))
+    # The report first: what was measured is kept even if no platform file can be made of it.
+    if args.json:
+        _emit_json(args.json, report)
     if args.platform_out == "-":
         sys.stdout.write(probe.platform_toml(report))
     elif args.platform_out:
         outfile.write_text(args.platform_out, probe.platform_toml(report), "--platform-out")
         if not quiet:
             print(f"probe: platform file written to {args.platform_out}", file=sys.stderr)
-    if args.json:
-        _emit_json(args.json, report)
     if not quiet:
         print(probe.format_summary(report))
     return 0

@@ -73,6 +73,21 @@ class ProbeOptions:
         if self.cpus is not None and len(set(self.cpus)) != len(self.cpus):
             raise config_error("cpus", ",".join(map(str, self.cpus)), "distinct cpu numbers")
 
+    def check_platform_file(self) -> None:
+        """Refuse, before anything is measured, options under which no platform file can be
+        written (``--platform-out``): it needs the latency curve up to DRAM (a working set of at
+        least 2 × LLC), the core-to-core latency (two cpus) and the bandwidth."""
+        missing = [t for t in ("latency", "c2c", "bandwidth") if t not in self.tests]
+        if missing:
+            raise config_error("tests", ",".join(self.tests), "latency, c2c and bandwidth among them: a platform file (--platform-out) needs all three")
+        cpus = self.cpus if self.cpus is not None else _core.hw_allowed_cpus()
+        if len(cpus) < 2:
+            raise config_error("cpus", ",".join(map(str, cpus)), "at least 2 cpus: a platform file (--platform-out) needs the core-to-core latency")
+        if self.max_mib is not None:
+            llc = (geometry()["llc"] or {}).get("size_bytes") or 8 * MIB
+            if self.max_mib * MIB < 2 * llc:
+                raise config_error("max_mib", self.max_mib, f"at least {2 * llc / MIB:g} MiB (2 × this machine's LLC): a platform file (--platform-out) needs the DRAM latency")
+
 
 def geometry() -> dict:
     """CPUID and sysfs view of the caches; ``levels`` (l1d, l2, l3) and ``llc`` are the merged
