@@ -489,7 +489,10 @@ def _pool_run(todo, finish, jobs) -> list:
     except BaseException:
         for p in list(getattr(pool, "_processes", {}).values()):
             p.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        # Waited for: the workers are gone, so the pool's manager thread ends at once; left
+        # running, it could race the interpreter's exit for its wake-up pipe and print a
+        # traceback after "interrupted".
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
     return sorted(broken, key=lambda job: job[0])
