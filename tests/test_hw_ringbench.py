@@ -61,6 +61,14 @@ def test_model_orders_the_designs():
     assert i1["one_way_ns"] < d1["one_way_ns"] and i1["serial_transfers"] == 1
 
 
+def test_the_models_rate_is_held_to_what_the_window_allows():
+    wide = ringbench.predict(ringbench.config("inline", "grouped", 1, window=4096), 100.0)
+    assert wide == ringbench.predict({k: v for k, v in ringbench.config("inline", "grouped", 1).items() if k != "window"}, 100.0)
+    one = ringbench.predict(ringbench.config("inline", "grouped", 1, window=1), 100.0)
+    assert one["max_mdesc_per_s"] == pytest.approx(1 / (2 * one["one_way_ns"]) * 1e3)
+    assert one["max_mdesc_per_s"] < wide["max_mdesc_per_s"]
+
+
 @pytest.mark.parametrize("args,msg", [
     (["--batch", "65"], "--batch = '65': 1..64"),
     (["--batch", "1,0"], "--batch = '1,0': 1..64"),
@@ -72,6 +80,7 @@ def test_model_orders_the_designs():
     (["--window", "0"], "--window = 0: 1..4096"),
     (["--window", "-5"], "--window = -5: 1..4096"),
     (["--window", "5000"], "--window = 5000: 1..4096"),
+    (["--batch", "16", "--window", "1"], "--window = 1: 16..4096 descriptors (at least the batch)"),
     (["--duration-ms", "1"], "--duration-ms = 1: 2..60000"),
     (["--duration-ms", "99999999999999999999"], "--duration-ms = 99999999999999999999"),
     (["--cpus", "0,0"], "--cpus = '0,0'"),

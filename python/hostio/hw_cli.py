@@ -128,14 +128,12 @@ def _ringbench(args) -> int:
         raise config_error("--mlp", args.mlp, "1..64 overlapped misses")
     if args.line_ns is not None and not (math.isfinite(args.line_ns) and 0 < args.line_ns <= 1e6):
         raise config_error("--line-ns", args.line_ns, "a positive finite latency in ns (at most 1e6)")
-    if args.window < 1:  # raised to the batch below, so the configurations never see it
-        raise config_error("--window", args.window, "1..4096 descriptors")
     sigs = rb.SIGNALINGS if args.signaling == "all" else (args.signaling,)
     lays = rb.LAYOUTS if args.layout == "all" else (args.layout,)
     batches = _int_list("--batch", args.batch)
     cpus = _int_list("--cpus", args.cpus)
     with as_options(given(args, RINGBENCH_OPTIONS)):
-        cfgs = [rb.config(s, l, b, args.pool, args.payload, max(args.window, b), args.duration_ms, cpus)
+        cfgs = [rb.config(s, l, b, args.pool, args.payload, args.window, args.duration_ms, cpus)
                 for s in sigs for l in lays for b in batches]
     if args.sweep not in rb.SWEEPS:
         raise config_error("--sweep", args.sweep, ", ".join(rb.SWEEPS))

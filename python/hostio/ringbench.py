@@ -83,9 +83,15 @@ def line_transfer_ns(cpus: list[int], quick: bool = True) -> float:
 
 
 def predict(cfg: dict, line_ns: float, mlp: float = 4.0, desc_cpu_ns: float = 2.0) -> dict:
+    """The coherent model's one-way latency and saturated rate for ``cfg``. With a ``window`` in
+    ``cfg``, the rate is also held to what that many descriptors in flight allow (Little's law:
+    at most ``window`` per round trip of two one-way latencies), which binds for small windows."""
     shape = {k: cfg[k] for k in ("signaling", "layout", "batch", "pool", "payload_bytes")}
     link = {"line_transfer_ns": line_ns, "mlp": mlp, "desc_cpu_ns": desc_cpu_ns}
-    return json.loads(_core.hw_ring_predict(json.dumps(shape), json.dumps(link)))
+    p = json.loads(_core.hw_ring_predict(json.dumps(shape), json.dumps(link)))
+    if cfg.get("window"):
+        p["max_mdesc_per_s"] = min(p["max_mdesc_per_s"], cfg["window"] / (2 * p["one_way_ns"]) * 1e3)
+    return p
 
 
 def run(cfg: dict, line_ns: float | None = None, mlp: float = 4.0) -> dict:
@@ -107,7 +113,7 @@ def run(cfg: dict, line_ns: float | None = None, mlp: float = 4.0) -> dict:
 
 def with_model(r: dict, line_ns: float, mlp: float = 4.0) -> dict:
     """Add the coherent model's prediction and its error to a result of ``run``."""
-    cfg = {k: r[k] for k in ("signaling", "layout", "batch", "pool", "payload_bytes")}
+    cfg = {k: r[k] for k in ("signaling", "layout", "batch", "pool", "payload_bytes", "window")}
     p = predict(cfg, line_ns, mlp=mlp, desc_cpu_ns=r["local_ns_per_desc"] / 2)
     return dict(r, model={
         "line_transfer_ns": line_ns, "mlp": mlp, "desc_cpu_ns": r["local_ns_per_desc"] / 2,
