@@ -99,7 +99,7 @@ def main() -> None:
             p_rate = args.accesses / statistics.median(x[0] for x in p)
             ratios = [y[0] / x[0] for x, y in zip(h, p)]
             ratio = statistics.median(ratios)
-            line += (f" {p_rate:>17,.0f} {p[0][1]:>9.3f} {ratio:>6.1f}x ({min(ratios):.1f}-{max(ratios):.1f})"
+            line += (f" {p_rate:>17,.0f} {p[0][1]:>9.3f} {ratio:>6.2g}x ({min(ratios):.2g}-{max(ratios):.2g})"
                      f"  {'ok' if ratio >= 3 else 'MISSED'} (target >= 3x)")
         print(line)
 

@@ -464,3 +464,11 @@ def test_every_spelling_of_the_root_is_this_machine(capsys):
     this_machine = run_cli(["status", "--root", "/"], capsys)
     for root in ("//", "/./"):
         assert run_cli(["status", "--root", root], capsys) == this_machine, root
+
+
+def test_a_state_file_in_a_missing_folder_is_refused_not_created(tmp_path, capsys):
+    root = make_host(tmp_path)
+    state = tmp_path / "nowhere" / "deeper" / "state.json"
+    line = _one_line(capsys, ["set", "--ways", "4", "--state", str(state), "--root", str(root)])
+    assert line == f"hostio: error: --state = '{state}': a path in an existing directory ({state.parent} does not exist)"
+    assert not (tmp_path / "nowhere").exists() and msr_of(root, 0) == 0x600

@@ -227,6 +227,10 @@ def _ddio(args) -> int:
             raise config_error(opt, value, f"only with ddio {' / '.join(acts)} (not {args.action})")
     if args.state is not None and not args.state.strip():
         raise config_error("--state", args.state, "a state file path (omit --state for the default)")
+    parent = os.path.dirname(os.path.abspath(args.state)) if args.state else None
+    if parent is not None and args.action != "restore" and not os.path.lexists(parent):
+        # As for every output the user names; only the default state folder is created.
+        raise config_error("--state", args.state, f"a path in an existing directory ({parent} does not exist)")
     if args.nic is not None and not args.nic.strip():
         raise config_error("--nic", args.nic, "the PCI address of the NIC (BDF) such as 0000:3b:00.0")
     mask = None

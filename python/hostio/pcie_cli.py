@@ -410,7 +410,8 @@ def register(subparsers) -> None:
     _add_output(n)
     n.set_defaults(func=cmd_nic)
 
-    lf = sub.add_parser("link-for", help="smallest gen/lanes link that carries a rate at a transfer size")
+    lf = sub.add_parser("link-for", help="smallest gen/lanes link that carries a rate at a transfer size",
+                        description="Smallest gen/lanes link that carries a rate at a transfer size. Exit status 1 when no gen 1-7 x1-x32 link does, 2 on bad input.")
     lf.add_argument("--rate-gbps", required=True)
     lf.add_argument("--size", required=True)
     lf.add_argument("--op", default="write", help="write (default), read or read_write")

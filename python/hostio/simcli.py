@@ -46,13 +46,15 @@ def register(sub) -> None:
                    help="HTML file to write, or - for stdout (default FOLDER/report.html); a FIFO, a device or a symbolic link is written through")
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("advise", help="search knobs for the cheapest setting that meets a latency, throughput or miss goal")
+    p = sub.add_parser("advise", help="search knobs for the cheapest setting that meets a latency, throughput or miss goal",
+                       description="Search knobs for the cheapest setting that meets a latency, throughput or miss goal. "
+                                   "Exit status 1 when no searched setting meets it (the closest is reported), 2 on bad input.")
     p.add_argument("scenario")
     p.add_argument("--goal", required=True, choices=("p99", "throughput", "misses"))
     p.add_argument("--slo", type=number_arg, default=None, metavar="VALUE",
                    help="p99: ns at most; throughput: Gb/s at least; misses: DMA write miss rate at most (defaults: see README)")
     p.add_argument("--knobs", default=None, metavar="KEY[=V1,V2..],...",
-                   help="keys to search (default platform.ddio_ways, every NIC's rx_descriptors, every app's cores)")
+                   help="keys to search, not run.* (default platform.ddio_ways, every NIC's rx_descriptors, the cores of every app on a NIC)")
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
     p.add_argument("--seeds", type=integer_arg, default=3, metavar="N", help="seeds per setting (default 3)")
     p.add_argument("--json", metavar="PATH|-", help="write the advice as JSON to PATH, or to stdout with -")

@@ -686,6 +686,9 @@ pub const MAX_LLC_SETS_PER_SLICE: u32 = 1 << 15;
 pub const MAX_LATENCY_NS: f64 = 1e6;
 /// Largest memory bandwidth a platform file may give, GB/s.
 pub const MAX_BANDWIDTH_GBYTE_S: f64 = 1e5;
+/// Smallest: one channel of DDR-200 (1.6 GB/s peak) rounded down; the DRAM model does not cap
+/// throughput, so far below the simulated traffic it would report what no memory carries.
+pub const MIN_BANDWIDTH_GBYTE_S: f64 = 1.0;
 /// Simulated physical memory: 32768 frames of 2 MiB (64 GiB) shared by every socket.
 pub const PHYS_PAGES: u64 = 1 << 15;
 /// 2 MiB frames per 1 GiB hugepage (where DPDK's memory lies, `memsys::AddressSpace`).
@@ -935,11 +938,21 @@ impl Platform {
             ("dram_latency_ns", self.dram_latency_ns, MAX_LATENCY_NS),
             ("c2c_latency_ns", self.c2c_latency_ns, MAX_LATENCY_NS),
             ("upi_latency_ns", self.upi_latency_ns, MAX_LATENCY_NS),
-            ("memory_bandwidth_gbyte_s", self.memory_bandwidth_gbyte_s, MAX_BANDWIDTH_GBYTE_S),
-            ("core_memory_bandwidth_gbyte_s", self.core_memory_bandwidth_gbyte_s, MAX_BANDWIDTH_GBYTE_S),
         ] {
             if !(v.is_finite() && v > 0.0 && v <= max) {
                 return Err(ConfigError::new(k(name), v, format!("a positive number up to {max}")));
+            }
+        }
+        // The DRAM model raises latency with load (up to 5.75× idle, `mem::MAX_LOAD`) but
+        // does not cap throughput, so a bandwidth far below what the simulated traffic needs
+        // would report demand it cannot carry: below one DDR channel of the oldest kind the
+        // model is out of its range.
+        for (name, v) in [
+            ("memory_bandwidth_gbyte_s", self.memory_bandwidth_gbyte_s),
+            ("core_memory_bandwidth_gbyte_s", self.core_memory_bandwidth_gbyte_s),
+        ] {
+            if !(v.is_finite() && (MIN_BANDWIDTH_GBYTE_S..=MAX_BANDWIDTH_GBYTE_S).contains(&v)) {
+                return Err(ConfigError::new(k(name), v, format!("{MIN_BANDWIDTH_GBYTE_S}..={MAX_BANDWIDTH_GBYTE_S} GB/s")));
             }
         }
         if let Some(v) = self.coherent_line_ns {

@@ -34,6 +34,8 @@ fn platform_file_fields_have_ranges() {
         ("l1_latency_ns", "-1.0"),
         ("dram_latency_ns", "1e300"),
         ("memory_bandwidth_gbyte_s", "nan"),
+        ("memory_bandwidth_gbyte_s", "0.001"),
+        ("core_memory_bandwidth_gbyte_s", "0.5"),
     ] {
         let e = platform_with(field, value).expect_err(field);
         assert_eq!(e.key, format!("platform file p.toml: {field}"), "{field} = {value}: {e}");
