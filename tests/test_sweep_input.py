@@ -413,3 +413,12 @@ def test_a_sweep_over_a_quoted_key_names_its_column_as_toml_does():
 def test_an_out_folder_that_cannot_be_created_names_out(tmp_path):
     one_line_error(cli("sweep", "quickstart", "--axis", "traffic.t0.packet_size=64", "--out", "/proc/hostio-sweep", *SHORT_CLI),
                    "--out = '/proc/hostio-sweep': a folder this user may create and write")
+
+
+def test_a_sweep_takes_a_scenario_mapping_as_run_does():
+    # The resolved scenario of a run, a mapping, sweeps to the same points as its file.
+    sc = hostio.check("quickstart")["scenario"]
+    a = hostio.sweep(sc, {"nics.nic0.rx_descriptors": [64, 128]}, set=SHORT, progress=False)
+    b = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [64, 128]}, set=SHORT, progress=False)
+    assert a["scenario_hash"].tolist() == b["scenario_hash"].tolist()
+    assert a["throughput_gbps"].tolist() == b["throughput_gbps"].tolist()

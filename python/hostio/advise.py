@@ -182,7 +182,7 @@ def candidates(text: str, base: list[str], resolved: dict, knobs: Mapping[str, l
             vals = []
             for v in sorted(set(DEFAULT_VALUES[leaf]) | ({cur} if isinstance(cur, int) else set())):
                 try:
-                    sim.check(text, set=base + [f"{key}={sweeps._lit(v)}"])
+                    sim.resolved(text, set=base + [f"{key}={sweeps._lit(v)}"])
                 except ValueError:
                     continue
                 vals.append(v)
@@ -260,11 +260,9 @@ def advise(
         raise config_error("--slo", slo, "a p99 latency in ns > 0")
     if slo is not None and goal == "misses" and not 0 < slo <= 1:
         raise config_error("--slo", slo, "a DMA write miss rate in (0, 1]")
-    text, is_json = sim._source(scenario)
-    if is_json:
-        raise config_error("scenario", "mapping", "advice takes a TOML file or TOML text")
+    text = sim.scenario_text(scenario)
     base = sim._overrides(set)
-    resolved = sim.check(text, set=base)
+    resolved = sim.resolved(text, set=base)
     knobs = _normal_knobs(knobs) if knobs else default_knobs(resolved)
     if any(k == "run" or k.startswith("run.") for k in knobs):
         raise config_error("--knobs", next(k for k in knobs if k == "run" or k.startswith("run.")), RUN_KNOB)

@@ -234,6 +234,12 @@ def _source(scenario: Scenario) -> tuple[str, bool]:
     return _read_text(path), False
 
 
+def scenario_text(scenario: Scenario) -> str:
+    """The TOML text of a scenario given as a file, a bundled name, TOML text or a mapping."""
+    text, is_json = _source(scenario)
+    return _core.scenario_toml(text) if is_json else text
+
+
 def run(
     scenario: Scenario,
     *,
@@ -258,8 +264,14 @@ def run(
 
 def check(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
     """Validate a scenario without running it; returns the resolved scenario, platform and mask."""
+    return _runnable(resolved(scenario, set=set))
+
+
+def resolved(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
+    """:func:`check`'s result as the simulator gives it: every key of the resolved scenario, the
+    unset ones as None (what a point's identity and the advisor's knob lookup read)."""
     text, is_json = _source(scenario)
-    return _runnable(json.loads(_core.check_scenario(text, _overrides(set), is_json)))
+    return json.loads(_core.check_scenario(text, _overrides(set), is_json))
 
 
 def _without_none(value):

@@ -176,7 +176,7 @@ def check_axes(axes, option: str = "--axis") -> dict[str, list]:
 def point_id(text: str, overrides: Sequence[str]) -> str:
     """Identity of a point: its resolved scenario, the hostio version and the engine identity
     (raises ConfigError when invalid)."""
-    resolved = sim.check(text, set=overrides)
+    resolved = sim.resolved(text, set=overrides)
     blob = json.dumps({"hostio": _version(), "engine": engine_id(), "resolved": resolved}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
@@ -598,9 +598,7 @@ def sweep(
     n_seeds = _seed_count(seeds)
     n_points = math.prod(len(v) for v in axes.values())
     check_product([("--axis", n_points, "points"), ("--seeds", n_seeds, "seeds")])
-    text, is_json = sim._source(scenario)
-    if is_json:
-        raise config_error("scenario", "mapping", "sweeps take a TOML file or TOML text")
+    text = sim.scenario_text(scenario)
     base = sim._overrides(set)
     for ov in base:
         if sim.override_key(ov) in axes:
@@ -697,7 +695,7 @@ def _seeds(text: str, base: list[str], seeds) -> list[int] | None:
         return None
     seeds = _plain_seeds(seeds)
     if _int(seeds):
-        return seed_run(int(sim.check(text, set=base)["scenario"]["run"]["seed"]), seeds)
+        return seed_run(int(sim.resolved(text, set=base)["scenario"]["run"]["seed"]), seeds)
     if max(seeds) > MAX_POINT_SEED:
         raise config_error("--seeds", max(seeds), f"seeds up to {MAX_POINT_SEED} (the largest run.seed)")
     return list(seeds)

@@ -46,6 +46,12 @@ fn json_to_toml(text: &str) -> PyResult<String> {
     toml::to_string(&v).map_err(|e| config_err(hostio_sim::ConfigError::new("scenario", "", format!("not a valid scenario mapping: {e}"))))
 }
 
+/// A scenario given as a JSON object, as TOML text (for sweeps and advice, which keep the text).
+#[pyfunction]
+fn scenario_toml(text: &str) -> PyResult<String> {
+    json_to_toml(text)
+}
+
 /// Parse, override and validate a scenario; return the resolved scenario as JSON.
 #[pyfunction]
 #[pyo3(signature = (text, overrides = Vec::new(), is_json = false))]
@@ -81,6 +87,7 @@ fn preset(name: &str) -> PyResult<String> {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset, m)?)?;
     Ok(())
