@@ -127,3 +127,12 @@ def test_a_lesson_names_a_changed_knob_the_paper_has_no_lesson_for():
     assert "comes closest" in lesson(["nics.nic0.tx_read_window_kib"], False)
     assert lesson([], True) == "The scenario as given is already the cheapest setting that meets the goal."
     assert "Leaky DMA" in lesson(["nics.nic0.rx_descriptors"], True)
+
+
+def test_the_new_nic_keys_are_knobs_and_masks_may_be_hex():
+    from hostio import advise as adv_mod
+
+    assert adv_mod.parse_knobs("nics.nic0.ddio_mask=0x600,0x7ff,0b11") == {"nics.nic0.ddio_mask": [0x600, 0x7FF, 3]}
+    adv = adv_mod.advise("quickstart", goal="throughput", knobs={"nics.nic0.ddio_lines": [1, 4]},
+                         set=["run.duration_us=100", "run.warmup_us=50"], seeds=1, progress=False)
+    assert set(adv["settings"]) <= {"nics.nic0.ddio_lines"}

@@ -656,3 +656,57 @@ def test_an_inline_table_in_set_replaces_the_table():
 def test_mapping_keys_in_messages_are_spelt_as_toml_does():
     with pytest.raises(hostio.ConfigError, match=r'^apps\."fw\.d"\.cores = nan: a finite number'):
         sim.check({"apps": {"fw.d": {"kind": "l2fwd", "cores": math.nan}}})
+
+
+def _platform_file(path):
+    facts = {k: v for k, v in hostio.presets()["skylake-gold-6140"].items() if v is not None}
+    path.write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in facts.items()))
+
+
+def test_an_output_never_replaces_the_platform_file_the_scenario_reads(tmp_path):
+    _platform_file(tmp_path / "plat.toml")
+    text = (tmp_path / "plat.toml").read_text()
+    sim.check("quickstart", set=['platform.preset="file:' + str(tmp_path / "plat.toml") + '"'])  # a valid file
+    one_line_error(hostio_cli("run", "quickstart", "--set", 'platform.preset="file:plat.toml"', *SHORT, "--json", "plat.toml", cwd=tmp_path),
+                   "--json = 'plat.toml': a path other than the platform file the command reads")
+    assert (tmp_path / "plat.toml").read_text() == text
+
+
+def test_a_sweep_never_writes_over_its_own_scenario(tmp_path):
+    (tmp_path / "s").mkdir()
+    scen = tmp_path / "s" / "table.csv"
+    scen.write_text(sim.scenario_path("quickstart").read_text())
+    before = scen.read_text()
+    one_line_error(hostio_cli("sweep", "s/table.csv", "--axis", "nics.nic0.rx_descriptors=64", *SHORT, "--out", "s", cwd=tmp_path),
+                   "--out = 's': a folder whose results do not include the scenario file (table.csv is it)")
+    assert scen.read_text() == before and sorted(p.name for p in (tmp_path / "s").iterdir()) == ["table.csv"]
+
+
+def test_numpy_axis_values_and_empty_mappings(tmp_path):
+    df = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [np.int64(64), np.int64(128)]}, set=SHORT[1::2],
+                      out=tmp_path / "o", progress=False)
+    assert df["nics.nic0.rx_descriptors"].tolist() == [64, 128]
+    assert json.loads((tmp_path / "o" / "sweep.json").read_text())["axes"] == {"nics.nic0.rx_descriptors": [64, 128]}
+    with pytest.raises(hostio.ConfigError, match=r"^apps: at least one \[apps\.<name>\] table"):
+        hostio.sweep({}, {"nics.nic0.rx_descriptors": [64]}, progress=False)
+
+
+def test_run_takes_progress_false_and_refuses_what_it_cannot_call():
+    assert hostio.run("quickstart", set=SHORT[1::2], progress=False)["seed"] == 1
+    with pytest.raises(hostio.ConfigError, match=r"^progress = 'x': a function of the fraction simulated"):
+        hostio.run("quickstart", set=SHORT[1::2], progress="x")
+
+
+def test_pcie_flags_are_booleans():
+    from hostio import pcie
+
+    for call, key in ((lambda: pcie.latency("dma_read", 64, iotlb_miss="no"), "iotlb_miss"), (lambda: pcie.latency("dma_read", 64, iommu=1), "iommu"),
+                      (lambda: pcie.nic_transactions("dpdk", 64, vlan="no"), "vlan"), (lambda: pcie.nic("dpdk", [64], compat=[1]), "compat")):
+        with pytest.raises(hostio.ConfigError, match=rf"^{key} = .*: True or False"):
+            call()
+
+
+def test_ddio_keys_on_a_nic_whose_buffers_are_remote_warn():
+    r = sim.check("quickstart", set=["platform.sockets=2", "nics.nic0.socket=1", "nics.nic0.ddio_lines=1"])
+    assert any("ddio_lines and ddio_mask have no effect" in w for w in r["warnings"]), r["warnings"]
+    assert not sim.check("quickstart", set=["nics.nic0.ddio_lines=1"])["warnings"]

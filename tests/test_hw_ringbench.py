@@ -81,6 +81,7 @@ def test_the_models_rate_is_held_to_what_the_window_allows():
     (["--window", "-5"], "--window = -5: 1..4096"),
     (["--window", "5000"], "--window = 5000: 1..4096"),
     (["--batch", "16", "--window", "1"], "--window = 1: 16..4096 descriptors (at least the batch)"),
+    (["--window", "4", "--sweep", "ablation"], "--window = 4: 64..4096 descriptors (at least the sweep's largest batch)"),
     (["--duration-ms", "1"], "--duration-ms = 1: 2..60000"),
     (["--duration-ms", "99999999999999999999"], "--duration-ms = 99999999999999999999"),
     (["--cpus", "0,0"], "--cpus = '0,0'"),

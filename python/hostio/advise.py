@@ -144,10 +144,12 @@ def _leaf(key: str) -> str:
 def _value(raw: str, spec: str):
     import json
 
+    if re.fullmatch(r"0x[0-9A-Fa-f](_?[0-9A-Fa-f])*|0o[0-7](_?[0-7])*|0b[01](_?[01])*", raw.strip()):
+        return int(raw.strip(), 0)  # TOML's hexadecimal, octal and binary integers (masks), as --set takes them
     try:
         return json.loads(raw)
     except ValueError:
-        raise config_error("--knobs", spec, f"numbers or true/false as values ({raw!r} is neither)") from None
+        raise config_error("--knobs", spec, f"numbers (also 0x.., 0o.., 0b..) or true/false as values ({raw!r} is neither)") from None
 
 
 def _current(resolved: dict, key: str):

@@ -30,6 +30,18 @@ OUTPUT_ARGS = {"json": "--json", "csv": "--csv", "platform_out": "--platform-out
 STDOUT_ARGS = ("json", "csv", "platform_out", "report_out")
 
 
+def _platform_file_of(scenario: str, sets: list) -> str | None:
+    """The platform file a scenario reads (``platform.preset = "file:PATH"``), or None; None too
+    when the scenario does not resolve (the command itself then says why)."""
+    from hostio import sim
+
+    try:
+        preset = sim.resolved(scenario, set=sets)["scenario"]["platform"]["preset"]
+    except Exception:  # noqa: BLE001 - any failure is the command's to report, with its own message
+        return None
+    return preset[len("file:"):] if isinstance(preset, str) and preset.startswith("file:") else None
+
+
 def _a_report(rel: str) -> bool:
     """A file of a sweep or reproduce folder that a report may replace: an HTML page at its top."""
     return os.sep not in rel and rel.endswith(".html")
@@ -148,9 +160,15 @@ def _main(args) -> int:
         # An output never replaces the scenario file a command reads, nor a result in the folder a
         # report reads (an HTML page at its top, such as its report.html, may be rewritten).
         scenario, folder = getattr(args, "scenario", None), getattr(args, "folder", None)
+        files = []
+        if isinstance(scenario, str):
+            files.append(("scenario file", scenario))
+            platform = _platform_file_of(scenario, getattr(args, "set", None) or [])
+            if platform is not None:
+                files.append(("platform file", platform))
         outfile.check_not_inputs(
             [(option, value) for _, option, value in outputs],
-            files=[("scenario file", scenario)] if isinstance(scenario, str) else [],
+            files=files,
             folders=[("folder it reports on", folder, _a_report)] if isinstance(folder, str) else [],
         )
         for name, option, value in outputs:

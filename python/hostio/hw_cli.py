@@ -138,7 +138,8 @@ def _ringbench(args) -> int:
     if args.sweep not in rb.SWEEPS:
         raise config_error("--sweep", args.sweep, ", ".join(rb.SWEEPS))
     if args.sweep != "none":
-        cfgs = rb.sweep_configs(args.sweep, cfgs[0])
+        with as_options(given(args, RINGBENCH_OPTIONS)):
+            cfgs = rb.sweep_configs(args.sweep, cfgs[0])
     use = rb.require_two_cpus(cpus)
     quiet = args.json == "-"
     measure_line = not args.no_model and args.line_ns is None
@@ -228,9 +229,10 @@ def _ddio(args) -> int:
     if args.state is not None and not args.state.strip():
         raise config_error("--state", args.state, "a state file path (omit --state for the default)")
     parent = os.path.dirname(os.path.abspath(args.state)) if args.state else None
-    if parent is not None and args.action != "restore" and not os.path.lexists(parent):
+    if parent is not None and args.action != "restore" and not os.path.isdir(parent):
         # As for every output the user names; only the default state folder is created.
-        raise config_error("--state", args.state, f"a path in an existing directory ({parent} does not exist)")
+        why = "is not a directory" if os.path.lexists(parent) else "does not exist"
+        raise config_error("--state", args.state, f"a path in an existing directory ({parent} {why})")
     if args.nic is not None and not args.nic.strip():
         raise config_error("--nic", args.nic, "the PCI address of the NIC (BDF) such as 0000:3b:00.0")
     mask = None

@@ -192,7 +192,15 @@ def gbps(key: str, value, upper: float = math.inf) -> float:
     return rate
 
 
+def _flags(**flags) -> None:
+    """Refuse a flag that is not a boolean (``"no"`` is true to Python, not to the user)."""
+    for key, value in flags.items():
+        if not isinstance(value, bool) and type(value).__name__ != "bool_":
+            raise config_error(key, value, "True or False")
+
+
 def _nic_query(design: str, frame: int, vlan: bool, compat: bool, eth_gbps: float) -> str:
+    _flags(vlan=vlan, compat=compat)
     if design not in DESIGNS:
         raise config_error("design", design, f"one of {', '.join(DESIGNS)}")
     eth = gbps("eth_gbps", eth_gbps, MAX_ETH_GBPS)
@@ -228,6 +236,7 @@ def latency(kind: str, size: int, location: str = "llc", engine: str = "dma", io
                                 ("engine", engine, ("dma", "cmd"))):
         if not isinstance(value, str):  # the values themselves are checked by the Rust declaration
             raise config_error(key, value, f"one of {', '.join(allowed)}")
+    _flags(iotlb_miss=iotlb_miss, iommu=iommu)
     p = default_latency_params() if params is None else _merge(default_latency_params(), params, "latency")
     if link:
         p["link"] = link_config(**link)

@@ -129,16 +129,18 @@ def sweep_configs(sweep: str, base: dict) -> list[dict]:
     if sweep not in SWEEPS:
         raise config_error("sweep", sweep, ", ".join(SWEEPS))
 
-    def c(sig, lay, b):
-        return dict(base, signaling=sig, layout=lay, batch=b, window=max(base["window"], b))
-
     if sweep == "ablation":
-        return [c("doorbell", "padded", 1), c("inline", "padded", 1), c("inline", "grouped", 1),
-                c("inline", "padded", 16), c("inline", "packed", 16), c("inline", "grouped", 16),
-                c("inline", "grouped", 4), c("inline", "grouped", 64)]
-    if sweep == "grid":
-        return [c(s, l, b) for s in SIGNALINGS for l in LAYOUTS for b in (1, 4, 16, 64)]
-    return [base]
+        shapes = [("doorbell", "padded", 1), ("inline", "padded", 1), ("inline", "grouped", 1),
+                  ("inline", "padded", 16), ("inline", "packed", 16), ("inline", "grouped", 16),
+                  ("inline", "grouped", 4), ("inline", "grouped", 64)]
+    elif sweep == "grid":
+        shapes = [(s, l, b) for s in SIGNALINGS for l in LAYOUTS for b in (1, 4, 16, 64)]
+    else:
+        return [base]
+    most = max(b for _, _, b in shapes)
+    if base["window"] < most:
+        raise config_error("window", base["window"], f"{most}..4096 descriptors (at least the sweep's largest batch)")
+    return [dict(base, signaling=sig, layout=lay, batch=b) for sig, lay, b in shapes]
 
 
 def _find(results, sig, lay, b):

@@ -237,7 +237,12 @@ def _source(scenario: Scenario) -> tuple[str, bool]:
 def scenario_text(scenario: Scenario) -> str:
     """The TOML text of a scenario given as a file, a bundled name, TOML text or a mapping."""
     text, is_json = _source(scenario)
-    return _core.scenario_toml(text) if is_json else text
+    if not is_json:
+        return text
+    toml_text = _core.scenario_toml(text)
+    if not toml_text.strip():
+        resolved(scenario)  # an empty mapping: the simulator's own error (what a scenario needs)
+    return toml_text
 
 
 def run(
@@ -249,7 +254,7 @@ def run(
     check_invariants: bool = False,
 ) -> dict:
     """Simulate one scenario; returns the result dict. ``progress(fraction)`` is called as
-    simulated time advances. Ctrl-C interrupts the run (KeyboardInterrupt). With
+    simulated time advances (``progress=False`` or None: no calls). Ctrl-C interrupts the run (KeyboardInterrupt). With
     ``check_invariants`` a run that breaks one of the simulator's invariants (packet conservation,
     rates within [0, 1], no negative queue) raises :class:`hostio.HostioError`; debug builds always
     check them."""
@@ -258,6 +263,10 @@ def run(
         if v is None or not 0 <= v <= MAX_SEED:
             raise config_error("seed", seed, f"an integer in 0..={MAX_SEED}")
         seed = v
+    if progress is False:
+        progress = None
+    if progress is not None and not callable(progress):
+        raise config_error("progress", progress, "a function of the fraction simulated, or None (or False)")
     text, is_json = _source(scenario)
     return _runnable(json.loads(_core.simulate(text, _overrides(set), seed, progress, is_json, check_invariants)))
 

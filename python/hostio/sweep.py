@@ -144,6 +144,10 @@ def check_jobs(jobs) -> int | None:
     return n
 
 
+#: The files a sweep writes into its ``out`` folder.
+RESULT_FILES = ("sweep.json", "points.jsonl", "results.parquet", "table.csv")
+
+
 def check_axes(axes, option: str = "--axis") -> dict[str, list]:
     """``axes``: a mapping of key → a non-empty list of distinct values (numbers, strings,
     true/false), each key a TOML dotted key given once; returned with the keys in their normal
@@ -162,14 +166,18 @@ def check_axes(axes, option: str = "--axis") -> dict[str, list]:
         if isinstance(vals, (str, bytes, Mapping)) or not isinstance(vals, Iterable) or not hasattr(vals, "__len__") or not len(vals):
             raise config_error(f"{option} {norm}", vals, "a non-empty list of values")
         seen = set()
+        plain = []
         for v in vals:
             if not isinstance(v, (str, numbers.Real)):
                 raise config_error(f"{option} {norm}", v, "values that are numbers, strings or true/false")
+            if not isinstance(v, (str, bool, int, float)) and hasattr(v, "item"):
+                v = v.item()  # a NumPy scalar: the Python number it holds (sweep.json is JSON)
             ident = (type(v) is bool, v)
             if ident in seen:
                 raise config_error(f"{option} {norm}", v, "each value once (it is given twice)")
             seen.add(ident)
-        out[norm] = list(vals)
+            plain.append(v)
+        out[norm] = plain
     return out
 
 
@@ -599,6 +607,11 @@ def sweep(
     n_points = math.prod(len(v) for v in axes.values())
     check_product([("--axis", n_points, "points"), ("--seeds", n_seeds, "seeds")])
     text = sim.scenario_text(scenario)
+    if out is not None and isinstance(scenario, (str, os.PathLike)) and os.path.isfile(scenario):
+        for name in (*RESULT_FILES, ".lock"):
+            target = Path(out) / name
+            if target.exists() and os.path.samefile(scenario, target):
+                raise config_error("--out", str(out), f"a folder whose results do not include the scenario file ({name} is it)")
     base = sim._overrides(set)
     for ov in base:
         if sim.override_key(ov) in axes:

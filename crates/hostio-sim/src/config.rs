@@ -398,12 +398,8 @@ impl Serialize for NicCfg {
         st.serialize_field("tx_descriptors", &self.tx_descriptors)?;
         st.serialize_field("pause_frames", &self.pause_frames)?;
         st.serialize_field("ddio", &self.ddio)?;
-        if let Some(l) = self.ddio_lines {
-            st.serialize_field("ddio_lines", &l)?;
-        }
-        if let Some(m) = self.ddio_mask {
-            st.serialize_field("ddio_mask", &m)?;
-        }
+        st.serialize_field("ddio_lines", &self.ddio_lines)?;
+        st.serialize_field("ddio_mask", &self.ddio_mask)?;
         st.serialize_field("buffer_kib", &self.buffer_kib)?;
         st.serialize_field("tx_release", &self.tx_release)?;
         st.serialize_field("tx_read_window_kib", &self.tx_read_window_kib)?;
@@ -1854,6 +1850,19 @@ impl Scenario {
         }
         if self.apps.is_empty() {
             return Err(ConfigError::new("apps", "", "at least one [apps.<name>] table"));
+        }
+        // DDIO allocates only in the NIC's own socket: selective DCA and a NIC's own I/O ways
+        // change nothing where every app on the NIC keeps its buffers on the other socket.
+        for (name, n) in &self.nics {
+            let users: Vec<u32> = self.apps.values().filter(|a| a.nic.as_deref() == Some(name.as_str())).map(|a| a.mempool_socket.unwrap_or(a.socket)).collect();
+            if (n.ddio_lines.is_some() || n.ddio_mask.is_some()) && !users.is_empty() && users.iter().all(|&s| s != n.socket) {
+                warnings.push(format!(
+                    "{}: ddio_lines and ddio_mask have no effect: its apps' buffers are on socket {}, and DDIO allocates only on the NIC's socket {}",
+                    table_key("nics", name),
+                    users[0],
+                    n.socket
+                ));
+            }
         }
         Ok(Resolved { scenario: self.clone(), platform: plat, io_mask, replacement, warnings })
     }
