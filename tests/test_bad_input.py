@@ -658,13 +658,13 @@ def test_mapping_keys_in_messages_are_spelt_as_toml_does():
         sim.check({"apps": {"fw.d": {"kind": "l2fwd", "cores": math.nan}}})
 
 
-def _platform_file(path):
+def _skylake_platform_file(path):
     facts = {k: v for k, v in hostio.presets()["skylake-gold-6140"].items() if v is not None}
     path.write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in facts.items()))
 
 
 def test_an_output_never_replaces_the_platform_file_the_scenario_reads(tmp_path):
-    _platform_file(tmp_path / "plat.toml")
+    _skylake_platform_file(tmp_path / "plat.toml")
     text = (tmp_path / "plat.toml").read_text()
     sim.check("quickstart", set=['platform.preset="file:' + str(tmp_path / "plat.toml") + '"'])  # a valid file
     one_line_error(hostio_cli("run", "quickstart", "--set", 'platform.preset="file:plat.toml"', *SHORT, "--json", "plat.toml", cwd=tmp_path),
