@@ -136,3 +136,12 @@ def test_the_new_nic_keys_are_knobs_and_masks_may_be_hex():
     adv = adv_mod.advise("quickstart", goal="throughput", knobs={"nics.nic0.ddio_lines": [1, 4]},
                          set=["run.duration_us=100", "run.warmup_us=50"], seeds=1, progress=False)
     assert set(adv["settings"]) <= {"nics.nic0.ddio_lines"}
+
+
+def test_lines_sent_to_dram_by_selective_dca_count_as_misses():
+    from hostio.advise import _metrics
+
+    m = {"pcie_write_hit_rate": 1.0, "pcie_write_lines": 2, "dma_write_bypass_lines": 22, "throughput_gbps": 1.0,
+         "latency_ns": {"p99": 1.0}, "dropped_packets": 0, "pause_frames": 0, "memory_write_gbps": 0.0}
+    assert _metrics({"metrics": m})["dma_write_miss_rate"] == pytest.approx(22 / 24)
+    assert _metrics({"metrics": dict(m, dma_write_bypass_lines=0, pcie_write_hit_rate=0.75)})["dma_write_miss_rate"] == pytest.approx(0.25)

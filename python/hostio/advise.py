@@ -195,10 +195,13 @@ def candidates(text: str, base: list[str], resolved: dict, knobs: Mapping[str, l
 def _metrics(result: dict) -> dict:
     m = result["metrics"]
     hit = m["pcie_write_hit_rate"]
+    # The share of the written lines that did not find their line cached: the misses of the
+    # allocating writes and, under selective DCA (`ddio_lines`), the lines sent to DRAM.
+    alloc, bypass = m["pcie_write_lines"], m["dma_write_bypass_lines"]
     return {
         "throughput_gbps": m["throughput_gbps"],
         "latency_ns.p99": m["latency_ns"]["p99"],
-        "dma_write_miss_rate": None if hit is None else 1.0 - hit,
+        "dma_write_miss_rate": None if hit is None else 1.0 - hit * alloc / (alloc + bypass),
         "dropped_packets": m["dropped_packets"],
         "pause_frames": m["pause_frames"],
         "memory_write_gbps": m["memory_write_gbps"],

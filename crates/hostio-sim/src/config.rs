@@ -208,7 +208,9 @@ pub struct NicCfg {
     /// later specified for non-CPU agents): the LLC ways this NIC's DMA writes allocate into, in
     /// place of the platform's I/O ways. Its writes still update a line cached in any way, and
     /// lines a core rewrote still go to the platform's recycled region. Any nonzero mask within
-    /// the LLC's ways. Unset: the platform's I/O ways. Needs DDIO on for this NIC.
+    /// the LLC's ways: a proposal, so free of the IIO LLC WAYS register's rules (contiguity, the
+    /// default bits) and honoured where that register has no effect (Ice Lake). Unset: the
+    /// platform's I/O ways. Needs DDIO on for this NIC.
     pub ddio_mask: Option<u32>,
     /// On-NIC receive packet buffer, KiB.
     pub buffer_kib: u32,

@@ -54,6 +54,17 @@ pub(crate) struct DmaCounters {
     pub rd_miss: u64,
 }
 
+impl DmaCounters {
+    /// Add what `now` counts beyond `before` (the same counters earlier).
+    pub fn add_since(&mut self, before: &DmaCounters, now: &DmaCounters) {
+        self.wr_hit += now.wr_hit - before.wr_hit;
+        self.wr_miss += now.wr_miss - before.wr_miss;
+        self.wr_bypass += now.wr_bypass - before.wr_bypass;
+        self.rd_hit += now.rd_hit - before.rd_hit;
+        self.rd_miss += now.rd_miss - before.rd_miss;
+    }
+}
+
 /// Where a core access was served from, beyond the hierarchy's own levels.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Served {

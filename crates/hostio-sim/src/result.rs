@@ -76,6 +76,11 @@ pub struct NicMetrics {
     /// Share of the PCIe TLP bandwidth used device→host (null: not a PCIe NIC).
     pub pcie_d2h_utilization: Option<f64>,
     pub pcie_h2d_utilization: Option<f64>,
+    /// This NIC's share of the I/O hub's counts: its ItoM hit rate over allocating writes, its
+    /// PCIeRdCur hit rate, and its writes that went to DRAM (null rates: none of that kind).
+    pub pcie_write_hit_rate: Option<f64>,
+    pub pcie_read_hit_rate: Option<f64>,
+    pub dma_write_bypass_lines: u64,
     pub ddio: bool,
     /// The attachment's own figures: coherent — `coherent_link_utilization`,
     /// `nic_line_transfers_per_packet`, `host_line_transfers_per_packet`; memory channel —

@@ -107,6 +107,8 @@ pub(super) struct NicStats {
     /// Of `dropped`, the frames whose queue had no posted descriptor.
     pub(super) out_of_buffer: u64,
     pub(super) pause_frames: u64,
+    /// The I/O hub's line counts of this NIC's DMA (the socket-wide counters split by NIC).
+    pub(super) dma: crate::memsys::DmaCounters,
 }
 
 pub(super) struct Nic {
@@ -311,7 +313,9 @@ impl Engine {
             now,
         };
         let w = self.window();
+        let before = self.mem.c.clone();
         let (ready, cq) = self.nics[ni].attach.receive(&mut self.mem, dev, &f, w);
+        self.nics[ni].stats.dma.add_since(&before, &self.mem.c);
         let in_win = self.in_window(now);
         let nic = &mut self.nics[ni];
         if in_win {
@@ -412,7 +416,9 @@ impl Engine {
                 now,
             };
             let w = self.window();
+            let before = self.mem.c.clone();
             let data_at = self.nics[ni].attach.fetch(&mut self.mem, dev, &f, w);
+            self.nics[ni].stats.dma.add_since(&before, &self.mem.c);
             let nic = &mut self.nics[ni];
             let wire_start = data_at.max(nic.wire_free);
             nic.wire_free = wire_start + ((mb.len + 20) as f64 * 8000.0 / nic.line_rate_gbps) as u64;
