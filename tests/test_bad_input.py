@@ -708,5 +708,5 @@ def test_pcie_flags_are_booleans():
 
 def test_ddio_keys_on_a_nic_whose_buffers_are_remote_warn():
     r = sim.check("quickstart", set=["platform.sockets=2", "nics.nic0.socket=1", "nics.nic0.ddio_lines=1"])
-    assert any("ddio_lines and ddio_mask have no effect" in w for w in r["warnings"]), r["warnings"]
+    assert any("ddio_mask and stash_lines have no effect" in w for w in r["warnings"]), r["warnings"]
     assert not sim.check("quickstart", set=["nics.nic0.ddio_lines=1"])["warnings"]

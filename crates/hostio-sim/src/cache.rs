@@ -31,7 +31,8 @@
 //!   I/O way as an allocation would, evicting that way's LRU line, but counts as a hit). Not present → *write
 //!   allocate* (miss) into the I/O ways (the platform's, or the port's own: `dev_write_in`),
 //!   filled from the highest way, without reading DRAM; a full set evicts its least recently
-//!   used I/O way. (Core fills take free ways from the lowest,
+//!   used I/O way. A port that stashes (`dev_stash`, a proposal, no shipping Xeon does it)
+//!   writes the line into a core's L2 instead. (Core fills take free ways from the lowest,
 //!   so an empty cache does not park code and data in the I/O ways.)
 //!   Device writes update replacement state. The victim is written back if dirty.
 //! * **Adaptive insertion of device allocations.** Eviction in the I/O ways follows LRU order
@@ -1196,6 +1197,37 @@ impl Hierarchy {
         (first..first + n).map(|l| self.dev_write_in(l, allocating, io_mask) as u32).sum()
     }
 
+    /// A device full-line write stashed into `core`'s L2 (fine-grained placement): the line ends
+    /// Modified in that L2 and nowhere else in a non-inclusive hierarchy (an inclusive one keeps
+    /// an LLC copy, allocated in the I/O ways if it had none); its L2 victim goes to the LLC as a
+    /// core's would. Returns true for a hit (the line was cached here).
+    pub fn dev_stash(&mut self, core: usize, line: u32) -> bool {
+        let d = self.dir[line as usize];
+        let hit = d.l2_core != NONE || d.llc_way != NONE;
+        if d.l2_core as usize == core {
+            self.l2_touch(core, line);
+        } else {
+            if d.l2_core != NONE {
+                self.l2_unlink(line);
+            }
+            if self.inclusive {
+                if self.dir[line as usize].llc_way == NONE {
+                    self.llc_insert(line, self.io_mask, true);
+                }
+            } else if d.llc_way != NONE {
+                self.llc_unlink(line);
+            }
+            self.l2_insert(core, line, true);
+        }
+        let d = &mut self.dir[line as usize];
+        // Dirty in the L2; an inclusive LLC copy keeps its own dirty bit; the device wrote it last.
+        d.flags = (d.flags & F_LLC_DIRTY) | F_L2_DIRTY | F_DEV;
+        if !hit {
+            self.stats.io_allocations += 1;
+        }
+        hit
+    }
+
     /// The platform's I/O ways (where device allocations go unless a port has its own).
     pub fn io_mask(&self) -> u32 {
         self.io_mask
@@ -1303,6 +1335,27 @@ mod tests {
         assert!(h.llc_way(128).is_some() && h.llc_way(256).is_some(), "the platform's I/O ways left 0x180 alone");
         assert!(h.dev_write_in(384, true, 0x180), "a write update hits where the line is");
         assert!(matches!(h.llc_way(384), Some(9) | Some(10)));
+    }
+
+    #[test]
+    fn a_stashed_line_lands_in_the_cores_l2_only() {
+        // Non-inclusive: the line leaves the LLC (a write update) or never enters it; the core
+        // then hits in its L2. Another core's copy is dropped.
+        let mut h = small(false, 0);
+        assert!(!h.dev_write(1, true));
+        assert!(h.llc_way(1).is_some());
+        assert!(h.dev_stash(0, 1), "a write update: the line was cached");
+        assert_eq!((h.l2_owner(1), h.llc_way(1)), (Some(0), None));
+        assert_eq!(h.core_access(0, 1, false), Src::L2);
+        assert!(!h.dev_stash(1, 2));
+        assert_eq!((h.l2_owner(2), h.llc_way(2)), (Some(1), None));
+        assert!(h.dev_stash(0, 2), "moved from core 1's L2");
+        assert_eq!(h.l2_owner(2), Some(0));
+        // Inclusive: an LLC copy is kept (allocated in the I/O ways).
+        let mut h = small(true, 0);
+        assert!(!h.dev_stash(0, 3));
+        assert_eq!(h.l2_owner(3), Some(0));
+        assert!(matches!(h.llc_way(3), Some(9) | Some(10)), "{:?}", h.llc_way(3));
     }
 
     /// One slice of 128 sets × 11 ways, I/O mask 0x600, no recycled region; line `l` maps to

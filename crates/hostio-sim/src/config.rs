@@ -212,6 +212,13 @@ pub struct NicCfg {
     /// default bits) and honoured where that register has no effect (Ice Lake). Unset: the
     /// platform's I/O ways. Needs DDIO on for this NIC.
     pub ddio_mask: Option<u32>,
+    /// Fine-grained placement, the paper's third proposal (§8: "only sending the relevant parts
+    /// of these packets to the L2 cache", as cache stashing does on other architectures): the
+    /// first `stash_lines` lines of each received frame are written into the L2 of the core that
+    /// polls its queue, Modified there (its L2 victims go to the LLC as a core's do); the rest
+    /// follows DDIO (and `ddio_lines`). Only where DDIO would allocate: the buffer homed on the
+    /// NIC's socket and the core there too. Unset: none. Needs DDIO on for this NIC.
+    pub stash_lines: Option<u32>,
     /// On-NIC receive packet buffer, KiB.
     pub buffer_kib: u32,
     /// Which descriptor/doorbell scheme costs PCIe bytes. The rings' cache traffic is the
@@ -393,7 +400,7 @@ fn cx5_link() -> hostio_pcie::PcieLink {
 impl Serialize for NicCfg {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("NicCfg", 16)?;
+        let mut st = s.serialize_struct("NicCfg", 17)?;
         st.serialize_field("socket", &self.socket)?;
         st.serialize_field("line_rate_gbps", &self.line_rate_gbps)?;
         st.serialize_field("rx_descriptors", &self.rx_descriptors)?;
@@ -402,6 +409,7 @@ impl Serialize for NicCfg {
         st.serialize_field("ddio", &self.ddio)?;
         st.serialize_field("ddio_lines", &self.ddio_lines)?;
         st.serialize_field("ddio_mask", &self.ddio_mask)?;
+        st.serialize_field("stash_lines", &self.stash_lines)?;
         st.serialize_field("buffer_kib", &self.buffer_kib)?;
         st.serialize_field("tx_release", &self.tx_release)?;
         st.serialize_field("tx_read_window_kib", &self.tx_read_window_kib)?;
@@ -439,6 +447,7 @@ impl Default for NicCfg {
             ddio: None,
             ddio_lines: None,
             ddio_mask: None,
+            stash_lines: None,
             // On-NIC receive buffer: an estimate (Mellanox publishes no per-port figure for the
             // ConnectX-5); §3.1's PAUSE counts at 1024 descriptors are the check on it.
             buffer_kib: 512,
@@ -1638,9 +1647,11 @@ impl Scenario {
             if n.ddio == Some(true) && def == 0 {
                 return Err(ConfigError::new(k("ddio"), "true", format!("{} has no DDIO", plat.name)));
             }
-            if let Some(l) = n.ddio_lines {
-                if !(1..=256).contains(&l) {
-                    return Err(ConfigError::new(k("ddio_lines"), l, "1..=256 lines of 64 B (a 9018 B frame has 141)"));
+            for (f, v) in [("ddio_lines", n.ddio_lines), ("stash_lines", n.stash_lines)] {
+                if let Some(l) = v {
+                    if !(1..=256).contains(&l) {
+                        return Err(ConfigError::new(k(f), l, "1..=256 lines of 64 B (a 9018 B frame has 141)"));
+                    }
                 }
             }
             if let Some(m) = n.ddio_mask {
@@ -1649,7 +1660,11 @@ impl Scenario {
                 }
             }
             let ddio_on = n.ddio.unwrap_or(p.ddio) && io_mask != 0 && matches!(n.attachment, Attach::Pcie | Attach::Integrated);
-            for (f, set) in [("ddio_lines", n.ddio_lines.map(|l| l.to_string())), ("ddio_mask", n.ddio_mask.map(|m| format!("{m:#x}")))] {
+            for (f, set) in [
+                ("ddio_lines", n.ddio_lines.map(|l| l.to_string())),
+                ("ddio_mask", n.ddio_mask.map(|m| format!("{m:#x}"))),
+                ("stash_lines", n.stash_lines.map(|l| l.to_string())),
+            ] {
                 if let (Some(v), false) = (set, ddio_on) {
                     return Err(ConfigError::new(k(f), v, "unset: DDIO is off for this NIC (platform.ddio, its ddio, its attachment or the platform)"));
                 }
@@ -1857,9 +1872,9 @@ impl Scenario {
         // change nothing where every app on the NIC keeps its buffers on the other socket.
         for (name, n) in &self.nics {
             let users: Vec<u32> = self.apps.values().filter(|a| a.nic.as_deref() == Some(name.as_str())).map(|a| a.mempool_socket.unwrap_or(a.socket)).collect();
-            if (n.ddio_lines.is_some() || n.ddio_mask.is_some()) && !users.is_empty() && users.iter().all(|&s| s != n.socket) {
+            if (n.ddio_lines.is_some() || n.ddio_mask.is_some() || n.stash_lines.is_some()) && !users.is_empty() && users.iter().all(|&s| s != n.socket) {
                 warnings.push(format!(
-                    "{}: ddio_lines and ddio_mask have no effect: its apps' buffers are on socket {}, and DDIO allocates only on the NIC's socket {}",
+                    "{}: ddio_lines, ddio_mask and stash_lines have no effect: its apps' buffers are on socket {}, and DDIO allocates only on the NIC's socket {}",
                     table_key("nics", name),
                     users[0],
                     n.socket

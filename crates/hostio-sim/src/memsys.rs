@@ -351,6 +351,23 @@ impl MemSys {
         }
     }
 
+    /// A device's full-line writes of lines `first..first + n`, homed on `dev_socket`, stashed
+    /// into the L2 of that socket's core `core` ([`Hierarchy::dev_stash`]); counted as
+    /// allocating writes (hit when the line was cached). Copies on the other socket are dropped.
+    pub fn dev_stash_lines(&mut self, dev_socket: usize, core: usize, first: u32, n: u32, now: u64) {
+        if self.sockets.len() > 1 && self.sockets[1 - dev_socket].used {
+            for x in first..first + n {
+                self.sockets[1 - dev_socket].hier.invalidate(x);
+            }
+        }
+        let hier = &mut self.sockets[dev_socket].hier;
+        let hits: u32 = (first..first + n).map(|l| hier.dev_stash(core, l) as u32).sum();
+        let wb = hier.take_writebacks();
+        self.sockets[dev_socket].mem.write(now, wb);
+        self.c.wr_hit += hits as u64;
+        self.c.wr_miss += (n - hits) as u64;
+    }
+
     /// A device's reads of lines `first..first + n` through the I/O hub (PCIeRdCur), looked up
     /// at `now`; returns how many a host cache had. A miss reads the home's DRAM without
     /// allocating.

@@ -19,7 +19,7 @@ const KEYS: &[&str] = &[
     "platform.preset", "platform.ddio", "platform.ddio_ways", "platform.ddio_mask", "platform.llc_ways",
     "platform.llc_slices", "platform.llc_mib_per_slice", "platform.replacement", "platform.sockets",
     "nics.nic0.socket", "nics.nic0.line_rate_gbps", "nics.nic0.rx_descriptors", "nics.nic0.tx_descriptors",
-    "nics.nic0.pause_frames", "nics.nic0.ddio", "nics.nic0.ddio_lines", "nics.nic0.ddio_mask", "nics.nic0.buffer_kib", "nics.nic0.design", "nics.nic0.pcie",
+    "nics.nic0.pause_frames", "nics.nic0.ddio", "nics.nic0.ddio_lines", "nics.nic0.ddio_mask", "nics.nic0.stash_lines", "nics.nic0.buffer_kib", "nics.nic0.design", "nics.nic0.pcie",
     "nics.nic0.pcie.gen", "nics.nic0.pcie.lanes", "nics.nic0.pcie.mps", "nics.nic0.pcie.mrrs", "nics.nic0.pcie.rcb",
     "nics.nic0.pcie.addr_bits", "nics.nic0.pcie.ecrc", "nics.nic0.pcie.rcb_chunks", "nics.nic1.socket",
     "traffic.t0.nic", "traffic.t0.rate_gbps", "traffic.t0.packet_size", "traffic.t0.size_mix", "traffic.t0.flows",

@@ -268,6 +268,25 @@ fn selective_dca_caches_only_the_leading_lines() {
     assert!(last_out > whole + 25.0, "{last_out} vs {whole}");
 }
 
+/// Fine-grained placement (`nics.<name>.stash_lines`, the paper's third §8 proposal): the
+/// header line goes into the polling core's L2, so the core's read of it no longer reaches the
+/// LLC (one LLC access per packet fewer).
+#[test]
+fn stashed_headers_are_read_from_the_cores_l2() {
+    let light = ["nics.nic0.rx_descriptors=128", "traffic.t0.rate_gbps=50"];
+    let plain = run("", &light);
+    let stash = run("", &[&light[..], &["nics.nic0.stash_lines=1"]].concat());
+    let per = |r: &SimResult| r.metrics.apps["fwd"].llc_accesses as f64 / r.metrics.apps["fwd"].rx_packets as f64;
+    assert!(per(&plain) - per(&stash) > 0.9, "{} vs {}", per(&plain), per(&stash));
+    assert_eq!(stash.metrics.dma_write_bypass_lines, 0);
+    assert!(stash.metrics.pcie_write_hit_rate.unwrap() > 0.99);
+    for (ov, key) in [("nics.nic0.stash_lines=0", "nics.nic0.stash_lines"), ("platform.ddio=false", "nics.nic0.stash_lines")] {
+        let e = run_text(&base(""), &[ov.to_string(), "nics.nic0.stash_lines=1".to_string()], None);
+        let e = if ov.ends_with("=0") { run_text(&base(""), &[ov.to_string()], None) } else { e };
+        assert!(e.unwrap_err().to_string().starts_with(key), "{ov}");
+    }
+}
+
 /// A platform without DDIO (a platform file's `ddio_default_mask = 0`) takes neither key.
 #[test]
 fn selective_dca_and_io_ways_need_a_platform_with_ddio() {

@@ -402,7 +402,7 @@ mod tests {
             let mut n = NicCfg::default();
             n.coherent.pool = Pool::Queues;
             let mut c = Coherent::new(&n, &Platform::preset(ICX).expect("preset"), 1, 0);
-            let f = RxDma { queue: 0, idx_line: 10, pos, n: 256, desc_line: 300, cq_line: 400, data_line: 1000, payload: 60, now };
+            let f = RxDma { queue: 0, idx_line: 10, pos, n: 256, desc_line: 300, cq_line: 400, data_line: 1000, payload: 60, stash_core: None, now };
             c.receive(&mut m, &f, window());
             c.nic_lines
         };

@@ -56,6 +56,9 @@ pub(crate) struct Dev {
     /// Leading lines of a received frame DDIO may allocate (`nics.<name>.ddio_lines`; `u32::MAX`:
     /// all); the rest go to DRAM.
     pub ddio_lines: u32,
+    /// Leading lines of a received frame stashed into the polling core's L2
+    /// (`nics.<name>.stash_lines`; 0: none).
+    pub stash_lines: u32,
 }
 
 /// One frame the NIC moves into posted RX slot `pos` (ring of `n`).
@@ -71,6 +74,8 @@ pub(crate) struct RxDma {
     pub data_line: u32,
     /// Bytes the NIC writes (the frame without its FCS).
     pub payload: u64,
+    /// The polling core's index on the NIC's socket, when it is there (for stashing).
+    pub stash_core: Option<usize>,
     pub now: u64,
 }
 
@@ -285,10 +290,19 @@ pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
         m.dev_read_lines(f.desc_line + (slot / CX5_RINGS.rx_desc_per_line) as u32, 1, f.now);
     }
     let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
-    // Selective DCA: only the frame's first `ddio_lines` lines may allocate.
     let lines = f.payload.div_ceil(64) as u32;
-    let cached = if d.ddio { lines.min(d.ddio_lines) } else { lines };
-    m.dev_write_lines(d.socket, d.ddio, d.io_mask, f.data_line, cached, f.now);
+    // Fine-grained placement: the first `stash_lines` lines into the polling core's L2, where
+    // DDIO would allocate (the buffer homed on the NIC's socket, the core there too).
+    let stashed = match f.stash_core {
+        Some(_) if d.ddio && home == d.socket => lines.min(d.stash_lines),
+        _ => 0,
+    };
+    if stashed > 0 {
+        m.dev_stash_lines(d.socket, f.stash_core.expect("matched"), f.data_line, stashed, f.now);
+    }
+    // Selective DCA: only the frame's first `ddio_lines` lines may allocate.
+    let cached = if d.ddio { lines.min(d.ddio_lines).max(stashed) } else { lines };
+    m.dev_write_lines(d.socket, d.ddio, d.io_mask, f.data_line + stashed, cached - stashed, f.now);
     if cached < lines {
         m.dev_write_lines(d.socket, false, d.io_mask, f.data_line + cached, lines - cached, f.now);
     }

@@ -475,6 +475,7 @@ impl Engine {
                 ddio: n.ddio.unwrap_or(sc.platform.ddio) && r.io_mask != 0 && matches!(n.attachment, Attach::Pcie | Attach::Integrated),
                 io_mask: n.ddio_mask.unwrap_or(r.io_mask),
                 ddio_lines: n.ddio_lines.unwrap_or(u32::MAX),
+                stash_lines: n.stash_lines.unwrap_or(0),
                 line_rate_gbps: n.line_rate_gbps,
                 tx_release: n.tx_release,
                 tx_read_window: n.tx_read_window_kib as u64 * 1024,

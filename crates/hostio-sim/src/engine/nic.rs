@@ -120,6 +120,8 @@ pub(super) struct Nic {
     /// The LLC ways its DMA writes allocate into, and the leading lines of a frame that may.
     pub(super) io_mask: u32,
     pub(super) ddio_lines: u32,
+    /// The leading lines of a frame stashed into the polling core's L2.
+    pub(super) stash_lines: u32,
     pub(super) line_rate_gbps: f64,
     pub(super) tx_release: crate::config::TxRelease,
     /// Bytes of packet reads one TX queue may have in flight.
@@ -150,7 +152,7 @@ pub(super) struct Nic {
 impl Nic {
     /// What the attachment needs to know of the NIC for a DMA.
     pub(super) fn dev(&self) -> Dev {
-        Dev { socket: self.socket, ddio: self.ddio, io_mask: self.io_mask, ddio_lines: self.ddio_lines }
+        Dev { socket: self.socket, ddio: self.ddio, io_mask: self.io_mask, ddio_lines: self.ddio_lines, stash_lines: self.stash_lines }
     }
 }
 
@@ -310,6 +312,10 @@ impl Engine {
             cq_line: rx.cq_line,
             data_line: self.mbufs[m as usize].data_line,
             payload: (p.len - 4) as u64, // the NIC strips the FCS
+            stash_core: {
+                let c = &self.cores[qu.core];
+                (c.socket == self.nics[ni].socket).then_some(c.local)
+            },
             now,
         };
         let w = self.window();
