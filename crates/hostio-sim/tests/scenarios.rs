@@ -278,6 +278,19 @@ fn stashed_headers_are_read_from_the_cores_l2() {
     let stash = run("", &[&light[..], &["nics.nic0.stash_lines=1"]].concat());
     let per = |r: &SimResult| r.metrics.apps["fwd"].llc_accesses as f64 / r.metrics.apps["fwd"].rx_packets as f64;
     assert!(per(&plain) - per(&stash) > 0.9, "{} vs {}", per(&plain), per(&stash));
+    // Each queue's header goes to its own core: with 8 cores, and with NIC and cores on the
+    // second socket (core numbers there differ from the engine's), each core still reads its
+    // header from its own L2.
+    let second = [
+        "platform.sockets=2", "nics.nic0.socket=1", "apps.fwd.socket=1", "apps.fwd.cores=4",
+        // Cores on the first socket before the forwarder's, so its cores' numbers differ.
+        "apps.aaa.kind=\"cache-hungry\"", "apps.aaa.cores=2", "apps.aaa.working_set_mib=1", "apps.aaa.accesses_per_us=1",
+    ];
+    for extra in [&["apps.fwd.cores=8"][..], &second[..]] {
+        let plain = run("", &[&light[..], extra].concat());
+        let stash = run("", &[&light[..], extra, &["nics.nic0.stash_lines=1"]].concat());
+        assert!(per(&plain) - per(&stash) > 0.9, "{extra:?}: {} vs {}", per(&plain), per(&stash));
+    }
     assert_eq!(stash.metrics.dma_write_bypass_lines, 0);
     assert!(stash.metrics.pcie_write_hit_rate.unwrap() > 0.99);
     for (ov, key) in [("nics.nic0.stash_lines=0", "nics.nic0.stash_lines"), ("platform.ddio=false", "nics.nic0.stash_lines")] {
