@@ -1199,9 +1199,9 @@ impl Hierarchy {
 
     /// A device full-line write stashed into `core`'s L2 (fine-grained placement): the line ends
     /// Modified in that L2 and nowhere else in a non-inclusive hierarchy (an inclusive one keeps
-    /// an LLC copy, allocated in the I/O ways if it had none); its L2 victim goes to the LLC as a
-    /// core's would. Returns true for a hit (the line was cached here).
-    pub fn dev_stash(&mut self, core: usize, line: u32) -> bool {
+    /// an LLC copy, allocated in the port's I/O ways `io_mask` if it had none); its L2 victim
+    /// goes to the LLC as a core's would. Returns true for a hit (the line was cached here).
+    pub fn dev_stash(&mut self, core: usize, line: u32, io_mask: u32) -> bool {
         let d = self.dir[line as usize];
         let hit = d.l2_core != NONE || d.llc_way != NONE;
         if d.l2_core as usize == core {
@@ -1212,7 +1212,10 @@ impl Hierarchy {
             }
             if self.inclusive {
                 if self.dir[line as usize].llc_way == NONE {
-                    self.llc_insert(line, self.io_mask, true);
+                    if self.llc_insert(line, io_mask, true) {
+                        self.stats.io_evictions += 1;
+                    }
+                    self.stats.io_allocations += 1;
                 }
             } else if d.llc_way != NONE {
                 self.llc_unlink(line);
@@ -1220,11 +1223,10 @@ impl Hierarchy {
             self.l2_insert(core, line, true);
         }
         let d = &mut self.dir[line as usize];
-        // Dirty in the L2; an inclusive LLC copy keeps its own dirty bit; the device wrote it last.
-        d.flags = (d.flags & F_LLC_DIRTY) | F_L2_DIRTY | F_DEV;
-        if !hit {
-            self.stats.io_allocations += 1;
-        }
+        // Dirty in the L2; an inclusive LLC copy keeps its own dirty bit (a non-inclusive
+        // hierarchy has none left); the device wrote it last.
+        let llc_dirty = if self.inclusive { d.flags & F_LLC_DIRTY } else { 0 };
+        d.flags = llc_dirty | F_L2_DIRTY | F_DEV;
         hit
     }
 
@@ -1344,18 +1346,21 @@ mod tests {
         let mut h = small(false, 0);
         assert!(!h.dev_write(1, true));
         assert!(h.llc_way(1).is_some());
-        assert!(h.dev_stash(0, 1), "a write update: the line was cached");
+        assert!(h.dev_stash(0, 1, 0x600), "a write update: the line was cached");
         assert_eq!((h.l2_owner(1), h.llc_way(1)), (Some(0), None));
         assert_eq!(h.core_access(0, 1, false), Src::L2);
-        assert!(!h.dev_stash(1, 2));
+        assert!(!h.dev_stash(1, 2, 0x600));
         assert_eq!((h.l2_owner(2), h.llc_way(2)), (Some(1), None));
-        assert!(h.dev_stash(0, 2), "moved from core 1's L2");
+        assert!(h.dev_stash(0, 2, 0x600), "moved from core 1's L2");
         assert_eq!(h.l2_owner(2), Some(0));
         // Inclusive: an LLC copy is kept (allocated in the I/O ways).
         let mut h = small(true, 0);
-        assert!(!h.dev_stash(0, 3));
+        assert!(!h.dev_stash(0, 3, 0x600));
         assert_eq!(h.l2_owner(3), Some(0));
         assert!(matches!(h.llc_way(3), Some(9) | Some(10)), "{:?}", h.llc_way(3));
+        // ... in the port's own I/O ways.
+        assert!(!h.dev_stash(0, 5, 0x180));
+        assert!(matches!(h.llc_way(5), Some(7) | Some(8)), "{:?}", h.llc_way(5));
     }
 
     /// One slice of 128 sets × 11 ways, I/O mask 0x600, no recycled region; line `l` maps to

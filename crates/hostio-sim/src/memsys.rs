@@ -354,14 +354,14 @@ impl MemSys {
     /// A device's full-line writes of lines `first..first + n`, homed on `dev_socket`, stashed
     /// into the L2 of that socket's core `core` ([`Hierarchy::dev_stash`]); counted as
     /// allocating writes (hit when the line was cached). Copies on the other socket are dropped.
-    pub fn dev_stash_lines(&mut self, dev_socket: usize, core: usize, first: u32, n: u32, now: u64) {
+    pub fn dev_stash_lines(&mut self, dev_socket: usize, core: usize, io_mask: u32, first: u32, n: u32, now: u64) {
         if self.sockets.len() > 1 && self.sockets[1 - dev_socket].used {
             for x in first..first + n {
                 self.sockets[1 - dev_socket].hier.invalidate(x);
             }
         }
         let hier = &mut self.sockets[dev_socket].hier;
-        let hits: u32 = (first..first + n).map(|l| hier.dev_stash(core, l) as u32).sum();
+        let hits: u32 = (first..first + n).map(|l| hier.dev_stash(core, l, io_mask) as u32).sum();
         let wb = hier.take_writebacks();
         self.sockets[dev_socket].mem.write(now, wb);
         self.c.wr_hit += hits as u64;

@@ -293,6 +293,11 @@ fn stashed_headers_are_read_from_the_cores_l2() {
     }
     assert_eq!(stash.metrics.dma_write_bypass_lines, 0);
     assert!(stash.metrics.pcie_write_hit_rate.unwrap() > 0.99);
+    // With selective DCA below it, the stashed lines still count as cached: 2 stashed, 22 of
+    // the 24 lines to DRAM.
+    let both = run("", &[&light[..], &["nics.nic0.stash_lines=2", "nics.nic0.ddio_lines=1"]].concat()).metrics;
+    let nic = &both.nics["nic0"];
+    assert_eq!(nic.dma_write_bypass_lines, 22 * nic.rx_packets);
     for (ov, key) in [("nics.nic0.stash_lines=0", "nics.nic0.stash_lines"), ("platform.ddio=false", "nics.nic0.stash_lines")] {
         let e = run_text(&base(""), &[ov.to_string(), "nics.nic0.stash_lines=1".to_string()], None);
         let e = if ov.ends_with("=0") { run_text(&base(""), &[ov.to_string()], None) } else { e };

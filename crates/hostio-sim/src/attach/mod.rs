@@ -298,7 +298,7 @@ pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
         _ => 0,
     };
     if stashed > 0 {
-        m.dev_stash_lines(d.socket, f.stash_core.expect("matched"), f.data_line, stashed, f.now);
+        m.dev_stash_lines(d.socket, f.stash_core.expect("matched"), d.io_mask, f.data_line, stashed, f.now);
     }
     // Selective DCA: only the frame's first `ddio_lines` lines may allocate.
     let cached = if d.ddio { lines.min(d.ddio_lines).max(stashed) } else { lines };
