@@ -298,6 +298,10 @@ fn stashed_headers_are_read_from_the_cores_l2() {
     let both = run("", &[&light[..], &["nics.nic0.stash_lines=2", "nics.nic0.ddio_lines=1"]].concat()).metrics;
     let nic = &both.nics["nic0"];
     assert_eq!(nic.dma_write_bypass_lines, 22 * nic.rx_packets);
+    // Buffers homed on the other socket are not stashed (nor allocated): the same run.
+    let remote = ["platform.sockets=2", "apps.fwd.mempool_socket=1"];
+    let json = |ov: &[&str]| serde_json::to_string(&run("", &[&light[..], &remote[..], ov].concat()).metrics).unwrap();
+    assert_eq!(json(&[]), json(&["nics.nic0.stash_lines=1"]));
     for (ov, key) in [("nics.nic0.stash_lines=0", "nics.nic0.stash_lines"), ("platform.ddio=false", "nics.nic0.stash_lines")] {
         let e = run_text(&base(""), &[ov.to_string(), "nics.nic0.stash_lines=1".to_string()], None);
         let e = if ov.ends_with("=0") { run_text(&base(""), &[ov.to_string()], None) } else { e };
