@@ -163,6 +163,8 @@ def _main(args) -> int:
         files = []
         if isinstance(scenario, str):
             files.append(("scenario file", scenario))
+        if isinstance(scenario, str) and any(value != "-" for _, _, value in outputs):
+            # Resolved only when a file is written: the command resolves it again anyway.
             platform = _platform_file_of(scenario, getattr(args, "set", None) or [])
             if platform is not None:
                 files.append(("platform file", platform))
