@@ -262,6 +262,39 @@ def test_a_second_thread_is_told_the_hierarchy_is_busy():
     assert all(refused.values()) and all("serves one call at a time" in m for ms in refused.values() for m in ms)
     assert h.stats()["dev_write"]["accesses"] == len(trace)
 
+def test_an_array_changed_during_the_call_is_refused_where_it_reaches_uncounted_pages():
+    # The addresses are read in place, block by block, while the simulation releases the GIL
+    # between blocks: another thread that writes addresses of pages the call did not count
+    # stops it there, with an error, instead of growing the directory past what was reserved.
+    import threading
+
+    h = Hierarchy()
+    trace = np.zeros(4_000_000, dtype=np.uint64)  # one 2 MiB page
+    errors = []
+
+    def call():
+        try:
+            h.access(trace, "dev_write")
+        except RuntimeError as e:
+            errors.append(str(e))
+
+    t = threading.Thread(target=call)
+    t.start()
+    inside = False
+    while not inside and t.is_alive():
+        try:
+            h.stats()
+        except RuntimeError:
+            inside = True
+    trace[-1] = 1 << 40  # a page the call did not count
+    t.join()
+    assert inside, "the call ended before the array could be changed"
+    assert len(errors) == 1 and errors[0].startswith("addresses: the array changed while access() read it"), errors
+    s = h.stats()
+    assert s["pages"] == 1 and 0 < s["dev_write"]["accesses"] < len(trace), s
+    assert h.access(trace[:1], "dev_write").tolist() == [3], "the hierarchy still serves calls"
+
+
 def test_cat_masks_cores_and_sockets_follow_the_scenarios_rules():
     ConfigError = hostio.ConfigError
     h = Hierarchy()

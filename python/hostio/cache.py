@@ -82,8 +82,8 @@ def _is_address(x) -> bool:
 
 
 def _addresses(addresses) -> np.ndarray:
-    """`addresses` as a private C-contiguous ``uint64`` array, or a ConfigError naming what is
-    wrong with them."""
+    """`addresses` as a C-contiguous native ``uint64`` array (the caller's own when it is one,
+    else a copy), or a ConfigError naming what is wrong with them."""
     if isinstance(addresses, (bytes, bytearray)) or (isinstance(addresses, memoryview) and addresses.itemsize == 1):
         # Raw bytes are not addresses (read them with np.frombuffer(..., dtype=np.uint64)).
         raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
@@ -110,6 +110,9 @@ def _addresses(addresses) -> np.ndarray:
         raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
     if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
         raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
+    if a.dtype == np.dtype(np.uint64) and a.dtype.byteorder == "=" and a.flags.c_contiguous and a.flags.aligned:
+        # Read in place (a copy of a large trace costs as much as simulating it).
+        return a
     # A native-order copy: a buffer that names its byte order (a ctypes array's "<Q") is not
     # one the binding's u64 buffer accepts.
     return a.astype(np.uint64, order="C", copy=True)
@@ -147,8 +150,8 @@ class Hierarchy:
     def access(self, addresses, kind: str = "core_read", core: int = 0) -> np.ndarray:
         """Access every address in order; returns a ``uint8`` array of hit levels."""
         checked_text("kind", kind, f"one of {', '.join(KINDS)}")
-        # A private, aligned copy: the simulation releases the GIL between blocks, and another
-        # thread must not change the addresses after their pages were counted.
+        # The simulation releases the GIL between blocks: an array another thread changes
+        # meanwhile is simulated up to the block where that is seen, then refused.
         out = _one_at_a_time(self._h.access, _addresses(addresses), kind, self._core(core))
         return np.frombuffer(out, dtype=np.uint8)
 

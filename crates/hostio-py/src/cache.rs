@@ -62,6 +62,11 @@ pub struct TraceCache {
     counts: [[u64; 4]; 4],
     /// What resolving the platform warned about (e.g. a slice map that does not fit).
     warnings: Vec<String>,
+    /// New pages the running `access` call counted and reserved room for; a page beyond them
+    /// (the caller's array changed after it was counted) sets `changed` instead of growing the
+    /// directory.
+    room: usize,
+    changed: bool,
 }
 
 /// Distinct 2 MiB pages one hierarchy holds: simulated line numbers are 32-bit.
@@ -78,7 +83,13 @@ impl TraceCache {
         }
         let base = match self.pages.get(&page) {
             Some(&b) => b,
+            None if self.room == 0 => {
+                // Not counted at the call's start: the block holding it is not simulated.
+                self.changed = true;
+                return 0;
+            }
             None => {
+                self.room -= 1;
                 let b = self.h.lines() as u32;
                 // Within the room `access` reserved: no allocation here.
                 let mut pa = std::mem::take(&mut self.pa);
@@ -128,14 +139,21 @@ impl TraceCache {
 
     /// Access `addrs` with access kind `kind` from `core`, one hit level into `out` each. Addresses
     /// become line numbers a block at a time with the GIL held; each block is then simulated
-    /// without it.
-    fn run(&mut self, py: Python<'_>, addrs: &[ReadOnlyCell<u64>], kind: usize, core: usize, out: &mut [u8]) {
+    /// without it. The addresses are the caller's, read in place: `room` new pages were counted
+    /// and reserved for them, and a block that reaches a page beyond those (another thread
+    /// changed the array meanwhile) is not simulated: the call stops there and returns false.
+    fn run(&mut self, py: Python<'_>, addrs: &[ReadOnlyCell<u64>], kind: usize, core: usize, out: &mut [u8]) -> bool {
         let n = out.len();
         let mut lines = Vec::with_capacity(BLOCK + DIR_AHEAD);
+        self.changed = false;
         for s in (0..n).step_by(BLOCK) {
             let e = (s + BLOCK).min(n);
             // This block's lines and the next DIR_AHEAD (looked up again with the next block).
             self.lines_of(&addrs[s..(e + DIR_AHEAD).min(n)], &mut lines);
+            if self.changed {
+                self.h.take_writebacks();
+                return false;
+            }
             let first = s == 0;
             let block = &mut out[s..e];
             py.allow_threads(|| match kind {
@@ -147,6 +165,7 @@ impl TraceCache {
             });
         }
         self.h.take_writebacks();
+        true
     }
 
     /// One block of `run` for one access kind: `lines` holds the block's lines and up to
@@ -236,6 +255,8 @@ impl TraceCache {
             recent: [(u64::MAX, 0); RECENT],
             counts: [[0; 4]; 4],
             warnings: r.warnings.clone(),
+            room: 0,
+            changed: false,
         })
     }
 
@@ -280,10 +301,17 @@ impl TraceCache {
                 format!("as many as the process may allocate ({} KiB of directory per page)", LINES_PER_PAGE * 8 / 1024),
             ))
         })?;
+        self.room = new;
         // The bytes object is filled in place: nothing else can see it before it is returned.
         PyBytes::new_with(py, addrs.len(), |out| {
-            self.run(py, addrs, k, core, out);
-            Ok(())
+            if self.run(py, addrs, k, core, out) {
+                Ok(())
+            } else {
+                Err(pyo3::exceptions::PyRuntimeError::new_err(
+                    "addresses: the array changed while access() read it (it reached 2 MiB pages not counted at the call's start); \
+                     the accesses before that block were simulated, the rest not: keep the array unchanged until the call returns",
+                ))
+            }
         })
     }
 
