@@ -1363,6 +1363,30 @@ mod tests {
         assert!(matches!(h.llc_way(5), Some(7) | Some(8)), "{:?}", h.llc_way(5));
     }
 
+    #[test]
+    fn a_stashed_line_is_dirty_and_is_written_back_once_it_leaves_the_hierarchy() {
+        // The device wrote the line: DRAM holds stale data until the stashed copy is written back,
+        // whether it is dropped from the L2 or from the LLC it falls to.
+        let mut h = small(false, 0);
+        h.dev_stash(0, 2, 0x600);
+        assert!(h.invalidate(2), "a dropped stashed copy is dirty");
+        // L2 set 0 (even lines) has 2 ways: lines 4 and 6 push line 2 into the LLC (CAT way 0,
+        // set 2), and line 10 (set 2) then takes that way, evicting it to DRAM.
+        h.set_cat(0, 0x001);
+        h.dev_stash(0, 2, 0x600);
+        h.take_writebacks();
+        for l in [4, 6] {
+            h.core_access(0, l, false);
+        }
+        assert_eq!((h.l2_owner(2), h.llc_way(2)), (None, Some(0)), "the L2 victim falls to the LLC");
+        assert_eq!(h.take_writebacks(), 0);
+        for l in [8, 10, 12] {
+            h.core_access(0, l, false);
+        }
+        assert_eq!(h.llc_way(2), None);
+        assert_eq!(h.take_writebacks(), 1, "the stashed line, and only it, was dirty");
+    }
+
     /// One slice of 128 sets × 11 ways, I/O mask 0x600, no recycled region; line `l` maps to
     /// set `l % 128`.
     fn sets128() -> Hierarchy {
