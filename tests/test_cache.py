@@ -295,6 +295,29 @@ def test_an_array_changed_during_the_call_is_refused_where_it_reaches_uncounted_
     assert h.access(trace[:1], "dev_write").tolist() == [3], "the hierarchy still serves calls"
 
 
+def test_an_array_read_in_place_cannot_be_resized_during_the_call():
+    # Resizing would free the memory the call reads between blocks: NumPy refuses it while the
+    # call holds its weak reference, and the call completes.
+    import threading
+
+    h = Hierarchy()
+    trace = np.zeros(4_000_000, dtype=np.uint64)
+    done = []
+    t = threading.Thread(target=lambda: done.append(h.access(trace, "dev_write").size))
+    t.start()
+    inside = False
+    while not inside and t.is_alive():
+        try:
+            h.stats()
+        except RuntimeError:
+            inside = True
+    with pytest.raises(ValueError, match="cannot resize"):
+        trace.resize(1, refcheck=False)
+    t.join()
+    assert inside and done == [len(trace)]
+    trace.resize(1, refcheck=False)  # once the call has returned
+
+
 def test_cat_masks_cores_and_sockets_follow_the_scenarios_rules():
     ConfigError = hostio.ConfigError
     h = Hierarchy()

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import warnings
+import weakref
 
 import numpy as np
 
@@ -110,8 +111,10 @@ def _addresses(addresses) -> np.ndarray:
         raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
     if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
         raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
-    if a.dtype == np.dtype(np.uint64) and a.dtype.byteorder == "=" and a.flags.c_contiguous and a.flags.aligned:
-        # Read in place (a copy of a large trace costs as much as simulating it).
+    if a.dtype == np.dtype(np.uint64) and a.dtype.byteorder == "=" and a.flags.c_contiguous and a.flags.aligned and a.flags.owndata:
+        # Read in place (a copy of a large trace costs as much as simulating it): an array that
+        # owns its memory, which `access` holds a weak reference to meanwhile, so that NumPy
+        # refuses to resize it (a view's base, a memory map or a ctypes buffer could be freed).
         return a
     # A native-order copy: a buffer that names its byte order (a ctypes array's "<Q") is not
     # one the binding's u64 buffer accepts.
@@ -148,11 +151,18 @@ class Hierarchy:
             warnings.warn(w, stacklevel=2)
 
     def access(self, addresses, kind: str = "core_read", core: int = 0) -> np.ndarray:
-        """Access every address in order; returns a ``uint8`` array of hit levels."""
+        """Access every address in order; returns a ``uint8`` array of hit levels. A NumPy
+        ``uint64`` array is read in place: leave it unchanged until the call returns."""
         checked_text("kind", kind, f"one of {', '.join(KINDS)}")
-        # The simulation releases the GIL between blocks: an array another thread changes
-        # meanwhile is simulated up to the block where that is seen, then refused.
-        out = _one_at_a_time(self._h.access, _addresses(addresses), kind, self._core(core))
+        # The simulation releases the GIL between blocks and reads the array in place (when it
+        # is a native uint64 array that owns its memory), so another thread could change it
+        # meanwhile: values it changes are read as they are when their block is reached, and a
+        # change that reaches more new 2 MiB pages than were counted at the start stops the call
+        # there with a RuntimeError. The weak reference makes NumPy refuse to resize it.
+        a = _addresses(addresses)
+        pin = weakref.ref(a)
+        out = _one_at_a_time(self._h.access, a, kind, self._core(core))
+        del pin
         return np.frombuffer(out, dtype=np.uint8)
 
     def llc_sets(self, addresses) -> np.ndarray:

@@ -75,6 +75,9 @@ const MAX_PAGES: usize = (1usize << 32) / LINES_PER_PAGE as usize - 1;
 impl TraceCache {
     #[inline]
     fn line(&mut self, addr: u64) -> u32 {
+        if self.changed {
+            return 0; // the block is not simulated: no more pages for it
+        }
         let page = addr >> PAGE_SHIFT;
         let off = ((addr >> 6) & (LINES_PER_PAGE - 1)) as u32;
         let slot = &self.recent[(page % RECENT as u64) as usize];
