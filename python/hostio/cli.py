@@ -17,7 +17,7 @@ import signal
 import sys
 
 from hostio import outfile
-from hostio.errors import USER_ERRORS
+from hostio.errors import USER_ERRORS, command_line
 
 #: Modules that each define ``register(subparsers)``; a sub-command sets ``func(args) -> int``.
 COMMAND_MODULES = ("hostio.simcli", "hostio.pcie_cli", "hostio.hw_cli")
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        with _interrupted_once():
+        with _interrupted_once(), command_line():
             return _main(args)
     finally:
         signal.signal(signal.SIGTERM, previous)
