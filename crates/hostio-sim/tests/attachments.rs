@@ -105,6 +105,20 @@ fn pcie_tx_pays_the_doorbell_and_descriptor_round_trip() {
 }
 
 #[test]
+fn an_on_die_nic_reads_a_partial_last_line_that_goes_to_dram_first() {
+    // Unloaded frames through an on-die NIC: with DDIO off the last line of a 1024 B frame (1020 B
+    // after the FCS) is read from DRAM before it is merged; a frame of whole lines (1028 B: 1024 B)
+    // is not, and neither is anything allocated in the LLC. (DDIO off also sends the NIC's
+    // transmit reads to DRAM, at both sizes: the difference between the sizes is the merge.)
+    let link = |size: u32, ddio: &str| {
+        let r = run(&scenario(SKX, size, 1, &format!("attachment = \"integrated\"\n{ddio}"), "train_packets = 1", ""));
+        r.metrics.apps["fwd"].latency_breakdown_ns["link"].expect("packets")
+    };
+    let off = |size| link(size, "ddio = false") - link(size, "");
+    assert!(off(1024) - off(1028) >= 50.0, "DDIO off adds {} ns at 1024 B, {} ns at 1028 B", off(1024), off(1028));
+}
+
+#[test]
 fn latency_breakdown_adds_up() {
     let copy = |nic: &str| {
         let text = scenario(SKX, 1024, 1, nic, "train_packets = 1", "").replace("kind = \"l2fwd\"", "kind = \"copy\"");

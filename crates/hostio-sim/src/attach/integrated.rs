@@ -4,7 +4,11 @@
 //! reads are PCIeRdCur-like lookups (hit in the LLC or an L2, else DRAM without allocating).
 //!
 //! Latency: a write is visible one LLC access after the NIC issues it (a mesh transit plus the
-//! slice's write; the completion is ordered behind the payload); a read returns after one LLC
+//! slice's write; the completion is ordered behind the payload), plus, when the frame's last line
+//! is partial and not all of it allocates in the LLC (DDIO off, selective DCA, a buffer on the
+//! other socket), the loaded DRAM latency of the buffer's home: that line is read before it is
+//! merged, the rule the PCIe latency model applies to such writes
+//! (`hostio_pcie::PcieLatencyParams::dma_write_parts`); a read returns after one LLC
 //! access when every line hit, else after an LLC access plus the loaded DRAM latency of the
 //! buffer's home; a buffer homed on the other socket adds a UPI round trip. The TX notice (the
 //! doorbell reaching the NIC, then its descriptor read) is two LLC accesses: an estimate, as
@@ -24,9 +28,15 @@ impl Integrated {
     }
 
     pub fn receive(&mut self, m: &mut MemSys, d: Dev, f: &RxDma) -> u64 {
-        let (local, _) = super::hub_receive(m, d, f);
+        let (local, allocating) = super::hub_receive(m, d, f);
         let cross = if local { 0 } else { 2 * m.t.upi_ps };
-        f.now + self.llc_ps + cross
+        let rfo = if allocating || f.payload.is_multiple_of(64) {
+            0
+        } else {
+            let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
+            m.sockets[home].mem.loaded_latency(f.now)
+        };
+        f.now + self.llc_ps + cross + rfo
     }
 
     pub fn fetch(&mut self, m: &mut MemSys, d: Dev, f: &TxDma) -> u64 {
