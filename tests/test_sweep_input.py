@@ -422,3 +422,52 @@ def test_a_sweep_takes_a_scenario_mapping_as_run_does():
     b = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [64, 128]}, set=SHORT, progress=False)
     assert a["scenario_hash"].tolist() == b["scenario_hash"].tolist()
     assert a["throughput_gbps"].tolist() == b["throughput_gbps"].tolist()
+
+
+def test_python_errors_name_parameters_and_leave_user_text_alone(tmp_path):
+    # The API names its parameters where the command line names its options; only the key of a
+    # message is renamed, never a value, a scenario key or a path the user gave.
+    from hostio import repro
+    from hostio.errors import command_line
+
+    with pytest.raises(ConfigError, match=r"^axes and seeds = '2000 × 600': at most"):
+        hostio.sweep("quickstart", {"a.b": list(range(2000))}, seeds=600, progress=False)
+    with pytest.raises(ConfigError, match=r"\('--seeds' is neither\)"):
+        advise.parse_knobs("platform.ddio_ways=--seeds")
+    with pytest.raises(ConfigError, match=r"^nics\.--seeds\.rx_descriptors = None"):
+        hostio.check({"nics": {"--seeds": {"rx_descriptors": None}}})
+    with pytest.raises(ConfigError, match=r"^axes = 'a \. \"--out\"': each key once \(a\.--out is already one"):
+        hostio.sweep("quickstart", {'a."--out"': [1], 'a . "--out"': [2]}, progress=False)
+    # The compiled module's override errors too, and reproduce's overrides under their own name.
+    for call in (lambda: hostio.run("quickstart", set=["a..b=1"]),
+                 lambda: hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=["a..b=1"], progress=False)):
+        with pytest.raises(ConfigError, match=r"^set = a\.\.b=1: KEY\.PATH=VALUE"):
+            call()
+    with pytest.raises(ConfigError, match=r"^overrides = 'a\.\.b=1': KEY\.PATH=VALUE"):
+        repro.reproduce(tmp_path / "r", overrides=["a..b=1"], progress=False)
+    # `only` as one id, not its characters; an unknown id among known ones is refused.
+    for only in ("fig6-haswell-x", ["fig6", "nope"]):
+        with pytest.raises(ConfigError, match=r"^only = '(fig6-haswell-x|nope)': experiment ids among"):
+            repro.reproduce(tmp_path / "r", only=only, progress=False)
+    assert not (tmp_path / "r").exists()
+    # While a command runs, its options; nested and overlapping commands keep that until the last
+    # one ends, in any thread.
+    import threading
+
+    entered, leave = threading.Event(), threading.Event()
+
+    def other_command():
+        with command_line():
+            entered.set()
+            leave.wait(10)
+
+    t = threading.Thread(target=other_command)
+    with command_line():
+        t.start()
+        entered.wait(10)
+    with pytest.raises(ConfigError, match="^--seeds = 0"):
+        hostio.sweep("quickstart", AXES, seeds=0, progress=False)
+    leave.set()
+    t.join()
+    with pytest.raises(ConfigError, match="^seeds = 0"):
+        hostio.sweep("quickstart", AXES, seeds=0, progress=False)

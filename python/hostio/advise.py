@@ -34,7 +34,7 @@ from typing import Iterable, Mapping, Sequence
 
 from hostio import sim
 from hostio import sweep as sweeps
-from hostio.errors import config_error
+from hostio.errors import config_error, say
 
 GOALS = ("p99", "throughput", "misses")
 DEFAULT_VALUES = {
@@ -63,7 +63,9 @@ LESSONS = {
 
 
 #: Why ``run.*`` keys are not knobs: they set how a setting is measured, not the system.
-RUN_KNOB = "keys outside [run]: run.* sets how each setting is measured (seeds with --seeds, the windows with --set), not what is tuned"
+def _run_knob() -> str:
+    return (f"keys outside [run]: run.* sets how each setting is measured (seeds with {say('--seeds', 'seeds=')}, "
+            f"the windows with {say('--set', 'set=')}), not what is tuned")
 
 
 def _split_items(spec: str) -> list[str]:
@@ -116,7 +118,7 @@ def _new_knob(key: str, knobs: dict, spec: str) -> str:
     if key in knobs:
         raise config_error("--knobs", spec, f"each key once ({key} is given twice)")
     if key == "run" or key.startswith("run."):
-        raise config_error("--knobs", spec, RUN_KNOB)
+        raise config_error("--knobs", spec, _run_knob())
     return key
 
 
@@ -270,7 +272,7 @@ def advise(
     resolved = sim.resolved(text, set=base)
     knobs = _normal_knobs(knobs) if knobs else default_knobs(resolved)
     if any(k == "run" or k.startswith("run.") for k in knobs):
-        raise config_error("--knobs", next(k for k in knobs if k == "run" or k.startswith("run.")), RUN_KNOB)
+        raise config_error("--knobs", next(k for k in knobs if k == "run" or k.startswith("run.")), _run_knob())
     given = {k: v for k, v in knobs.items() if v is not None}
     if given:
         sweeps.check_axes(given, "--knobs")  # non-empty lists of distinct values

@@ -5,11 +5,11 @@ the CLI prints it on one line and exits 2. Other failures a run can report (e.g.
 refuses a measurement) are plain ``HostioError``; ``USER_ERRORS`` is the tuple the command line
 turns into exit status 2."""
 import contextlib
-import re
+import threading
 
 from hostio._core import ConfigError, HostioError
 
-__all__ = ["ConfigError", "HostioError", "USER_ERRORS", "checked_text", "config_error", "command_line"]
+__all__ = ["ConfigError", "HostioError", "USER_ERRORS", "checked_text", "config_error", "command_line", "python_set_error", "say"]
 
 USER_ERRORS = (ConfigError, HostioError)
 
@@ -17,39 +17,62 @@ USER_ERRORS = (ConfigError, HostioError)
 #: ``reproduce``), and the API's parameter of each: a message names the one the caller used.
 PYTHON_NAMES = {"--axis": "axes", "--seeds": "seeds", "--set": "set", "--out": "out", "--jobs": "jobs",
                 "--scheduler": "scheduler", "--goal": "goal", "--slo": "slo", "--knobs": "knobs", "--only": "only"}
-_OPTION = re.compile(r"(?<![\w-])(" + "|".join(re.escape(o) for o in PYTHON_NAMES) + r")(?![\w-])")
-_cli = [False]
+#: Options whose messages may name one of their entries (``--axis KEY``: ``axes['KEY']``).
+_MAPPINGS = ("--axis", "--knobs")
+_commands = 0
+_lock = threading.Lock()
 
 
 @contextlib.contextmanager
 def command_line():
-    """Within (in every thread of the process: a command's workers too), messages name
-    command-line options (``--seeds``); elsewhere, the Python API's parameters (``seeds``)."""
-    before = _cli[0]
-    _cli[0] = True
+    """While any thread of the process is within, messages name command-line options
+    (``--seeds``); otherwise the Python API's parameters (``seeds``)."""
+    global _commands
+    with _lock:
+        _commands += 1
     try:
         yield
     finally:
-        _cli[0] = before
+        with _lock:
+            _commands -= 1
+
+
+def say(cli: str, python: str) -> str:
+    """The first text on the command line (:func:`command_line`), the second elsewhere: for the
+    parts of a message that name an option."""
+    return cli if _commands else python
 
 
 def _python_key(key: str) -> str:
-    if key.startswith("--axis ") and key[len("--axis "):].strip():
-        return f"axes[{key[len('--axis '):]!r}]"
-    return _OPTION.sub(lambda m: PYTHON_NAMES[m.group(1)], key)
-
-
-def _python_text(allowed: str) -> str:
-    allowed = allowed.replace("hostio sweep --out", "hostio.sweep(out=...)").replace("an --axis", "in axes")
-    return _OPTION.sub(lambda m: PYTHON_NAMES[m.group(1)] + "=", allowed)
+    """``key`` as the Python API names it: an option of :data:`PYTHON_NAMES` (alone, or several
+    joined by ``and``), or a mapping option with one entry's key; anything else as it is."""
+    if key in PYTHON_NAMES:
+        return PYTHON_NAMES[key]
+    parts = key.split(" and ")
+    if len(parts) > 1 and all(p in PYTHON_NAMES for p in parts):
+        return " and ".join(PYTHON_NAMES[p] for p in parts)
+    for opt in _MAPPINGS:
+        if key.startswith(opt + " ") and key[len(opt) + 1:].strip():
+            return f"{PYTHON_NAMES[opt]}[{key[len(opt) + 1:]!r}]"
+    return key
 
 
 def config_error(key: str, value, allowed: str) -> ConfigError:
-    """Build the standard message: ``key = value: allowed``. Outside :func:`command_line`, the
-    options of :data:`PYTHON_NAMES` in ``key`` and ``allowed`` become the Python parameters."""
-    if not _cli[0]:
-        key, allowed = _python_key(key), _python_text(allowed)
+    """Build the standard message: ``key = value: allowed``. Outside :func:`command_line`, a key
+    that is a command-line option of :data:`PYTHON_NAMES` becomes the Python parameter (the
+    message text names options through :func:`say`)."""
+    if not _commands:
+        key = _python_key(key)
     return ConfigError(f"{key} = {value!r}: {allowed}")
+
+
+def python_set_error(e: ConfigError, name: str = "set") -> ConfigError:
+    """A compiled-module error about an override (``--set = ...``) named by the Python parameter
+    ``name`` outside :func:`command_line`; other errors as they are."""
+    msg = str(e)
+    if _commands or not msg.startswith("--set = "):
+        return e
+    return ConfigError(f"{name} = " + msg[len("--set = "):])
 
 
 def checked_text(key: str, value, allowed: str = "valid Unicode text") -> str:

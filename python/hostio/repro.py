@@ -1498,15 +1498,23 @@ def reproduce(
         raise config_error("seeds", seeds, "an integer >= 1")
     for ov in overrides:
         key, value = sim.override_key(ov), str(ov).partition("=")[2]
+        if key is None:
+            raise config_error("overrides", ov, "KEY.PATH=VALUE strings with a TOML dotted key, e.g. run.duration_us=1000")
         if key == "run.seed" or key == "run" and "seed" in value:
             raise config_error("overrides", ov, "keys other than run.seed: every point runs on seeds 1..N (seeds=N), and one seed for all would make them identical")
     if not isinstance(out, (str, os.PathLike)) or not str(out):
         raise config_error("--out", out, "a folder path")
     sweep.check_jobs(jobs)
     sweep._check_scheduler(scheduler)
+    if isinstance(only, str):
+        only = [only]  # one id, not its characters
+    known = [e.id for e in EXPERIMENTS]
+    if only is not None:
+        only = list(only)
+        bad = [i for i in only if i not in known]
+        if bad or not only:
+            raise config_error("--only", ",".join(map(str, bad)), "experiment ids among: " + ", ".join(known))
     exps = [e for e in EXPERIMENTS if only is None or e.id in only]
-    if only is not None and not exps:
-        raise config_error("--only", ",".join(only), "experiment ids among: " + ", ".join(e.id for e in EXPERIMENTS))
     n_points = sum(len(e.points()) for e in exps)
     sweep.check_runs("--seeds", seeds, n_points * seeds)
     sweep.check_reachable(scheduler)

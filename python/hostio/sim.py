@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Union
 
 from hostio import _core
-from hostio.errors import ConfigError, checked_text, config_error
+from hostio.errors import ConfigError, checked_text, config_error, python_set_error
 
 Scenario = Union[str, os.PathLike, Mapping]
 
@@ -268,7 +268,13 @@ def run(
     if progress is not None and not callable(progress):
         raise config_error("progress", progress, "a function of the fraction simulated, or None (or False)")
     text, is_json = _source(scenario)
-    return _runnable(json.loads(_core.simulate(text, _overrides(set), seed, progress, is_json, check_invariants)))
+    try:
+        out = _core.simulate(text, _overrides(set), seed, progress, is_json, check_invariants)
+    except ConfigError as e:
+        if (err := python_set_error(e)) is e:
+            raise
+        raise err from None
+    return _runnable(json.loads(out))
 
 
 def check(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
@@ -280,7 +286,13 @@ def resolved(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
     """:func:`check`'s result as the simulator gives it: every key of the resolved scenario, the
     unset ones as None (what a point's identity and the advisor's knob lookup read)."""
     text, is_json = _source(scenario)
-    return json.loads(_core.check_scenario(text, _overrides(set), is_json))
+    try:
+        out = _core.check_scenario(text, _overrides(set), is_json)
+    except ConfigError as e:
+        if (err := python_set_error(e)) is e:
+            raise
+        raise err from None
+    return json.loads(out)
 
 
 def _without_none(value):

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from hostio import outfile, sim
-from hostio.errors import ConfigError, config_error
+from hostio.errors import ConfigError, config_error, say
 
 SCHEDULERS = "local, dask, or tcp://HOST:PORT of a running Dask scheduler"
 #: The most runs (points × seeds) one sweep, advice or reproduction may ask for.
@@ -615,10 +615,10 @@ def sweep(
     base = sim._overrides(set)
     for ov in base:
         if sim.override_key(ov) in axes:
-            raise config_error("--set", ov, f"a key that is not also an --axis ({sim.override_key(ov)} is one)")
+            raise config_error("--set", ov, f"a key that is not also {say('an --axis', 'in axes')} ({sim.override_key(ov)} is one)")
     seed_list = _seeds(text, base, seeds)
     if seed_list is not None and "run.seed" in axes:
-        raise config_error("--axis", "run.seed", "--seeds instead of a run.seed axis")
+        raise config_error("--axis", "run.seed", say("--seeds", "seeds=") + " instead of a run.seed axis")
     combos = list(itertools.product(expand(axes), seed_list or [None]))
     points = [(text, base + c + ([] if s is None else [f"run.seed={s}"])) for c, s in combos]
     values = list(itertools.product(*axes.values()))
