@@ -2,6 +2,7 @@
 wall-clock second, for L2 forwarding at 100 Gb/s on the Skylake preset.
 
     .venv/bin/python bench/sim_speed.py [--sim-ms 200] [--repeat 5] [--case 1500B ...] [--attachment coherent ...]
+    .venv/bin/python bench/sim_speed.py --print-scenario 1500B > /tmp/1500B.toml
 
 Cases: one core at 1500 B and at 64 B, eight cores at 1500 B. Each case runs `--repeat` times in
 this process (the simulator is single-threaded); the table gives the median slowdown and the
@@ -53,7 +54,14 @@ def main() -> None:
     ap.add_argument("--case", action="append", choices=sorted(CASES), help="run only these cases (repeatable)")
     ap.add_argument("--attachment", action="append", choices=["pcie", "integrated", "coherent", "memory-channel"],
                     help="NIC attachments to run the cases with (repeatable; default pcie)")
+    ap.add_argument("--print-scenario", choices=sorted(CASES), metavar="CASE",
+                    help="print CASE's scenario (with --sim-ms and the first --attachment) as TOML and exit, e.g. "
+                         "for crates/hostio-sim/examples/speed.rs or a profiler")
     args = ap.parse_args()
+    if args.print_scenario:
+        size, cores, rxd, _ = CASES[args.print_scenario]
+        print(SCENARIO.format(dur=args.sim_ms * 1000, size=size, cores=cores, rxd=rxd, attachment=(args.attachment or ["pcie"])[0]).strip())
+        return
     print(f"hostio {hostio.__version__}: l2fwd, 100 Gb/s offered, Skylake Gold 6140, {args.sim_ms:g} ms simulated, "
           f"{args.repeat} runs per case")
     print(f"{'case':>28} {'slowdown':>9} {'(min-max)':>13} {'target':>7} {'cpu':>7} {'sim pkts/wall s':>16} {'arrivals/wall s':>16} {'events/wall s':>14}")
