@@ -597,6 +597,15 @@ def test_an_output_never_replaces_the_scenario_or_a_result_it_reads(tmp_path):
                 ["advise", "my.toml", "--goal", "p99", "--seeds", "1", *SHORT, "--json", "my.toml"]):
         one_line_error(hostio_cli(*cmd, cwd=tmp_path), "a path other than the scenario file the command reads")
         assert scen.read_text() == text
+    # A bundled scenario named by its name is its file too (restored whatever happens).
+    bundled = sim.scenario_path("quickstart")
+    try:
+        one_line_error(hostio_cli("run", "quickstart", *SHORT, "--json", str(bundled), cwd=tmp_path),
+                       "a path other than the scenario file the command reads")
+    finally:
+        if bundled.read_text() != text:
+            bundled.write_text(text)
+            pytest.fail("the bundled scenario was overwritten")
     p = hostio_cli("sweep", "my.toml", "--axis", "nics.nic0.rx_descriptors=64,128", *SHORT, "--out", "s", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     log = (tmp_path / "s" / "points.jsonl").read_text()

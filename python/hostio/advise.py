@@ -5,8 +5,9 @@ and so does the scenario as given ("before"). A setting meets the goal when its 
 
 - ``p99``: ``latency_ns.p99`` at most ``slo`` ns (default: 1.1 × the best median found);
 - ``throughput``: ``throughput_gbps`` at least ``slo`` (default: 0.99 × the best median found);
-- ``misses``: the DMA write miss rate (1 − ``pcie_write_hit_rate``, the leaky-DMA share of
-  packet writes that go to memory) at most ``slo`` (default 0.05).
+- ``misses``: the DMA write miss rate, the share of DMA-written lines not found cached (1 −
+  ``pcie_write_hit_rate`` × allocating lines / all lines written: lines that a ``ddio_lines``
+  limit sends to DRAM count as misses), at most ``slo`` (default 0.05).
 
 ``slo`` must be finite and >= 0, above 0 for ``p99`` and in (0, 1] for ``misses``; at most
 ``hostio.sweep.MAX_RUNS`` runs (settings and the scenario as given, × seeds) are searched. When no searched setting produces the goal's metric (``misses``

@@ -151,8 +151,9 @@ class Hierarchy:
             warnings.warn(w, stacklevel=2)
 
     def access(self, addresses, kind: str = "core_read", core: int = 0) -> np.ndarray:
-        """Access every address in order; returns a ``uint8`` array of hit levels. A NumPy
-        ``uint64`` array is read in place: leave it unchanged until the call returns."""
+        """Access every address in order; returns a ``uint8`` array of hit levels. A native,
+        C-contiguous NumPy ``uint64`` array that owns its memory is read in place (other inputs
+        are copied): leave it unchanged until the call returns."""
         checked_text("kind", kind, f"one of {', '.join(KINDS)}")
         # The simulation releases the GIL between blocks and reads the array in place (when it
         # is a native uint64 array that owns its memory), so another thread could change it

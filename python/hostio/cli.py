@@ -2,7 +2,8 @@
 sub-commands here; the CLI only parses arguments and prints, the logic is in the Python API.
 
 Bad input exits 2 with one line; Ctrl-C exits 130 and SIGTERM 143, both after the same clean-up
-(a sweep or reproduction keeps its finished points and writes its tables for them); a second
+(a sweep keeps its finished points and writes its tables for them; a reproduction keeps its
+finished points, which a rerun into the same folder resumes from, and writes no tables); a second
 Ctrl-C or SIGTERM ends the process at once (exit status 130 or 143 too), and what finished
 stays on disk. Two outputs may not name one destination (``--json -`` with ``--csv
 /dev/stdout``), and a path to standard output is written as ``-`` is."""
@@ -40,6 +41,18 @@ def _platform_file_of(scenario: str, sets: list) -> str | None:
     except Exception:  # noqa: BLE001 - any failure is the command's to report, with its own message
         return None
     return preset[len("file:"):] if isinstance(preset, str) and preset.startswith("file:") else None
+
+
+def _scenario_file(scenario: str) -> str:
+    """The file a scenario argument reads: the path as given, or a bundled scenario's file."""
+    from hostio import sim
+
+    if os.path.isfile(scenario):
+        return scenario
+    try:
+        return str(sim.scenario_path(scenario))
+    except Exception:  # noqa: BLE001 - not a bundled name either: the command says so
+        return scenario
 
 
 def _a_report(rel: str) -> bool:
@@ -157,12 +170,12 @@ def _main(args) -> int:
         outputs = [(name, option, getattr(args, name, None)) for name, option in OUTPUT_ARGS.items()]
         outputs = [(name, option, value) for name, option, value in outputs if isinstance(value, str)]
         outfile.check_distinct([(option, value) for _, option, value in outputs])
-        # An output never replaces the scenario file a command reads, nor a result in the folder a
-        # report reads (an HTML page at its top, such as its report.html, may be rewritten).
+        # An output never replaces the scenario file a command reads (a bundled scenario's too),
+        # nor a result in the folder a report reads (an HTML page at its top, such as its report.html, may be rewritten).
         scenario, folder = getattr(args, "scenario", None), getattr(args, "folder", None)
         files = []
         if isinstance(scenario, str):
-            files.append(("scenario file", scenario))
+            files.append(("scenario file", _scenario_file(scenario)))
         if isinstance(scenario, str) and any(value != "-" for _, _, value in outputs):
             # Resolved only when a file is written: the command resolves it again anyway.
             platform = _platform_file_of(scenario, getattr(args, "set", None) or [])

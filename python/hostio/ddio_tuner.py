@@ -537,7 +537,7 @@ def plan_restore(host: Host, state_path: str) -> list[dict]:
 def restore(host: Host, state_path: str, dry_run: bool) -> list[str]:
     changes = plan_restore(host, state_path)
     if dry_run:
-        return [f"dry run: would write {_describe(c)}" for c in changes] + [f"dry run: would remove {state_path}"]
+        return [f"dry run: would write {_describe(c)}" for c in changes] + [f"dry run: would rename {state_path} to {state_path}.restored"]
     out = []
     for c in changes:
         if c["kind"] == "msr":

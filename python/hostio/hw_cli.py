@@ -77,7 +77,7 @@ def register(subparsers) -> None:
     r.add_argument("--line-ns", type=number_arg, help="line-transfer latency for the model (default: measured now)")
     r.add_argument("--mlp", type=number_arg, default=4.0, help="model: independent line misses a core overlaps (default 4)")
     r.add_argument("--no-model", action="store_true", help="skip the coherent-model predictions")
-    r.add_argument("--json", metavar="FILE", help="JSON lines, one object per configuration ('-' = stdout)")
+    r.add_argument("--json", metavar="FILE", help="JSON lines, one object per configuration (record: config), then with --sweep ablation the ablation rows (record: ablation) ('-' = stdout)")
     r.set_defaults(func=_ringbench)
 
     d = subparsers.add_parser("ddio", help="Intel DDIO status and tuning (IIO LLC WAYS, per-root-port allocation)",

@@ -22,7 +22,7 @@ Where the paper's artifact published the testbed's own measurements of an experi
 (:mod:`hostio.testbed`: Figs. 6, 8, 9, 10 and 11), the plot shows them as crosses, and
 ``<id>_testbed.csv`` and ``summary.md`` put hostio's medians beside them point by point.
 
-``reproduce()`` runs the experiments in parallel, on local processes or a Dask scheduler, keeps finished runs on disk
+``reproduce()`` runs each experiment's points in parallel (one experiment after another), on local processes or a Dask scheduler, keeps finished runs on disk
 (re-running resumes) and writes ``summary.md``, ``claims.csv`` and ``summary.json``.
 """
 from __future__ import annotations

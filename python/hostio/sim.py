@@ -10,8 +10,9 @@ A scenario is a path to a TOML file, the name of a bundled scenario (``"quicksta
 ``KEY.PATH=VALUE`` overrides (any key of the file; an inline table such as
 ``nics.nic0={attachment="coherent"}`` replaces the whole table, TOML's meaning, which is how a
 key the file sets is dropped); ``seed`` overrides ``run.seed``. The result is
-a dict: resolved scenario, platform, seed, version, scenario hash, wall-clock seconds, simulated
-events and ``metrics`` (see the README's metric list). Bad input raises :class:`hostio.ConfigError`.
+a dict: resolved scenario, platform, the DDIO mask, seed, version, scenario hash, wall-clock
+seconds, simulated microseconds and events, ``warnings`` and ``metrics`` (see the README's metric
+list). Bad input raises :class:`hostio.ConfigError`.
 """
 from __future__ import annotations
 
@@ -278,7 +279,8 @@ def run(
 
 
 def check(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
-    """Validate a scenario without running it; returns the resolved scenario, platform and mask."""
+    """Validate a scenario without running it; returns the resolved scenario, platform, DDIO mask,
+    the memory the simulation will hold (``simulated_memory_mib``) and ``warnings``."""
     return _runnable(resolved(scenario, set=set))
 
 

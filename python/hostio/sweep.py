@@ -14,8 +14,8 @@ depends only on its scenario and seed, so the table is the same whichever runs i
 scheduler is asked before the output folder is touched and must have a worker within
 ``WORKER_WAIT_S`` (30) seconds; a sweep asks for at most ``MAX_RUNS`` (1,000,000) points × seeds. A point that
 fails, or whose local worker process dies, is recorded with its ``error``; the points a dead
-worker took down with it run again. Ctrl-C (or SIGTERM) stops a sweep: the tables of the points
-finished are written; a second Ctrl-C cuts that short, and the points finished stay in
+worker took down with it run again. Ctrl-C (and SIGTERM under the ``hostio`` command, which turns
+it into the same stop) stops a sweep: the tables of the points finished are written; a second Ctrl-C cuts that short, and the points finished stay in
 ``points.jsonl``, where ``hostio.load`` finds them.
 
 Axis keys are TOML dotted keys, as ``--set`` keys are; they are compared, and named in the table
