@@ -595,6 +595,9 @@ def test_reproduce_rejects_bad_seeds(tmp_path):
     p = subprocess.run([sys.executable, "-m", "hostio", "reproduce", "--seeds", "many", "--out", str(tmp_path)],
                        capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.strip() == "hostio: error: --seeds = 'many': an integer >= 1"
+    p = subprocess.run([sys.executable, "-m", "hostio", "reproduce", "--seeds", "0", "--out", str(tmp_path)],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.strip() == "hostio: error: --seeds = 0: an integer >= 1", "an integer shown as one"
     f = tmp_path / "a_file"
     f.write_text("x")
     with pytest.raises(ConfigError, match="a folder"):

@@ -263,11 +263,11 @@ def cmd_reproduce(args) -> int:
     seeds = repro.DEFAULT_SEEDS
     if args.seeds is not None:
         try:
-            seeds = integer_arg(args.seeds)
+            seeds = shown = integer_arg(args.seeds)
         except argparse.ArgumentTypeError:
-            seeds = 0
+            seeds, shown = 0, args.seeds
         if seeds < 1:
-            raise config_error("--seeds", args.seeds, "an integer >= 1")
+            raise config_error("--seeds", shown, "an integer >= 1")
     if args.list:
         listed = [e for e in repro.EXPERIMENTS if only is None or e.id in only]
         width = max(len(e.id) for e in listed) + 2
