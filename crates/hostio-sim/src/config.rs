@@ -371,7 +371,8 @@ pub enum Allocator {
 pub struct NetdimmCfg {
     /// nCache size, KiB (256 in the NetDIMM paper).
     pub ncache_kib: u32,
-    /// Lines the nPrefetcher fetches after a payload line the host reads.
+    /// Lines the nPrefetcher fetches after each host read of the NIC's DRAM that misses the nCache
+    /// (the paper triggers it on payload reads).
     pub prefetch_lines: u32,
     pub channel: Channel,
     /// How a `copy` app's copy is made.

@@ -7,8 +7,10 @@
 //! * No queue is negative or over-full: ring positions are ordered and within the ring size, the
 //!   NIC buffer's byte count equals its backlog and stays within its capacity.
 //! * A NIC's out-of-buffer drops are among its drops.
-//! * Rates are rates: hit and miss rates lie in [0, 1], link utilisations in [0, 1], and every
-//!   reported number is finite and non-negative.
+//! * Rates are rates: the hit and miss rates (the I/O hub's, each NIC's, an nCache's, each app's
+//!   LLC miss rate) lie in [0, 1], link utilisations in [0, 1], and the throughputs, memory
+//!   rates, latencies and their parts, LLC misses per µs and attachment metrics are finite and
+//!   non-negative.
 use crate::result::{LatencyNs, Metrics};
 
 /// One RX/TX queue pair's positions (all counted from the start of the run).
@@ -85,6 +87,11 @@ pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
         rate(format!("apps.{name}.llc_miss_rate"), a.llc_miss_rate);
     }
     for (name, n) in &m.nics {
+        rate(format!("nics.{name}.pcie_write_hit_rate"), n.pcie_write_hit_rate);
+        rate(format!("nics.{name}.pcie_read_hit_rate"), n.pcie_read_hit_rate);
+        rate(format!("nics.{name}.ncache_hit_rate"), n.attachment_metrics.get("ncache_hit_rate").copied());
+    }
+    for (name, n) in &m.nics {
         if n.out_of_buffer_packets > n.dropped_packets {
             bad.push(format!("nics.{name}: {} frames out of buffer but {} dropped in all", n.out_of_buffer_packets, n.dropped_packets));
         }
@@ -107,8 +114,13 @@ pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
         ("memory_write_gbps".to_string(), m.memory_write_gbps),
     ];
     latencies(&mut values, "latency_ns", &m.latency_ns);
+    for (name, n) in &m.nics {
+        values.extend(n.attachment_metrics.iter().map(|(k, &v)| (format!("nics.{name}.{k}"), v)));
+    }
     for (name, a) in &m.apps {
         values.push((format!("apps.{name}.throughput_gbps"), a.throughput_gbps));
+        values.push((format!("apps.{name}.throughput_mpps"), a.throughput_mpps));
+        values.extend(a.latency_breakdown_ns.iter().filter_map(|(k, v)| v.map(|v| (format!("apps.{name}.latency_breakdown_ns.{k}"), v))));
         values.push((format!("apps.{name}.llc_misses_per_us"), a.llc_misses_per_us));
         latencies(&mut values, &format!("apps.{name}.latency_ns"), &a.latency_ns);
         if a.llc_misses > a.llc_accesses {
@@ -127,6 +139,39 @@ fn latencies(out: &mut Vec<(String, f64)>, key: &str, l: &LatencyNs) {
     for (f, v) in [("p50", l.p50), ("p90", l.p90), ("p99", l.p99), ("p999", l.p999), ("max", l.max), ("mean", l.mean)] {
         if let Some(v) = v {
             out.push((format!("{key}.{f}"), v));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Run;
+
+    /// A consistent run's metrics with one number made wrong at a time: each is reported.
+    #[test]
+    fn rates_and_numbers_of_every_nic_and_app_are_checked() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/hostio/scenarios/quickstart.toml")).unwrap();
+        let ov = ["run.duration_us=200".to_string(), "run.warmup_us=100".to_string()];
+        let mut r = Run::new(&text, &ov, None).expect("valid scenario");
+        while !r.step(1e9).0 {}
+        let (ledger, good) = (r.engine.ledger(), r.engine.metrics());
+        assert!(super::check(&ledger, &good).is_empty());
+        let cases: [(&str, fn(&mut crate::result::Metrics)); 5] = [
+            ("nics.nic0.pcie_write_hit_rate", |m| m.nics.get_mut("nic0").unwrap().pcie_write_hit_rate = Some(1.5)),
+            ("nics.nic0.pcie_read_hit_rate", |m| m.nics.get_mut("nic0").unwrap().pcie_read_hit_rate = Some(-0.1)),
+            ("nics.nic0.ncache_hit_rate", |m| {
+                m.nics.get_mut("nic0").unwrap().attachment_metrics.insert("ncache_hit_rate".into(), 2.0);
+            }),
+            ("apps.fwd.throughput_mpps", |m| m.apps.get_mut("fwd").unwrap().throughput_mpps = f64::NAN),
+            ("apps.fwd.latency_breakdown_ns.core", |m| {
+                m.apps.get_mut("fwd").unwrap().latency_breakdown_ns.insert("core".into(), Some(-1.0));
+            }),
+        ];
+        for (key, spoil) in cases {
+            let mut m = good.clone();
+            spoil(&mut m);
+            let bad = super::check(&ledger, &m);
+            assert!(bad.len() == 1 && bad[0].starts_with(key), "{key}: {bad:?}");
         }
     }
 }

@@ -58,7 +58,7 @@ pub struct AppMetrics {
     /// the wait for its prefetched header on), `core` (its cycles), `flush` (write-backs the host owes a memory-channel NIC before the doorbell, and
     /// the invalidations of its completion lines before the RX burst reads them),
     /// `copy` (a `copy` app filling its buffer: the core's copy or the NIC's clone; and the
-    /// driver copying a small frame into an inlined TX descriptor), `queueing`
+    /// driver's stores of a small frame into an inlined TX descriptor; its loads count as queueing), `queueing`
     /// (RX ring, burst, doorbell and fetch-window waits).
     pub latency_breakdown_ns: BTreeMap<String, Option<f64>>,
 }
@@ -123,7 +123,8 @@ pub struct Metrics {
 pub struct SimResult {
     pub version: &'static str,
     pub seed: u64,
-    /// FNV-1a 64 of the resolved scenario's canonical JSON.
+    /// FNV-1a 64 of the scenario's canonical JSON (defaults and overrides applied; a platform
+    /// file is covered by its path, not its contents).
     pub scenario_hash: String,
     pub scenario: Scenario,
     pub platform: Platform,

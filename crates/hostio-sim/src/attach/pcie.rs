@@ -17,8 +17,9 @@
 //! (co-runners, DMA that bypasses the LLC), but where the on-die NIC adds an LLC access to it,
 //! the PCIe read replaces the fit's: the fit's own miss costs `dram_ns` in place of `llc_ns`, so
 //! on the Haswell preset (85 ns) a miss costs 60 ns more than a hit, close to the 53 ns pcie-bench
-//! measured. The LLC and UPI parts stay the fit's. A write that does not allocate (DDIO off, or
-//! a buffer homed on the other socket) and covers part of a line still pays the fit's fixed
+//! measured. The LLC and UPI parts stay the fit's. A write that does not allocate (DDIO off, a
+//! buffer homed on the other socket, or a frame longer than the NIC's `ddio_lines`) and covers
+//! part of a line still pays the fit's fixed
 //! read-for-ownership, not the memory model's DRAM: `dram_ns − llc_ns` for a local buffer, the
 //! fit's remote DRAM and UPI parts for one homed on the other socket (`hostio_pcie::latency`).
 //! Device writes are ItoMs through the I/O hub of the NIC's socket (DDIO rules,

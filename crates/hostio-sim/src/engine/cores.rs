@@ -124,7 +124,8 @@ pub(super) struct Core {
 ///   (memory channel; 0 otherwise), which the TX doorbell waits for, and invalidating the
 ///   completion lines it reads from it, which the RX burst waits for;
 /// * `copy`: moving the frame into a `copy` app's buffer (the core's copy, or the NIC's clone),
-///   and for any app the driver's copy of a frame it inlines into its TX descriptor;
+///   and for any app the cycles of the driver's stores of a frame it inlines into its TX
+///   descriptor (the copy's loads delay the doorbell: they count as queueing);
 /// * `queueing`: the rest — waiting in the RX ring, behind other packets of the burst (including
 ///   the burst's completion reads: for a coherent NIC, the line transfers that pull them), for
 ///   the TX doorbell and the NIC's fetch window.

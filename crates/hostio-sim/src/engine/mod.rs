@@ -67,9 +67,9 @@ const FORWARDER_WS_MIB: f64 = 2.0;
 /// FastClick L2 forwarding receives 1024 B frames at ~82 Gb/s with 4096 RX descriptors (§4.1;
 /// Fig. 5's caption: 82–86 Gb/s), i.e. ~10 Mpps; with 84 cycles plus its simulated accesses
 /// (completions, metadata, rings, its header's prefetch, the header, two accesses to its own
-/// working set: a load, then a store, the MAC write) hostio's forwarder gets ~84.5 Gb/s there
+/// working set: a load, then a store, the MAC write) hostio's forwarder gets ~85 Gb/s there
 /// (~100 ns per packet), measured as `scenarios/ddio/single_core.toml` does (6 ms of warm-up,
-/// 3 ms measured; a 1 ms warm-up leaves the 4096-descriptor ring still filling: ~82.5 Gb/s).
+/// 3 ms measured; a 1 ms warm-up leaves the 4096-descriptor ring still filling: ~83 Gb/s).
 /// The 90 Gb/s one-core ceiling at 1500 B is the NIC's, not the core's
 /// (see `tx_read_window_kib`). A doubt on that attribution at 1024 B: the paper's artifact, whose
 /// DUT ran at 3 GHz, forwards 1024 B frames at about the same rate (84.4–86.9 Gb/s counting
