@@ -8,7 +8,9 @@
 //! loaded-latency curves. The two constants are estimates chosen for that shape, not a fit to a
 //! published curve. A windowed load, rather than one server's busy-until time, keeps the model
 //! correct when agents report transfers slightly out of time order (a NIC's DMA reads are looked up when
-//! its fetch starts but spread over the link time). MBA (Memory Bandwidth Allocation) is a request
+//! its fetch starts but spread over the link time): a report dated in an earlier window than the
+//! latest one counts in the previous window if it belongs there, and sees the load at the current
+//! window's start. MBA (Memory Bandwidth Allocation) is a request
 //! rate controller between a core's L2 and the mesh (Intel SDM Vol. 3B, "Memory Bandwidth
 //! Allocation"): below 100 % it spaces every request that leaves the L2 — LLC hits as well as
 //! DRAM reads — so that the core alone cannot exceed `mba% × core bandwidth`; at 100 % it spaces
@@ -51,6 +53,15 @@ impl Memory {
     #[inline]
     fn add(&mut self, now: u64, lines: f64) -> f64 {
         let b = now / WINDOW_PS;
+        if b < self.bucket {
+            // Reported late, dated in an earlier window: its lines join the previous window when
+            // they belong there (an older one's have left the load already), and it sees the
+            // load at the current window's start.
+            if b + 1 == self.bucket {
+                self.prev += lines;
+            }
+            return ((self.prev + self.cur) / self.lines_per_window).min(MAX_LOAD);
+        }
         if b != self.bucket {
             self.prev = if b == self.bucket + 1 { self.cur } else { 0.0 };
             self.cur = 0.0;
@@ -69,6 +80,9 @@ impl Memory {
             (self.prev, self.cur)
         } else if b == self.bucket + 1 {
             (self.cur, 0.0)
+        } else if b < self.bucket {
+            // Asked late: the load at the current window's start.
+            return ((self.prev + self.cur) / self.lines_per_window).min(MAX_LOAD);
         } else {
             (0.0, 0.0)
         };
@@ -171,6 +185,22 @@ mod tests {
         // Saturation is capped, not unbounded.
         m.write(3_000_001, 1_000_000);
         assert!(m.read(3_000_002) < 90_000 * 6);
+    }
+
+    #[test]
+    fn a_late_report_keeps_the_load() {
+        // 1000 lines per window. 600 lines in window 1, then a read reported late (dated in
+        // window 0): it joins the previous window and sees the current load; the window's 600
+        // lines still count for the reads after it.
+        let mut m = Memory::new(90.0, 64.0);
+        m.write(1_000_000, 600);
+        let late = m.read(999_000);
+        assert!(late > 120_000, "a late read sees the load, got {late}");
+        assert!(m.load(1_500_000) > 0.55, "the window kept its lines: {}", m.load(1_500_000));
+        assert!(m.load(500_000) > 0.55, "asked late: the current load");
+        // Two windows behind: not counted, and the load stays.
+        m.read(10);
+        assert!(m.load(1_500_000) > 0.55);
     }
 
     #[test]
