@@ -262,6 +262,18 @@ def test_a_second_thread_is_told_the_hierarchy_is_busy():
     assert all(refused.values()) and all("serves one call at a time" in m for ms in refused.values() for m in ms)
     assert h.stats()["dev_write"]["accesses"] == len(trace)
 
+def _started_inside(h, t) -> bool:
+    """Start thread `t`, whose call uses hierarchy `h`, and return once the call is inside `h`
+    (another call is then refused as busy): True, or False if the thread ended first."""
+    t.start()
+    while t.is_alive():
+        try:
+            h.stats()
+        except RuntimeError:
+            return True
+    return False
+
+
 def test_an_array_changed_during_the_call_is_refused_where_it_reaches_uncounted_pages():
     # The addresses are read in place, block by block, while the simulation releases the GIL
     # between blocks: another thread that writes addresses of pages the call did not count
@@ -279,13 +291,7 @@ def test_an_array_changed_during_the_call_is_refused_where_it_reaches_uncounted_
             errors.append(str(e))
 
     t = threading.Thread(target=call)
-    t.start()
-    inside = False
-    while not inside and t.is_alive():
-        try:
-            h.stats()
-        except RuntimeError:
-            inside = True
+    inside = _started_inside(h, t)
     trace[-1] = 1 << 40  # a page the call did not count
     t.join()
     assert inside, "the call ended before the array could be changed"
@@ -304,13 +310,7 @@ def test_an_array_read_in_place_cannot_be_resized_during_the_call():
     trace = np.zeros(4_000_000, dtype=np.uint64)
     done = []
     t = threading.Thread(target=lambda: done.append(h.access(trace, "dev_write").size))
-    t.start()
-    inside = False
-    while not inside and t.is_alive():
-        try:
-            h.stats()
-        except RuntimeError:
-            inside = True
+    inside = _started_inside(h, t)
     with pytest.raises(ValueError, match="cannot resize"):
         trace.resize(1, refcheck=False)
     t.join()
