@@ -59,7 +59,8 @@ pub(super) struct TxRing {
     /// Next slot the NIC fetches (`clean ≤ fetch ≤ head`).
     pub(super) fetch: u64,
     pub(super) clean: u64,
-    /// The queue's DMA reads in flight: (completion time, bytes), in issue order.
+    /// The queue's DMA reads in flight: (completion time, bytes), in issue order (they may
+    /// finish in another).
     pub(super) reads: VecDeque<(u64, u64)>,
     pub(super) read_bytes: u64,
     /// Time of the live `TxFetch` event of this queue (`u64::MAX`: none).
@@ -74,6 +75,24 @@ pub(super) struct TxRing {
 }
 
 impl TxRing {
+    /// Let every read finished by `now` leave the window. Reads need not finish in issue order (a
+    /// hit after a miss, a smaller frame after a larger one).
+    pub(super) fn release_reads(&mut self, now: u64) {
+        if self.reads.iter().any(|&(end, _)| end <= now) {
+            let mut freed = 0;
+            self.reads.retain(|&(end, b)| {
+                freed += if end <= now { b } else { 0 };
+                end > now
+            });
+            self.read_bytes -= freed;
+        }
+    }
+
+    /// When the next read in flight finishes.
+    pub(super) fn next_read_end(&self) -> Option<u64> {
+        self.reads.iter().map(|&(end, _)| end).min()
+    }
+
     /// eMPW segments still held by posted packets the driver has not released.
     pub(super) fn segs_in_use(&self) -> u64 {
         if self.clean == self.head {
@@ -387,13 +406,7 @@ impl Engine {
                 self.schedule_tx_fetch(ni, q, at);
                 break;
             }
-            while let Some(&(end, b)) = tx.reads.front() {
-                if end > now {
-                    break;
-                }
-                tx.reads.pop_front();
-                tx.read_bytes -= b;
-            }
+            tx.release_reads(now);
             let m = tx.mbuf[slot];
             let mb = self.mbufs[m as usize];
             let payload = (mb.len - 4) as u64;
@@ -401,7 +414,7 @@ impl Engine {
             let inline = payload <= inline_max;
             let read = if inline { 0 } else { payload };
             if tx.read_bytes > 0 && tx.read_bytes + read > window_bytes {
-                let at = tx.reads.front().expect("reads in flight").0;
+                let at = tx.next_read_end().expect("reads in flight");
                 self.schedule_tx_fetch(ni, q, at);
                 break;
             }
@@ -446,5 +459,37 @@ impl Engine {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TxRing;
+    use std::collections::VecDeque;
+
+    #[test]
+    fn a_read_that_finishes_before_an_older_one_leaves_the_window() {
+        let mut tx = TxRing {
+            n: 4,
+            mbuf: vec![0; 4],
+            done: vec![u64::MAX; 4],
+            ready: vec![0; 4],
+            head: 0,
+            fetch: 0,
+            clean: 0,
+            reads: VecDeque::from([(900, 1500), (400, 60), (700, 1500)]),
+            read_bytes: 3060,
+            fetch_at: u64::MAX,
+            wqe_line: 0,
+            cq_line: 0,
+            seg_next: 0,
+            seg: vec![0; 4],
+            segs: vec![0; 4],
+        };
+        assert_eq!(tx.next_read_end(), Some(400), "the earliest, not the oldest");
+        tx.release_reads(500);
+        assert_eq!((tx.read_bytes, tx.reads.len()), (3000, 2), "the small read behind the first left");
+        tx.release_reads(800);
+        assert_eq!((tx.read_bytes, tx.next_read_end()), (1500, Some(900)));
     }
 }
