@@ -406,13 +406,24 @@ impl Engine {
                 self.schedule_tx_fetch(ni, q, at);
                 break;
             }
-            tx.release_reads(now);
+            // The oldest reads that finished leave the window here (the usual order); any that
+            // finished behind an unfinished one leave it below, before the window can block.
+            while let Some(&(end, b)) = tx.reads.front() {
+                if end > now {
+                    break;
+                }
+                tx.reads.pop_front();
+                tx.read_bytes -= b;
+            }
             let m = tx.mbuf[slot];
             let mb = self.mbufs[m as usize];
             let payload = (mb.len - 4) as u64;
             // An inlined frame came with its descriptor: no payload read to keep in flight.
             let inline = payload <= inline_max;
             let read = if inline { 0 } else { payload };
+            if tx.read_bytes > 0 && tx.read_bytes + read > window_bytes {
+                tx.release_reads(now);
+            }
             if tx.read_bytes > 0 && tx.read_bytes + read > window_bytes {
                 let at = tx.next_read_end().expect("reads in flight");
                 self.schedule_tx_fetch(ni, q, at);
