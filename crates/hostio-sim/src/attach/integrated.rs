@@ -8,10 +8,10 @@
 //! is partial and not all of it allocates in the LLC (DDIO off, selective DCA, a buffer on the
 //! other socket), the loaded DRAM latency of the buffer's home: that line is read before it is
 //! merged (the rule of the PCIe latency model's `hostio_pcie::PcieLatencyParams::dma_write_parts`
-//! for such writes, costed as this NIC's own reads are: the DRAM latency added to the LLC access,
-//! and the UPI round trip on top for a buffer on the other socket); a read returns after one LLC
-//! access when every line hit, else after an LLC access plus the loaded DRAM latency of the
-//! buffer's home; a buffer homed on the other socket adds a UPI round trip. The TX notice (the
+//! for such writes, costed as this NIC's own reads are: the DRAM latency added to the LLC
+//! access). A read returns after one LLC access when every line hit, else after an LLC access
+//! plus the loaded DRAM latency of the buffer's home. A buffer homed on the other socket adds a
+//! UPI round trip to every write and every read. The TX notice (the
 //! doorbell reaching the NIC, then its descriptor read) is two LLC accesses: an estimate, as
 //! on-die NICs publish no such figure. The
 //! mesh's bandwidth (hundreds of GB/s) is not a limit at 100–400 Gb/s, so it is not modelled.
