@@ -44,14 +44,13 @@ def _platform_file_of(scenario: str, sets: list) -> str | None:
 
 
 def _scenario_file(scenario: str) -> str:
-    """The file a scenario argument reads: the path as given, or a bundled scenario's file."""
-    from hostio import sim
+    """The file a scenario argument reads (`simcli.resolve_scenario`), or the argument itself when
+    it names none (the command then says so)."""
+    from hostio.simcli import resolve_scenario
 
-    if os.path.isfile(scenario):
-        return scenario
     try:
-        return str(sim.scenario_path(scenario))
-    except Exception:  # noqa: BLE001 - not a bundled name either: the command says so
+        return resolve_scenario(scenario)
+    except USER_ERRORS:
         return scenario
 
 
@@ -171,7 +170,8 @@ def _main(args) -> int:
         outputs = [(name, option, value) for name, option, value in outputs if isinstance(value, str)]
         outfile.check_distinct([(option, value) for _, option, value in outputs])
         # An output never replaces the scenario file a command reads (a bundled scenario's too),
-        # nor a result in the folder a report reads (an HTML page at its top, such as its report.html, may be rewritten).
+        # nor a result in the folder a report reads (an HTML page at its top, such as its
+        # report.html, may be rewritten).
         scenario, folder = getattr(args, "scenario", None), getattr(args, "folder", None)
         files = []
         if isinstance(scenario, str):

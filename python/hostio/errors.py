@@ -9,7 +9,7 @@ import threading
 
 from hostio._core import ConfigError, HostioError
 
-__all__ = ["ConfigError", "HostioError", "USER_ERRORS", "checked_text", "config_error", "command_line", "python_set_error", "say"]
+__all__ = ["ConfigError", "HostioError", "USER_ERRORS", "checked_text", "config_error", "command_line", "python_set_names", "say"]
 
 USER_ERRORS = (ConfigError, HostioError)
 
@@ -66,13 +66,17 @@ def config_error(key: str, value, allowed: str) -> ConfigError:
     return ConfigError(f"{key} = {value!r}: {allowed}")
 
 
-def python_set_error(e: ConfigError, name: str = "set") -> ConfigError:
-    """A compiled-module error about an override (``--set = ...``) named by the Python parameter
-    ``name`` outside :func:`command_line`; other errors as they are."""
-    msg = str(e)
-    if _commands or not msg.startswith("--set = "):
-        return e
-    return ConfigError(f"{name} = " + msg[len("--set = "):])
+@contextlib.contextmanager
+def python_set_names():
+    """Within, a compiled-module error about an override (``--set = ...``) is raised naming the
+    Python parameter (``set = ...``) outside :func:`command_line`; other errors pass as they are."""
+    try:
+        yield
+    except ConfigError as e:
+        msg = str(e)
+        if _commands or not msg.startswith("--set = "):
+            raise
+        raise ConfigError("set = " + msg[len("--set = "):]) from None
 
 
 def checked_text(key: str, value, allowed: str = "valid Unicode text") -> str:

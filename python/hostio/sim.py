@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Union
 
 from hostio import _core
-from hostio.errors import ConfigError, checked_text, config_error, python_set_error
+from hostio.errors import ConfigError, checked_text, config_error, python_set_names
 
 Scenario = Union[str, os.PathLike, Mapping]
 
@@ -269,12 +269,8 @@ def run(
     if progress is not None and not callable(progress):
         raise config_error("progress", progress, "a function of the fraction simulated, or None (or False)")
     text, is_json = _source(scenario)
-    try:
+    with python_set_names():
         out = _core.simulate(text, _overrides(set), seed, progress, is_json, check_invariants)
-    except ConfigError as e:
-        if (err := python_set_error(e)) is e:
-            raise
-        raise err from None
     return _runnable(json.loads(out))
 
 
@@ -288,12 +284,8 @@ def resolved(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
     """:func:`check`'s result as the simulator gives it: every key of the resolved scenario, the
     unset ones as None (what a point's identity and the advisor's knob lookup read)."""
     text, is_json = _source(scenario)
-    try:
+    with python_set_names():
         out = _core.check_scenario(text, _overrides(set), is_json)
-    except ConfigError as e:
-        if (err := python_set_error(e)) is e:
-            raise
-        raise err from None
     return json.loads(out)
 
 
