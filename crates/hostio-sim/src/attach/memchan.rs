@@ -268,10 +268,11 @@ impl Zone {
         self.dram.device_read(now);
         // The DRAM access and the channel transfer pipeline: the later of the two waits counts.
         let wait = self.dram_line(now).max(channel_wait);
-        // The nPrefetcher fetches the next lines while the DRAM has room; it drops requests
-        // that would queue behind more than one access.
+        // The nPrefetcher fetches the next lines while the DRAM has room: it drops the rest once
+        // anything beyond its own miss and earlier prefetches is queued (the k-th prefetch queues
+        // behind those k accesses only on an otherwise idle DRAM).
         for k in 1..=self.prefetch {
-            if self.bus.until() > now + self.ps_per_line as u64 {
+            if self.bus.until() > now + k as u64 * self.ps_per_line as u64 {
                 break;
             }
             self.dram_line(now);
@@ -486,6 +487,24 @@ mod tests {
         let hit = z.host_read(3000, 20_000_000, 0.0);
         let again = z.host_read(3000, 30_000_000, 0.0);
         assert_eq!(again - hit, (ARRAY_ACCESS_NS * 1000.0) as u64);
+    }
+
+    #[test]
+    fn the_prefetcher_fetches_its_next_lines_into_an_idle_dram_and_none_into_a_busy_one() {
+        let plat = Platform::preset("skylake-gold-6140").expect("preset");
+        let mut n = NicCfg::default();
+        n.netdimm.prefetch_lines = 4;
+        // Idle DRAM: a payload miss brings the next four lines into the nCache, not the fifth.
+        let mut z = Zone::new(&n, &plat, 1);
+        z.host_read(1000, 0, 0.0);
+        assert_eq!(z.prefetched, 4);
+        assert!((1001..=1004).all(|l| z.take(l)) && !z.take(1005));
+        // The DRAM already busy with another access: the miss queues behind it, nothing is
+        // prefetched.
+        let mut z = Zone::new(&n, &plat, 1);
+        z.device_write(50_000, false, 0);
+        z.host_read(1000, 0, 0.0);
+        assert_eq!(z.prefetched, 0);
     }
 
     #[test]

@@ -103,7 +103,9 @@ pub(super) struct Core {
     pub(super) burst_pos: usize,
     pub(super) tx_pending: Vec<u32>,
     pub(super) rate_acc: f64,
-    /// Co-runner: time its issued accesses complete.
+    /// Co-runner: time its issued accesses complete. Forwarding core: when the work it did before
+    /// it went idle ends (its last TX burst's doorbell): a frame that arrives earlier wakes it
+    /// then, not before.
     pub(super) busy_until: u64,
     /// `copy` apps: the first line of the core's own buffers, and the next one to use.
     pub(super) copy_line: u32,
@@ -288,6 +290,7 @@ impl Engine {
                 self.schedule(at.max(*t + 1), Ev::Core(c as u16));
             } else {
                 self.cores[c].idle = true;
+                self.cores[c].busy_until = *t;
             }
             return false;
         }

@@ -359,7 +359,7 @@ impl Engine {
         let core = self.nics[ni].queues[q].core;
         if self.cores[core].idle {
             self.cores[core].idle = false;
-            self.schedule(ready.max(now), Ev::Core(core as u16));
+            self.schedule(ready.max(now).max(self.cores[core].busy_until), Ev::Core(core as u16));
         }
     }
 
