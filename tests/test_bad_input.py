@@ -710,9 +710,36 @@ def test_pcie_flags_are_booleans():
     from hostio import pcie
 
     for call, key in ((lambda: pcie.latency("dma_read", 64, iotlb_miss="no"), "iotlb_miss"), (lambda: pcie.latency("dma_read", 64, iommu=1), "iommu"),
-                      (lambda: pcie.nic_transactions("dpdk", 64, vlan="no"), "vlan"), (lambda: pcie.nic("dpdk", [64], compat=[1]), "compat")):
+                      (lambda: pcie.nic_transactions("dpdk", 64, vlan="no"), "vlan"), (lambda: pcie.nic("dpdk", [64], compat=[1]), "compat"),
+                      (lambda: pcie.bandwidth(64, ecrc="no"), "ecrc"), (lambda: pcie.bandwidth(64, rcb_chunks=2), "rcb_chunks"),
+                      (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, superpages="no"), "superpages"),
+                      (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, iommu="no"), "iommu"),
+                      (lambda: pcie.latency("dma_read", 64, params={"iommu": {"enabled": "no"}}), r"latency\.iommu\.enabled")):
         with pytest.raises(hostio.ConfigError, match=rf"^{key} = .*: True or False"):
             call()
+    # NumPy's booleans are booleans
+    assert pcie.bandwidth(64, ecrc=np.bool_(True)) == pcie.bandwidth(64, ecrc=True)
+
+
+def test_set_that_is_not_a_list_is_named():
+    for call in (lambda: hostio.run("quickstart", set=5), lambda: hostio.check("quickstart", set=5)):
+        with pytest.raises(hostio.ConfigError, match=r"^set = 5: a list of KEY.PATH=VALUE strings"):
+            call()
+
+
+def test_pcie_parameter_tables_check_each_value_where_it_is():
+    from hostio import pcie
+
+    for call, msg in ((lambda: pcie.latency("dma_read", 64, params={"iommu": 5}), r"^latency\.iommu = 5: a mapping"),
+                      (lambda: pcie.latency("dma_read", 64, params={"iommu": None}), r"^latency\.iommu = None: a mapping"),
+                      (lambda: pcie.latency("dma_read", 64, params={"llc_ns": math.nan}), r"^latency\.llc_ns = nan: a finite number"),
+                      (lambda: pcie.latency("dma_read", 64, params={"llc_ns": "5"}), r"^latency\.llc_ns = '5': a finite number"),
+                      (lambda: pcie.latency("dma_read", 64, params={"llc_ns": True}), r"^latency\.llc_ns = True: a finite number"),
+                      (lambda: pcie.latency("dma_read", 64, params={1: 2}), r"^latency = \{1: 2\}: parameter names that are strings"),
+                      (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, platform={"latency": 5}), r"^platform\.latency = 5: a mapping")):
+        with pytest.raises(hostio.ConfigError, match=msg):
+            call()
+    assert pcie.latency("dma_read", 64, params={"llc_ns": np.float64(5.0)}) == pcie.latency("dma_read", 64, params={"llc_ns": 5.0})
 
 
 def test_ddio_keys_on_a_nic_whose_buffers_are_remote_warn():

@@ -136,3 +136,26 @@ def test_validation_report_command(capsys, tmp_path):
     assert "## Error summary" in text and "## G. Published findings" in text
     assert sorted(p.name for p in tmp_path.glob("*.png")) == ["bw_vs_size.png", "bw_vs_window.png", "lat_cdf.png",
                                                               "lat_vs_size.png", "lat_vs_window.png"]
+
+
+def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
+    import shutil
+
+    data = next((d for d in (ROOT / "shared/validation/pcie-bench", ROOT.parent / "shared/validation/pcie-bench")
+                 if (d / "nfp6000-1.2GHz_hsw-Xeon-E5-2620v3_dell-t630").is_dir()), None)
+    if data is None:
+        pytest.skip("pcie-bench data set not available")
+    bad = tmp_path / "data"
+    shutil.copytree(data, bad)
+    sweep_csv = bad / "nfp6000-1.2GHz_hsw-Xeon-E5-2620v3_dell-t630" / "bw_dma_sz_sweep.csv"
+    text = sweep_csv.read_text()
+    for damage in (text + "garbage\n", "", text.replace(",", ";", 3)):
+        sweep_csv.write_text(damage)
+        rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "new"), "--data", str(bad))
+        assert rc == 2 and err.count("\n") == 1 and "--data = " in err and "Traceback" not in err, err
+        assert not (tmp_path / "new").exists()
+        # An existing folder keeps what it had, and gets no half report.
+        (tmp_path / "old").mkdir(exist_ok=True)
+        (tmp_path / "old" / "keep.txt").write_text("x")
+        rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "old"), "--data", str(bad))
+        assert rc == 2 and sorted(p.name for p in (tmp_path / "old").iterdir()) == ["keep.txt"]

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from hostio import repro, sim, testbed
@@ -624,6 +625,17 @@ def test_reproduce_rejects_bad_seeds(tmp_path):
     with pytest.raises(ConfigError, match="a folder"):
         repro.reproduce(f, only=["netdimm-clone"], progress=False)
     assert f.read_text() == "x"
+
+
+def test_reproduce_checks_its_overrides_before_writing_anything(tmp_path):
+    out = tmp_path / "r"
+    for bad, msg in ((None, r"^overrides = None: a list"), ("run.duration_us=100", r"^overrides = 'run.duration_us=100': .*not one string"),
+                     (5, r"^overrides = 5: a list"), (["foo.bar=1"], "unknown field `foo`"), (["run.duration_us=-1"], r"run.duration_us = -1")):
+        with pytest.raises(ConfigError, match=msg):
+            repro.reproduce(out, only=["ccnic-latency"], quick=True, seeds=1, overrides=bad, progress=False)
+        assert not out.exists(), bad
+    # NumPy integers are integers
+    assert repro.reproduce(out, only=["ccnic-latency"], quick=True, seeds=np.int64(1), progress=False) is True
 
 
 def test_reproduce_reports_unknown_scenario(tmp_path, monkeypatch):

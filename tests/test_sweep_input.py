@@ -79,6 +79,9 @@ def test_malformed_records_are_rerun_and_reported_missing(tmp_path, bad):
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--jobs", "0"], ["--jobs = 0: an integer >= 1"]),
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:"], ["--scheduler", "1..65535"]),
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:abc"], ["--scheduler", "1..65535"]),
+    # An IPv6 host without its brackets, or with one missing: Dask would raise inside.
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://[::1"], ["--scheduler", "in brackets"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://::1:8786"], ["--scheduler", "in brackets"]),
     (["sweep", "quickstart", "--axis", "=2,4"], ["--axis", "'=2,4'"]),
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128,256,128"], ["--axis nics.nic0.rx_descriptors = 128", "twice"]),
     (["reproduce", "--seeds", "1000000000"], ["--seeds", "at most 1000000 runs"]),

@@ -88,6 +88,7 @@ def link_config(**kw) -> dict:
         if value is None:
             continue
         if key in ("ecrc", "rcb_chunks"):
+            _flags(**{key: value})
             cfg[key] = bool(value)
             continue
         field = "addr_bits" if key == "addr" else key
@@ -195,7 +196,7 @@ def gbps(key: str, value, upper: float = math.inf) -> float:
 def _flags(**flags) -> None:
     """Refuse a flag that is not a boolean (``"no"`` is true to Python, not to the user)."""
     for key, value in flags.items():
-        if not isinstance(value, bool) and type(value).__name__ != "bool_":
+        if not isinstance(value, bool) and not (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")):
             raise config_error(key, value, "True or False")
 
 
@@ -249,8 +250,22 @@ def _merge(base: dict, over: dict, where: str) -> dict:
         raise config_error(where, over, "a mapping of parameter names to values")
     out = dict(base)
     for k, v in over.items():
-        if isinstance(v, dict) and isinstance(base.get(k), dict):
-            out[k] = _merge(base[k], v, f"{where}.{k}")
+        if not isinstance(k, str):
+            raise config_error(where, over, "parameter names that are strings")
+        name, had = f"{where}.{k}", base.get(k)
+        if isinstance(had, dict):
+            out[k] = _merge(had, v, name)
+        elif isinstance(had, bool):
+            _flags(**{name: v})
+            out[k] = bool(v)
+        elif isinstance(had, (int, float)):
+            # A number where the default is one (NaN, infinities and booleans are no numbers here;
+            # the Rust declaration checks the range and whether it must be whole).
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
+                raise config_error(name, v, "a finite number")
+            out[k] = int(v) if isinstance(v, numbers.Integral) else float(v)
+        elif isinstance(had, str) and not isinstance(v, str):
+            raise config_error(name, v, "a string")
         else:
             out[k] = v  # unknown keys are rejected by the Rust declaration (deny_unknown_fields)
     return out
@@ -278,6 +293,7 @@ def experiment(test: str, size: int, window: int, cache: str = "warm", numa: str
     plat = default_platform() if platform is None else _merge(default_platform(), platform, "platform")
     exp = {"test": test, "size": _sizes(size)[0], "window": _sizes(window, "window", MAX_WINDOW)[0], "cache": cache,
            "numa_remote": numa == "remote", "iommu": bool(iommu), "superpages": bool(superpages), "engine": engine}
+    _flags(iommu=iommu, superpages=superpages)
     return json.loads(_core.pcie_experiment(json.dumps(plat), json.dumps(exp)))
 
 

@@ -12,7 +12,9 @@ import csv
 import io
 import json
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from hostio import outfile, pcie
@@ -380,11 +382,33 @@ def cmd_validate(args) -> int:
             raise config_error("--out", args.out, allowed)
     if args.data is not None and not (Path(args.data) / mod["PLAIN"]).is_dir():
         raise config_error("--data", args.data, f"a pcie-bench data directory holding {mod['PLAIN']}/")
+    created = not out.exists()
     try:  # the report's first step, done here so that a failure names --out
         out.mkdir(parents=True, exist_ok=True)
+        # The report is written into a fresh folder inside --out and moved into place only once
+        # complete: data that fails half-way leaves nothing behind.
+        tmp = Path(tempfile.mkdtemp(prefix=".pcie-validate-", dir=out))
     except OSError as exc:
         raise config_error("--out", args.out, f"a directory this user may create ({exc.strerror or exc})") from None
-    return int(mod["main"](["--out", args.out] + (["--data", args.data] if args.data else [])) or 0)
+    ok = False
+    try:
+        said = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(said):
+                rc = int(mod["main"](["--out", str(tmp)] + (["--data", args.data] if args.data else [])) or 0)
+        except (KeyError, ValueError, IndexError, csv.Error) as exc:
+            # Damaged CSVs: a missing column, a cell that is not a number, no rows, bad bytes.
+            data = args.data if args.data is not None else str(mod["find_data"](None))
+            raise config_error("--data", data, f"pcie-bench's CSVs as it writes them (reading them failed: {type(exc).__name__}: {exc})") from None
+        for f in sorted(tmp.iterdir()):
+            os.replace(f, out / f.name)
+        ok = True
+        print(said.getvalue().replace(str(tmp), str(out)), end="")
+        return rc
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not ok and created:
+            shutil.rmtree(out, ignore_errors=True)
 
 
 def register(subparsers) -> None:

@@ -34,14 +34,15 @@ Where the paper's artifact published the testbed's own measurements of an experi
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import numbers
 import os
 import statistics
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from hostio import sim, sweep, testbed
 from hostio.errors import ConfigError, config_error
@@ -1605,8 +1606,12 @@ def reproduce(
     ``overrides`` (``KEY.PATH=VALUE``, not ``run.seed``) are applied to every run after it; ``scheduler`` is
     ``local``, ``dask`` or ``tcp://HOST:PORT`` (see :mod:`hostio.sweep`). Returns True when every
     run succeeded (claims may still disagree: that is reported, not an error)."""
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+    if isinstance(seeds, bool) or not isinstance(seeds, numbers.Integral) or seeds < 1:
         raise config_error("seeds", seeds, "an integer >= 1")
+    seeds = int(seeds)
+    if overrides is None or isinstance(overrides, (str, bytes)) or not isinstance(overrides, Iterable):
+        raise config_error("overrides", overrides, "a list of KEY.PATH=VALUE strings" + (", not one string" if isinstance(overrides, str) else ""))
+    overrides = list(overrides)
     for ov in overrides:
         key, value = sim.override_key(ov), str(ov).partition("=")[2]
         if key is None:
@@ -1634,9 +1639,21 @@ def reproduce(
         raise config_error("--out", str(out), "a folder (this path is a file)")
     if (outp / "sweep.json").exists():
         raise config_error("--out", str(out), "a folder of hostio reproduce, or a new one (this one holds a sweep: its sweep.json)")
-    outp.mkdir(parents=True, exist_ok=True)
     quick_ov = QUICK if quick else []
     texts: dict = {}
+
+    def extra_of(p: Point) -> list[str]:
+        # --quick shortens what the point does not set itself (Fig. 8 sets its own warm-up).
+        own = {sim.override_key(o) for o in p.overrides}
+        return [o for o in quick_ov if sim.override_key(o) not in own] + overrides
+
+    # Every point with the overrides is checked before anything is written (a few ms in all).
+    for e in exps:
+        for p in e.points():
+            text = _scenario_text(p.scenario, texts)
+            if not isinstance(text, ConfigError):  # a bundled scenario that fails is reported per point
+                sim.resolved(text, set=p.overrides + ["run.seed=1"] + extra_of(p))
+    outp.mkdir(parents=True, exist_ok=True)
     failed_exps = []
     sections = []
     claim_rows = []
@@ -1647,9 +1664,7 @@ def reproduce(
         failed: list[tuple[int, int, str]] = []
         for i, p in enumerate(pts):
             text = _scenario_text(p.scenario, texts)
-            # --quick shortens what the point does not set itself (Fig. 8 sets its own warm-up).
-            own = {sim.override_key(o) for o in p.overrides}
-            extra = [o for o in quick_ov if sim.override_key(o) not in own] + list(overrides)
+            extra = extra_of(p)
             for k in range(1, seeds + 1):
                 if isinstance(text, ConfigError):
                     failed.append((i, k, str(text)))

@@ -118,7 +118,10 @@ def _overrides(items: Iterable[str]) -> list[str]:
         raise config_error("set", None, "a list of KEY.PATH=VALUE strings")
     if isinstance(items, str):
         raise config_error("set", items, "a list of KEY.PATH=VALUE strings, not one string")
-    out = list(items)
+    try:
+        out = list(items)
+    except TypeError:
+        raise config_error("set", items, "a list of KEY.PATH=VALUE strings") from None
     for ov in out:
         checked_text("set", ov, "KEY.PATH=VALUE strings of valid Unicode text")
     return out

@@ -417,8 +417,11 @@ def _check_scheduler(s: str) -> None:
         return
     if isinstance(s, str) and s.startswith("tcp://"):
         host, sep, port = s[6:].rpartition(":")
-        if not sep or not host or not port.isascii() or not port.isdigit() or not 1 <= int(port) <= 65535:
-            raise config_error("--scheduler", s, "tcp://HOST:PORT with a port in 1..65535")
+        # An IPv6 host goes in brackets (as Dask parses it); other hosts have no colon or space.
+        bracketed = host.startswith("[") and host.endswith("]") and len(host) > 2 and ":" in host
+        plain = bool(host) and not any(c in host for c in ":[] ") and host.isprintable()
+        if not sep or not (bracketed or plain) or not port.isascii() or not port.isdigit() or not 1 <= int(port) <= 65535:
+            raise config_error("--scheduler", s, "tcp://HOST:PORT with a port in 1..65535 (an IPv6 host in brackets: tcp://[::1]:8786)")
         return
     raise config_error("--scheduler", s, SCHEDULERS)
 
