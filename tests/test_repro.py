@@ -149,13 +149,15 @@ def fig8_rows(read=1.0, top=0.7, mid=0.3, high=0.2):
 def test_fig8_claims():
     # The testbed's mean write hit over 39–68 Gb/s is 0.28 (hostio.testbed.PKT_RATE).
     assert verdicts(repro.fig8_claims(fig8_rows())) == [True, True, True, True]
-    assert verdicts(repro.fig8_claims(fig8_rows(read=0.95)))[0] is False
+    assert verdicts(repro.fig8_claims(fig8_rows(read=0.94)))[0] is False and verdicts(repro.fig8_claims(fig8_rows(read=0.95)))[0] is True
     assert verdicts(repro.fig8_claims(fig8_rows(top=0.99)))[1] is False  # no fall at line rate
     assert verdicts(repro.fig8_claims(fig8_rows(mid=0.75, high=0.6)))[2] is False  # the prose's 0.75, not the testbed's
     assert verdicts(repro.fig8_claims(fig8_rows(mid=0.17, high=0.1)))[2] is False
     # within 5 points of the testbed's 0.28025 (its mean over 39–68 Gb/s)
     assert [verdicts(repro.fig8_claims(fig8_rows(mid=m, high=0.1)))[2] for m in (0.2302, 0.2303, 0.3302, 0.3303)] == [False, True, True, False]
     assert repro.fig8_claims(fig8_rows(mid=0.2, high=0.1))[2].missing == "placement"
+    assert "lies below" in repro.fig8_claims(fig8_rows(mid=0.2, high=0.1))[2].note
+    assert "lies above" in repro.fig8_claims(fig8_rows(mid=0.4, high=0.1))[2].note
     assert verdicts(repro.fig8_claims(fig8_rows(high=0.26)))[3] is False  # within 0.05 of the 39–68 mean
 
 
@@ -215,7 +217,8 @@ def test_fig11_claims():
     assert verdicts(repro.fig11_claims(rows(0.3, 0.7, 0.59)))[1] is False
     # alike but neither helps over 2 cores × 2 ways (0.5 here): not "more ways ≈ more cores"
     assert verdicts(repro.fig11_claims(rows(0.3, 0.5, 0.5)))[1] is False
-    assert [verdicts(repro.fig11_claims(rows(0.3, v, v)))[1] for v in (0.59, 0.6)] == [False, True]
+    assert [verdicts(repro.fig11_claims(rows(0.3, v, v)))[1] for v in (0.54, 0.55)] == [False, True]
+    assert [verdicts(repro.fig11_claims(rows(0.3, 0.7, v)))[1] for v in (0.64, 0.65)] == [False, True]
 
 
 def test_testbed_rows_match_hostio_points():
@@ -375,6 +378,10 @@ def test_fig12_claims():
     assert [verdicts(repro.fig12_claims(rows(0.21, c)))[1] for c in (-0.04, -0.03, 0.07, 0.08)] == [False, True, True, False]
     assert verdicts(repro.fig12_claims(rows(0.16, 0.08)))[:3] == [True, False, False]
     assert verdicts(repro.fig12_claims(rows(0.21, -0.2)))[:3] == [True, False, True]
+    # a cut above the window is explained as such, in every claim that rests on it
+    over = repro.fig12_claims(rows(0.40, 0.02))
+    assert "by more than the paper's" in over[0].note and "not the paper's" in over[1].note and over[2].note == over[0].note
+    assert over[0].missing == "" and "by less than" in repro.fig12_claims(rows(0.10, 0.02))[0].note
     # the share forwarded: within 1.5 points of 97 % and 94 %, dropping by 3 ± 1.5 points
     share = lambda a, b: verdicts(repro.fig12_claims(rows(0.0, 0.0, (a, b))))[3]  # noqa: E731
     assert share(97.5, 94.1) is True
@@ -410,12 +417,17 @@ def test_fig3_claims():
     assert [at003(v) for v in (2.24, 2.25, 2.75, 2.76)] == [False, True, True, False]
     at600 = lambda v: verdicts(repro.fig3_claims(fig3_rows({0x003: 2.5, 0x0C0: 2.0}, {0x600: v})))[2]  # noqa: E731
     assert [at600(v) for v in (24.9, 25.0, 30.0, 30.1)] == [False, True, True, False]
+    # a bound reached through an inexact floor: 1.925 / 0.7 is 2.7500000000000004
+    inexact = {m: 0.7 for m in repro.MASKS} | {0x003: 1.925, 0x0C0: 2.0}
+    assert repro.fig3_claims(fig3_rows(inexact, {0x600: 28.0}))[0].agrees is True
     # a peak is above its neighbouring masks, not only above the floor
     assert verdicts(repro.fig3_claims(fig3_rows({0x003: 2.5, 0x0C0: 2.0, 0x180: 2.5}, {0x600: 28.0})))[1] is False
     assert verdicts(repro.fig3_claims(fig3_rows({0x003: 2.5, 0x0C0: 2.0, 0x060: 2.0}, {0x600: 28.0})))[1] is False
     # a ratio outside the window names what it rests on
     c003 = repro.fig3_claims(fig3_rows({0x003: 2.0, 0x0C0: 2.0}, {0x600: 20.0}))
     assert c003[0].missing == "forwarder-data" and c003[2].missing == "co-runner"
+    # ... in the direction it misses
+    assert "by less than" in c003[2].note and "by more than" in repro.fig3_claims(fig3_rows({0x003: 2.5, 0x0C0: 2.0}, {0x600: 55.0}))[2].note
 
 
 def test_fig3_zero_floor_is_undefined_not_infinite():
@@ -520,6 +532,8 @@ def test_netdimm_claims():
     cut64 = lambda nd: verdicts(repro.netdimm_latency_claims(rows((2100, 2540, 3100), (1500, 1800, 2200), (nd, 1210, 1560))))[0]  # noqa: E731
     assert [cut64(v) for v in (1026, 1028, 1236, 1238)] == [False, True, True, False]
     assert repro.netdimm_latency_claims(rows((2100, 2540, 3100), (1500, 1800, 2200), (900, 1210, 1560)))[0].missing == "host-path"
+    assert "a larger share" in repro.netdimm_latency_claims(rows((2100, 2540, 3100), (1500, 1800, 2200), (900, 1210, 1560)))[0].note
+    assert "a smaller share" in repro.netdimm_latency_claims(rows((2100, 2540, 3100), (1500, 1800, 2200), (1400, 1210, 1560)))[0].note
     kept = lambda a, b: rows_of([({"pressure": "none"}, {"fwd.throughput_gbps": a}), ({"pressure": "max"}, {"fwd.throughput_gbps": b})])  # noqa: E731
     assert verdicts(repro.netdimm_pressure_claims(kept(40, 11))) == [True]
     assert verdicts(repro.netdimm_pressure_claims(kept(40, 39))) == [False]

@@ -85,8 +85,9 @@ def key_parts(path) -> tuple[str, ...] | None:
 
 
 def _quoted(text: str) -> str:
-    """``text`` as a TOML basic string."""
-    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+    """``text`` as a TOML basic string (every control character escaped, as the compiled module
+    writes keys)."""
+    return re.sub("[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
 
 
 def key_text(parts: Iterable[str]) -> str:

@@ -1360,12 +1360,33 @@ fn basic_string(text: &str) -> String {
             '\t' => q.push_str("\\t"),
             '\u{8}' => q.push_str("\\b"),
             '\u{c}' => q.push_str("\\f"),
-            c if c < ' ' || c == '\u{7f}' => q.push_str(&format!("\\u{:04x}", c as u32)),
+            c if c.is_control() => q.push_str(&format!("\\u{:04x}", c as u32)),
             c => q.push(c),
         }
     }
     q.push('"');
     q
+}
+
+/// Longest name of a NIC, traffic source or app, characters.
+const MAX_NAME_CHARS: usize = 64;
+
+/// Names of `section`'s tables: 1 to `MAX_NAME_CHARS` characters, none of them a control
+/// character (names are printed in tables and progress lines, where those would garble the
+/// terminal).
+fn check_names<'a>(section: &str, names: impl Iterator<Item = &'a String>) -> Result<(), ConfigError> {
+    for name in names {
+        let n = name.chars().count();
+        if n == 0 || n > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+            let shown: String = name.chars().take(MAX_NAME_CHARS + 1).collect();
+            return Err(ConfigError::new(
+                table_key(section, &shown),
+                basic_string(&shown) + if n > MAX_NAME_CHARS { "…" } else { "" },
+                format!("a table name of 1 to {MAX_NAME_CHARS} characters without control characters"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `section.name` as a TOML dotted key ([`key_part`]).
@@ -1500,6 +1521,9 @@ impl Scenario {
 
     /// Resolve the platform (preset + overrides), the I/O mask, and check everything.
     pub fn resolve(&self) -> Result<Resolved, ConfigError> {
+        check_names("nics", self.nics.keys())?;
+        check_names("traffic", self.traffic.keys())?;
+        check_names("apps", self.apps.keys())?;
         let r = &self.run;
         if !(r.duration_us.is_finite() && r.duration_us >= 1.0 && r.duration_us <= 10_000_000.0) {
             return Err(ConfigError::new("run.duration_us", r.duration_us, "1 ≤ µs ≤ 1e7"));

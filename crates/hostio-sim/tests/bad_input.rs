@@ -141,3 +141,20 @@ fn invariants_hold_under_overload_pause_and_a_saturated_link() {
     let u = sat.metrics.nics["nic0"].pcie_d2h_utilization.unwrap();
     assert!(u > 0.95 && u <= 1.0, "a saturated x4 link: {u}");
 }
+
+#[test]
+fn table_names_are_short_and_printable() {
+    let text = |name: &str| {
+        format!(
+            "[nics.nic0]\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 64\n[apps.{name}]\nkind = \"l2fwd\"\nnic = \"nic0\"\n"
+        )
+    };
+    for bad in ["\"\\u001b[31mRED\"", "\"a\\nb\"", "\"\"", "\"a\\u0085b\"", &format!("\"{}\"", "x".repeat(65))] {
+        let e = parse_scenario(&text(bad), &[]).expect_err(bad);
+        assert!(e.to_string().contains("a table name of 1 to 64 characters without control characters"), "{bad}: {e}");
+        assert!(!e.to_string().chars().any(char::is_control), "{bad}: the error itself prints no control character: {e:?}");
+    }
+    for good in ["fwd", "\"fw d\"", "\"é-ü\"", &"y".repeat(64)] {
+        parse_scenario(&text(good), &[]).unwrap_or_else(|e| panic!("{good}: {e}"));
+    }
+}
