@@ -156,6 +156,42 @@ def test_set_ways_writes_every_socket_and_restores(tmp_path, capsys):
     assert msr_of(root, 0) == 0x600 and msr_of(root, 1) == 0x600
 
 
+def test_a_write_that_fails_half_way_says_what_was_written_and_how_to_undo_it(tmp_path, capsys, monkeypatch):
+    root = make_host(tmp_path)
+    real = t.Host.msr_write
+
+    def refuse_cpu1(self, cpu, msr, value):
+        if cpu == 1:
+            raise OSError(1, "Operation not permitted")  # as os.pwrite raises it: no path
+        real(self, cpu, msr, value)
+
+    monkeypatch.setattr(t.Host, "msr_write", refuse_cpu1)
+    rc, _, err = run_cli(["set", "--ways", "3", "--root", str(root)], capsys)
+    assert rc == 2 and err.count("\n") == 1, err
+    assert f"{root}/dev/cpu/1/msr: Operation not permitted" in err
+    assert f"already written: {root}/dev/cpu/0/msr offset 0xc8b" in err and "hostio ddio restore --state" in err
+    assert msr_of(root, 0) == 0x700 and msr_of(root, 1) == 0x600
+    monkeypatch.setattr(t.Host, "msr_write", real)
+    assert run_cli(["restore", "--root", str(root)], capsys)[0] == 0 and msr_of(root, 0) == 0x600
+
+
+def test_msr_errors_name_the_file_and_the_cause(tmp_path, capsys):
+    root = make_host(tmp_path)
+    (root / "dev/cpu/1/msr").unlink()
+    (root / "dev/cpu/1/msr").mkdir()
+    rc, _, err = run_cli(["set", "--ways", "3", "--root", str(root)], capsys)
+    assert rc == 2 and f"{root}/dev/cpu/1/msr: Is a directory" in err, err
+    # A state file naming a CPU this host does not have: not "msr module not loaded".
+    root2 = make_host(tmp_path / "b")
+    assert run_cli(["set", "--ways", "3", "--root", str(root2)], capsys)[0] == 0
+    sp = root2 / "var/lib/hostio/ddio_state.json"
+    st = json.loads(sp.read_text())
+    st["entries"][1]["target"] = "999"
+    sp.write_text(json.dumps(st))
+    rc, _, err = run_cli(["restore", "--root", str(root2)], capsys)
+    assert rc == 2 and "has no cpu 999" in err, err
+
+
 def test_dry_run_changes_nothing_and_says_what(tmp_path, capsys):
     root = make_host(tmp_path)
     rc, out, _ = run_cli(["set", "--ways", "3", "--dry-run", "--root", str(root)], capsys)

@@ -30,6 +30,7 @@ state file (the first saved value of a register is kept), which ``restore`` writ
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -216,21 +217,23 @@ class Host:
         return self.path(f"/dev/cpu/{cpu}/msr")
 
     def msr_read(self, cpu: int, msr: int) -> int:
-        fd = os.open(self.msr_path(cpu), os.O_RDONLY)
-        try:
-            data = os.pread(fd, 8, msr)
-        finally:
-            os.close(fd)
+        with _named(self.msr_path(cpu)):
+            fd = os.open(self.msr_path(cpu), os.O_RDONLY)
+            try:
+                data = os.pread(fd, 8, msr)
+            finally:
+                os.close(fd)
         if len(data) != 8:
             raise OSError(5, f"MSR {msr:#x} gave {len(data)} of 8 bytes (an msr device gives 8)", self.msr_path(cpu))
         return struct.unpack("<Q", data)[0]
 
     def msr_write(self, cpu: int, msr: int, value: int) -> None:
-        fd = os.open(self.msr_path(cpu), os.O_WRONLY)
-        try:
-            os.pwrite(fd, struct.pack("<Q", value), msr)
-        finally:
-            os.close(fd)
+        with _named(self.msr_path(cpu)):
+            fd = os.open(self.msr_path(cpu), os.O_WRONLY)
+            try:
+                os.pwrite(fd, struct.pack("<Q", value), msr)
+            finally:
+                os.close(fd)
 
     # --- PCI -------------------------------------------------------------------------------
     def pci_dir(self) -> str:
@@ -364,7 +367,20 @@ def require_root(host: Host) -> None:
 def require_msr(host: Host, cpus: list[int]) -> None:
     for c in cpus:
         if not os.path.exists(host.msr_path(c)):
+            if not os.path.isdir(host.path(f"/sys/devices/system/cpu/cpu{c}")):
+                raise HostioError(f"{host.msr_path(c)} missing: this host has no cpu {c}")
             raise HostioError(f"{host.msr_path(c)} missing: msr module not loaded (modprobe msr)")
+
+
+@contextlib.contextmanager
+def _named(path: str):
+    """An OSError from a read or write of `path` names it (``os.pread`` errors carry no path)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise OSError(exc.errno, exc.strerror or str(exc), path) from None
+        raise
 
 
 # --- state file ------------------------------------------------------------------------------
@@ -466,15 +482,31 @@ def apply(host: Host, changes: list[dict], state_path: str, dry_run: bool, note:
         return out
     _save_state(state_path, changes)
     out.append(f"saved old values to {state_path}")
-    for c in changes:
-        if c["kind"] == "msr":
-            host.msr_write(int(c["target"]), c["offset"], c["new"])
-        else:
-            host.config_write32(c["target"], c["offset"], c["new"])
+    for i, c in enumerate(changes):
+        try:
+            _write(host, c)
+        except OSError as exc:
+            raise _partly(exc, c, changes[:i], f"`hostio ddio restore --state {state_path}` puts them back") from None
         out.append(f"wrote {_describe(c)}")
     if note:
         out.append(note)
     return out
+
+
+def _write(host: Host, c: dict) -> None:
+    if c["kind"] == "msr":
+        host.msr_write(int(c["target"]), c["offset"], c["new"])
+    else:
+        host.config_write32(c["target"], c["offset"], c["new"])
+
+
+def _partly(exc: OSError, failed: dict, done: list[dict], undo: str) -> HostioError:
+    """The error of a write that failed after `done` were written: says which were, and how to
+    undo them."""
+    where = f"{exc.filename or failed['path']}: {exc.strerror or exc}"
+    if not done:
+        return HostioError(f"{where} (nothing was written)")
+    return HostioError(f"{where}; already written: " + "; ".join(_describe(c) for c in done) + f" ({undo})")
 
 
 def plan_set(host: Host, ways: int | None = None, mask: int | None = None) -> tuple[list[dict], str]:
@@ -539,11 +571,11 @@ def restore(host: Host, state_path: str, dry_run: bool) -> list[str]:
     if dry_run:
         return [f"dry run: would write {_describe(c)}" for c in changes] + [f"dry run: would rename {state_path} to {state_path}.restored"]
     out = []
-    for c in changes:
-        if c["kind"] == "msr":
-            host.msr_write(int(c["target"]), c["offset"], c["new"])
-        else:
-            host.config_write32(c["target"], c["offset"], c["new"])
+    for i, c in enumerate(changes):
+        try:
+            _write(host, c)
+        except OSError as exc:
+            raise _partly(exc, c, changes[:i], f"the state file {state_path} is kept: run the restore again once the register is writable") from None
         out.append(f"wrote {_describe(c)}")
     os.replace(state_path, state_path + ".restored")
     out.append(f"restored; state kept as {state_path}.restored")
