@@ -317,6 +317,15 @@ def test_ringbench_checks_line_ns_before_measuring():
         one_line_error(hostio_cli("ringbench", "--line-ns", v, "--duration-ms", "1", timeout=20), "--line-ns")
 
 
+def test_comma_lists_and_conflicting_options_are_refused_before_measuring():
+    for args, key in ((("ringbench", "--batch", "1,,2"), "--batch"), (("ringbench", "--batch", "1,1"), "--batch"),
+                      (("ringbench", "--cpus", "0,1,"), "--cpus"), (("probe", "--cpus", "0,,1"), "--cpus"),
+                      (("ringbench", "--sweep", "grid", "--layout", "packed"), "--layout"),
+                      (("ringbench", "--sweep", "ablation", "--signaling", "doorbell"), "--signaling"),
+                      (("ringbench", "--no-model", "--line-ns", "5"), "--line-ns")):
+        one_line_error(hostio_cli(*args, "--duration-ms", "2", timeout=20) if args[0] == "ringbench" else hostio_cli(*args, timeout=20), key)
+
+
 def test_pcie_validate_refuses_a_directory_without_data(tmp_path):
     one_line_error(hostio_cli("pcie", "validate", "--out", str(tmp_path / "o"), "--data", str(tmp_path)), "data")
     assert not (tmp_path / "o").exists()

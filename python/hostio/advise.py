@@ -254,6 +254,8 @@ def advise(
     seeds = n
     jobs = sweeps.check_jobs(jobs)
     sweeps._check_scheduler(scheduler)
+    slo_allowed = {"p99": "a finite p99 latency in ns > 0", "misses": "a DMA write miss rate in (0, 1]"}.get(
+        goal, "a finite number >= 0 (ns for p99, Gb/s for throughput, a rate in (0, 1] for misses)")
     if slo is not None:
         value = None
         if isinstance(slo, numbers.Real) and not isinstance(slo, bool) and sim._numpy_type(slo) not in ("bool_", "bool"):
@@ -262,12 +264,12 @@ def advise(
             except OverflowError:  # an integer beyond floating point: not finite either
                 pass
         if value is None or not math.isfinite(value) or value < 0:
-            raise config_error("--slo", slo, "a finite number >= 0 (ns for p99, Gb/s for throughput, a rate in [0, 1] for misses)")
+            raise config_error("--slo", slo, slo_allowed)
         slo = value
     if slo is not None and goal == "p99" and slo == 0:
-        raise config_error("--slo", slo, "a p99 latency in ns > 0")
+        raise config_error("--slo", slo, slo_allowed)
     if slo is not None and goal == "misses" and not 0 < slo <= 1:
-        raise config_error("--slo", slo, "a DMA write miss rate in (0, 1]")
+        raise config_error("--slo", slo, slo_allowed)
     text = sim.scenario_text(scenario)
     base = sim._overrides(set)
     resolved = sim.resolved(text, set=base)

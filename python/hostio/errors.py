@@ -57,13 +57,20 @@ def _python_key(key: str) -> str:
     return key
 
 
+#: Characters of a value an error shows (as the compiled module's errors do).
+MAX_SHOWN = 200
+
+
 def config_error(key: str, value, allowed: str) -> ConfigError:
     """Build the standard message: ``key = value: allowed``. Outside :func:`command_line`, a key
     that is a command-line option of :data:`PYTHON_NAMES` becomes the Python parameter (the
     message text names options through :func:`say`)."""
     if not _commands:
         key = _python_key(key)
-    return ConfigError(f"{key} = {value!r}: {allowed}")
+    shown = repr(value)
+    if len(shown) > MAX_SHOWN:
+        shown = f"{shown[:MAX_SHOWN]}… ({len(shown)} characters)"
+    return ConfigError(f"{key} = {shown}: {allowed}")
 
 
 @contextlib.contextmanager

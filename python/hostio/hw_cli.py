@@ -18,10 +18,13 @@ from hostio.errors import ConfigError, config_error
 def _int_list(option: str, text: str | None) -> list[int] | None:
     if text is None:
         return None
-    items = [x.strip() for x in text.split(",") if x.strip()]
-    if not items or not all(re.fullmatch(r"[+-]?[0-9]{1,18}", x) for x in items):
-        raise config_error(option, text, "a comma list of integers such as 0,1")
-    return [int(x) for x in items]
+    items = [x.strip() for x in text.split(",")]
+    if not all(re.fullmatch(r"[+-]?[0-9]{1,18}", x) for x in items):
+        raise config_error(option, text, "a comma list of integers such as 0,1 (no empty items)")
+    values = [int(x) for x in items]
+    if len(set(values)) != len(values):
+        raise config_error(option, text, "a comma list of integers such as 0,1, each once")
+    return values
 
 
 #: The API keys of :func:`hostio.ringbench.config` and the options that set them.
@@ -137,6 +140,13 @@ def _ringbench(args) -> int:
                 for s in sigs for l in lays for b in batches]
     if args.sweep not in rb.SWEEPS:
         raise config_error("--sweep", args.sweep, ", ".join(rb.SWEEPS))
+    # Options a run would silently ignore are refused.
+    if args.sweep != "none":
+        for opt, value, default in (("--signaling", args.signaling, "inline"), ("--layout", args.layout, "grouped"), ("--batch", args.batch, "1")):
+            if value != default:
+                raise config_error(opt, value, f"left out with --sweep {args.sweep}, which sets the signaling, layouts and batches itself")
+    if args.no_model and args.line_ns is not None:
+        raise config_error("--line-ns", args.line_ns, "left out with --no-model (the line-transfer latency is the model's)")
     if args.sweep != "none":
         with as_options(given(args, RINGBENCH_OPTIONS)):
             cfgs = rb.sweep_configs(args.sweep, cfgs[0])

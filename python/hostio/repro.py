@@ -1668,7 +1668,10 @@ def reproduce(
             text = _scenario_text(p.scenario, texts)
             if not isinstance(text, ConfigError):  # a bundled scenario that fails is reported per point
                 sim.resolved(text, set=p.overrides + ["run.seed=1"] + extra_of(p))
-    outp.mkdir(parents=True, exist_ok=True)
+    try:
+        outp.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise config_error("--out", str(out), f"a folder this user may create ({exc.strerror or exc})") from None
     failed_exps = []
     sections = []
     claim_rows = []

@@ -22,15 +22,23 @@ pub struct ConfigError {
     pub allowed: String,
 }
 
+/// Characters of a value an error shows.
+const MAX_SHOWN: usize = 200;
+
 impl ConfigError {
     /// A number written with more than 20 digits (`1e308` as an `f64` prints 309) is shown in
-    /// scientific notation.
+    /// scientific notation, and a value longer than `MAX_SHOWN` characters by its start and its
+    /// length.
     pub fn new(key: impl Into<String>, value: impl fmt::Display, allowed: impl Into<String>) -> Self {
         let mut value = value.to_string();
         if value.len() > 20 {
             if let Some(x) = value.parse::<f64>().ok().filter(|x| x.is_finite()) {
                 value = format!("{x:e}");
             }
+        }
+        let n = value.chars().count();
+        if n > MAX_SHOWN {
+            value = format!("{}… ({n} characters)", value.chars().take(MAX_SHOWN).collect::<String>());
         }
         ConfigError { key: key.into(), value, allowed: allowed.into() }
     }
@@ -1976,9 +1984,12 @@ nic = "nic0"
         // ... and the key's own rule is still found under such a name.
         let e = err(&["nics.\"a.b\".rx_descriptors=\"x\"".into(), "nics.\"a.b\".line_rate_gbps=100".into()]);
         assert_eq!((e.key.as_str(), e.allowed.as_str()), ("nics.\"a.b\".rx_descriptors", "an integer: a power of two in 32..=65536"), "{e}");
-        // A name with a line break or a quote stays one line of valid TOML.
+        // A name with a line break (refused) or a quote stays one line of valid TOML.
         let e = err(&["apps.\"a\\nb\\\"c\".cores=0".into()]);
-        assert_eq!(e.key, "apps.\"a\\nb\\\"c\".cores", "{e}");
+        assert_eq!(e.key, "apps.\"a\\nb\\\"c\"", "{e}");
+        assert!(e.allowed.contains("without control characters"), "{e}");
+        let e = err(&["apps.\"a b\\\"c\".cores=0".into()]);
+        assert_eq!(e.key, "apps.\"a b\\\"c\".cores", "{e}");
         assert!(toml::from_str::<toml::Table>(&format!("{} = 0", e.key)).is_ok(), "{e}");
         // Override errors use the same spelling, however the user wrote the key.
         let e = err(&["apps.'a.b'.kind=\"l2fwd\"".into(), "apps . 'a.b' . kind.x=1".into()]);
@@ -1993,7 +2004,9 @@ nic = "nic0"
         let huge = "9".repeat(400);
         for v in ["1e400", "-1e400", "1.5E+999", huge.as_str()] {
             let e = parse_scenario(BASE, &[format!("run . 'duration_us'={v}")]).unwrap_err();
-            assert_eq!((e.key.as_str(), e.value.as_str()), ("run.duration_us", v), "{e}");
+            // A value beyond MAX_SHOWN characters is shown by its start and its length.
+            let shown = if v.len() > MAX_SHOWN { format!("{}… ({} characters)", &v[..MAX_SHOWN], v.len()) } else { v.to_string() };
+            assert_eq!((e.key.as_str(), e.value.as_str()), ("run.duration_us", shown.as_str()), "{e}");
             assert!(e.allowed.contains("64-bit floating point"), "{e}");
         }
         // A number that f64 holds but an integer key does not still gets the key's type.
