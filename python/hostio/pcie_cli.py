@@ -429,7 +429,7 @@ def register(subparsers) -> None:
     n.add_argument("--vlan", action="store_true", help="frames carry a 4 B 802.1Q tag on top of --frame")
     n.add_argument("--eth-gbps", default="40", help="Ethernet line rate, Gb/s (default 40, as pcie-bench)")
     n.add_argument("--pciebench-compat", action="store_true",
-                   help="reproduce the public pcie-bench model, including its RX descriptor-read slip")
+                   help="reproduce the public pcie-bench model, including its two slips (the RX descriptor-read request dropped; 16 B instead of 20 B of line-rate framing)")
     n.add_argument("--explain", action="store_true", help="print each transaction and its bytes per direction")
     _add_output(n)
     n.set_defaults(func=cmd_nic)

@@ -137,7 +137,7 @@ def _is_file(p: Path) -> bool:
 
 
 def scenario_path(name: str) -> Path:
-    """Path of a bundled scenario, e.g. ``"quickstart"`` or ``"ddio/fig6"``."""
+    """Path of a bundled scenario, e.g. ``"quickstart"`` or ``"ddio/single_core"``."""
     base = resources.files("hostio") / "scenarios"
     p = Path(str(base)) / f"{name}.toml"
     if not _is_file(p):

@@ -25,8 +25,8 @@ and in messages, in their normal spelling (:func:`hostio.sim.key_text`): ``run."
 A point's identity is a hash of its resolved scenario (what ``hostio check`` prints: platform file
 facts, presets and defaults included), the hostio version and the engine's identity (the SHA-256
 of the compiled simulator module, ``hostio._core``, read once per process: a rebuilt simulator is a
-new engine even when the version number stays); a re-run with ``out`` reuses only records whose
-identity matches, so results of another build are computed again. An output folder is locked
+new engine even when the version number stays); a re-run with ``out`` reuses only successful records whose
+identity matches, so results of another build, and failed points, are computed again. An output folder is locked
 while a sweep writes it.
 
 >>> from hostio.sweep import expand

@@ -236,9 +236,16 @@ pub struct NicCfg {
     /// When the driver returns transmitted buffers to the mempool.
     pub tx_release: TxRelease,
     /// Packet data one TX queue may have in flight as DMA reads, KiB: a queue's transmit rate is
-    /// at most this over the read latency. Calibrated on the DDIO paper's testbed: one ConnectX-5
-    /// queue pair "cannot exceed 90 Gbps" of 1500 B frames "due to NIC and PCIe limitations"
-    /// (§5.1, Fig. 7), while two reach 100 Gb/s (§5.2).
+    /// at most this over the read latency. Calibrated, by inference, on the DDIO paper's testbed:
+    /// with one core forwarding 1500 B frames it "cannot exceed 90 Gbps" (§5.1), which the
+    /// paper's preceding sentence attributes to "NIC and PCIe limitations" (Fig. 7), and with two
+    /// cores it reaches 100 Gb/s (§5.2); hostio's core forwards 1500 B frames faster than that
+    /// (its per-packet cycles are calibrated at 1024 B, see the engine docs), so the limit is put
+    /// in the NIC's transmit queue. 11 KiB holds seven 1500 B frames, and a 1500 B read that hits
+    /// the LLC takes ~0.88 µs on Gen3 x16 in hostio's PCIe latency model: one queue then carries
+    /// 89.7 Gb/s (`ddio/single_core` at 128 descriptors; 10 KiB gives 77.0, 12 KiB line rate), the
+    /// smallest window whose single queue comes within the paper's 90 Gb/s. The NIC model is the
+    /// same ConnectX-5-like one behind every attachment, so the window applies to all of them.
     pub tx_read_window_kib: u32,
     /// The PCIe link (`[nics.<name>.pcie]`: gen, lanes, mps, mrrs, rcb, addr_bits, ecrc,
     /// rcb_chunks). Each direction is a bounded resource at the link's TLP bandwidth; DMA
@@ -397,9 +404,11 @@ impl Default for NetdimmCfg {
     }
 }
 
-/// The ConnectX-5 testbeds' link: Gen3 x16, MPS 256 (what Skylake-SP root ports negotiate with
-/// it), MRRS 4096 (NVIDIA/Mellanox's PCIe tuning guidance for ConnectX adapters; one read
-/// request per TX packet).
+/// The ConnectX-5 testbeds' link: Gen3 x16, MPS 256 (commonly reported for Xeon Scalable root
+/// ports with ConnectX adapters, `lspci -vv`'s DevCtl MaxPayload; not published for the paper's
+/// testbed), MRRS 4096 (the largest read request;
+/// NVIDIA's performance tuning guide for ConnectX adapters recommends raising MRRS to it; one
+/// read request per TX packet). Both are estimates of the testbed's settings.
 fn cx5_link() -> hostio_pcie::PcieLink {
     hostio_pcie::PcieLink { lanes: 16, mrrs: 4096, ..Default::default() }
 }
@@ -616,8 +625,10 @@ pub struct Platform {
     pub l2_ways: u32,
     /// Default IIO LLC WAYS mask (MSR 0xC8B); 0 = the CPU has no DDIO. Skylake-SP's 0x600 is the
     /// DDIO paper's (ATC'20 §4: two bits set, which cannot be unset); Haswell-EP's 0x60000 (ways
-    /// 17 and 18 of 20, not the two highest) is the value that paper's Haswell testbed read from
-    /// the same register.
+    /// 17 and 18 of 20, not the two highest) is inferred from that paper's §4.4, which gives the
+    /// register's accepted values on Haswell as any value in [0x60000, 0xFFFFF]: the lower bound,
+    /// with the bits that cannot be unset. (Users of `pqos` report 0xC0000 on some Haswell parts:
+    /// set `platform.ddio_mask` to model one.)
     pub ddio_default_mask: u32,
     pub ddio_mask_rule: MaskRule,
     /// Reported with the platform; the simulator charges no L1 (its accesses start at the L2).
@@ -705,7 +716,9 @@ pub const MAX_BANDWIDTH_GBYTE_S: f64 = 1e5;
 /// Smallest: one channel of DDR-200 (1.6 GB/s peak) rounded down; the DRAM model does not cap
 /// throughput, so far below the simulated traffic it would report what no memory carries.
 pub const MIN_BANDWIDTH_GBYTE_S: f64 = 1.0;
-/// Simulated physical memory: 32768 frames of 2 MiB (64 GiB) shared by every socket.
+/// Simulated physical memory: 32768 frames of 2 MiB (64 GiB) shared by every socket. A modelling
+/// choice (the DDIO paper's testbed had 128 GiB) that bounds the directory's size; it sets which
+/// 1 GiB frames can hold DPDK's memory, and so which high address bits the slice hash sees.
 pub const PHYS_PAGES: u64 = 1 << 15;
 /// 2 MiB frames per 1 GiB hugepage (where DPDK's memory lies, `memsys::AddressSpace`).
 pub const PAGES_PER_HUGEPAGE: u64 = 512;
@@ -789,6 +802,8 @@ impl Platform {
                 c2c_latency_ns: 45.0,
                 memory_bandwidth_gbyte_s: 55.0,
                 upi_latency_ns: 45.0,
+                // No study measured recycled I/O lines on the inclusive Haswell LLC: none is an
+                // assumption.
                 recycled_io_mask: Some(0),
                 ddio_ways_ignored: false,
                 core_memory_bandwidth_gbyte_s: 10.0,

@@ -53,7 +53,9 @@ const MEMPOOL_CACHE: usize = 256;
 /// up to 9 KiB (whole lines, like the 9 KiB receive buffers of jumbo-frame setups).
 const COPY_SLOTS: u32 = BURST as u32;
 const COPY_SLOT_BYTES: u64 = 9216;
-/// PAUSE quanta 0xFFFF × 512 bit times.
+/// PAUSE quanta 0xFFFF × 512 bit times: the largest an 802.3x PAUSE frame carries. An estimate,
+/// as is refreshing it every half pause (`engine::nic`): ConnectX-5's firmware quanta and refresh
+/// policy are not published.
 const PAUSE_QUANTA_BITS: f64 = 65535.0 * 512.0;
 
 /// A forwarder's own code and data (FastClick's element graph and per-element state, the PMD's
