@@ -723,11 +723,31 @@ def test_pcie_flags_are_booleans():
                       (lambda: pcie.bandwidth(64, ecrc="no"), "ecrc"), (lambda: pcie.bandwidth(64, rcb_chunks=2), "rcb_chunks"),
                       (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, superpages="no"), "superpages"),
                       (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, iommu="no"), "iommu"),
-                      (lambda: pcie.latency("dma_read", 64, params={"iommu": {"enabled": "no"}}), r"latency\.iommu\.enabled")):
+                      (lambda: pcie.latency("dma_read", 64, params={"iommu": {"enabled": "no"}}), r"params\.iommu\.enabled")):
         with pytest.raises(hostio.ConfigError, match=rf"^{key} = .*: True or False"):
             call()
     # NumPy's booleans are booleans
     assert pcie.bandwidth(64, ecrc=np.bool_(True)) == pcie.bandwidth(64, ecrc=True)
+
+
+def test_long_values_are_cut_without_splitting_an_escape():
+    from hostio.errors import config_error
+
+    assert str(config_error("k", "a" * 300, "ok")).endswith("… (300 characters): ok")
+    msg = str(config_error("k", "\x00" * 300, "ok"))
+    assert msg.endswith("… (300 characters): ok") and msg.count("\\x00") == 200, msg
+
+
+def test_scheduler_hosts_and_other_api_inputs_are_checked():
+    for bad in ("tcp://[::1]:[::2]:8786", "tcp://a..b:8786", "tcp://" + "a" * 64 + ":1", "tcp://a/b:1", "tcp://user@host:1"):
+        with pytest.raises(hostio.ConfigError, match=r"^scheduler = .*tcp://HOST:PORT"):
+            hostio.sweep("quickstart", {"run.seed": [1]}, scheduler=bad, progress=False)
+    from hostio import advise
+
+    with pytest.raises(hostio.ConfigError, match=r"^slo = -1: a finite throughput in Gb/s >= 0"):
+        advise.advise("quickstart", goal="throughput", slo=-1)
+    one_line_error(hostio_cli("ringbench", "--no-model", "--mlp", "8", "--duration-ms", "2", timeout=20), "--mlp")
+    one_line_error(hostio_cli("probe", "--tests", "latency,latency", timeout=20), "--tests")
 
 
 def test_set_that_is_not_a_list_is_named():
@@ -739,13 +759,17 @@ def test_set_that_is_not_a_list_is_named():
 def test_pcie_parameter_tables_check_each_value_where_it_is():
     from hostio import pcie
 
-    for call, msg in ((lambda: pcie.latency("dma_read", 64, params={"iommu": 5}), r"^latency\.iommu = 5: a mapping"),
-                      (lambda: pcie.latency("dma_read", 64, params={"iommu": None}), r"^latency\.iommu = None: a mapping"),
-                      (lambda: pcie.latency("dma_read", 64, params={"llc_ns": math.nan}), r"^latency\.llc_ns = nan: a finite number"),
-                      (lambda: pcie.latency("dma_read", 64, params={"llc_ns": "5"}), r"^latency\.llc_ns = '5': a finite number"),
-                      (lambda: pcie.latency("dma_read", 64, params={"llc_ns": True}), r"^latency\.llc_ns = True: a finite number"),
-                      (lambda: pcie.latency("dma_read", 64, params={1: 2}), r"^latency = \{1: 2\}: parameter names that are strings"),
-                      (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, platform={"latency": 5}), r"^platform\.latency = 5: a mapping")):
+    for call, msg in ((lambda: pcie.latency("dma_read", 64, params={"iommu": 5}), r"^params\.iommu = 5: a mapping"),
+                      (lambda: pcie.latency("dma_read", 64, params={"iommu": None}), r"^params\.iommu = None: a mapping"),
+                      (lambda: pcie.latency("dma_read", 64, params={"llc_ns": math.nan}), r"^params\.llc_ns = nan: a finite number"),
+                      (lambda: pcie.latency("dma_read", 64, params={"llc_ns": "5"}), r"^params\.llc_ns = '5': a finite number"),
+                      (lambda: pcie.latency("dma_read", 64, params={"llc_ns": True}), r"^params\.llc_ns = True: a finite number"),
+                      (lambda: pcie.latency("dma_read", 64, params={1: 2}), r"^params = \{1: 2\}: parameter names that are strings"),
+                      (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, platform={"latency": 5}), r"^platform\.latency = 5: a mapping"),
+                      (lambda: pcie.latency("dma_read", 64, params={"dram_ns": 10 ** 400}), r"^params\.dram_ns = .*: a finite number"),
+                      (lambda: pcie.latency("dma_read", 64, params={"iommu": {"iotlb_entries": -1}}), r"^params\.iommu\.iotlb_entries = -1: a whole number"),
+                      (lambda: pcie.latency("dma_read", 64, params={"dram_ns": 5.0}), r"^params\.dram_ns = 5"),
+                      (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, platform={"llc_bytes": -1}), r"^platform\.llc_bytes = -1: a whole number")):
         with pytest.raises(hostio.ConfigError, match=msg):
             call()
     assert pcie.latency("dma_read", 64, params={"llc_ns": np.float64(5.0)}) == pcie.latency("dma_read", 64, params={"llc_ns": 5.0})

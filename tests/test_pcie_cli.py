@@ -159,3 +159,8 @@ def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
         (tmp_path / "old" / "keep.txt").write_text("x")
         rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "old"), "--data", str(bad))
         assert rc == 2 and sorted(p.name for p in (tmp_path / "old").iterdir()) == ["keep.txt"]
+    # Every folder a failed run made goes again; a missing file names --data.
+    sweep_csv.unlink()
+    rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "n" / "a" / "b"), "--data", str(bad))
+    assert rc == 2 and "--data = " in err and "bw_dma_sz_sweep.csv" in err, err
+    assert not (tmp_path / "n").exists()

@@ -25,9 +25,9 @@ def test_toml_example_is_the_bundled_quickstart():
 
 
 def test_cli_examples_run():
-    """Every hostio command of the section's shell blocks runs (a sweep on one short point, so
-    that its options are checked without running the whole product; `advise` has its own test;
-    the Dask lines need a cluster)."""
+    """Every hostio command of the section's shell blocks runs (a sweep with 20 µs per point, so
+    that its options are checked without simulating for long; `advise` has its own test; the
+    Dask lines need a cluster)."""
     import shlex
     import sys
     import tempfile

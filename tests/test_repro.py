@@ -159,6 +159,8 @@ def test_fig8_claims():
     assert "lies below" in repro.fig8_claims(fig8_rows(mid=0.2, high=0.1))[2].note
     assert "lies above" in repro.fig8_claims(fig8_rows(mid=0.4, high=0.1))[2].note
     assert verdicts(repro.fig8_claims(fig8_rows(high=0.26)))[3] is False  # within 0.05 of the 39–68 mean
+    # the same drop of 0.05 agrees wherever it lies (bounds are compared after rounding)
+    assert [verdicts(repro.fig8_claims(fig8_rows(mid=m, high=round(m - 0.05, 2))))[3] for m in (0.3, 0.57)] == [True, True]
 
 
 def test_fig8_points_warm_every_buffer_twice():

@@ -254,8 +254,8 @@ def advise(
     seeds = n
     jobs = sweeps.check_jobs(jobs)
     sweeps._check_scheduler(scheduler)
-    slo_allowed = {"p99": "a finite p99 latency in ns > 0", "misses": "a DMA write miss rate in (0, 1]"}.get(
-        goal, "a finite number >= 0 (ns for p99, Gb/s for throughput, a rate in (0, 1] for misses)")
+    slo_allowed = {"p99": "a finite p99 latency in ns > 0", "misses": "a DMA write miss rate in (0, 1]",
+                   "throughput": "a finite throughput in Gb/s >= 0"}[goal]
     if slo is not None:
         value = None
         if isinstance(slo, numbers.Real) and not isinstance(slo, bool) and sim._numpy_type(slo) not in ("bool_", "bool"):

@@ -59,7 +59,7 @@ NO_EFFECT = {
     0x6A: "Ice Lake-SP", 0x6C: "Ice Lake-D", 0x8F: "Sapphire Rapids", 0xCF: "Emerald Rapids",
     0xAD: "Granite Rapids", 0xAE: "Granite Rapids-D", 0xAF: "Sierra Forest",
 }
-#: Value range Haswell/Broadwell-EP accept (ATC'20 §7).
+#: Value range Haswell/Broadwell-EP accept (ATC'20 §4.4).
 ANY_RANGE = (0x60000, 0xFFFFF)
 
 BDF_RE = re.compile(r"^(?:([0-9a-f]{4}):)?([0-9a-f]{2}):([0-1][0-9a-f])\.([0-7])$")
@@ -70,8 +70,10 @@ def ddio_defaults(vendor: str, family: int, model: int, llc_ways: int) -> tuple[
     if vendor != "GenuineIntel" or family != 6 or llc_ways < 2:
         return 0, "contiguous"
     if model in TUNABLE and TUNABLE[model][1] == "any":
-        # Haswell/Broadwell-EP (20 ways): the ATC'20 paper reads 0x60000 (ways 17-18) from the
-        # register; pqos users report 0xC0000 as the I/O *contention* mask. The register's value
+        # Haswell/Broadwell-EP (20 ways): 0x60000 (ways 17-18), the lower bound of the values the
+        # ATC'20 paper gives as accepted (§4.4), is taken as the register's default (an
+        # inference; the simulator's preset uses the same); pqos users report 0xC0000 as the I/O
+        # *contention* mask. The register's value
         # is what must be kept, so 0x60000: `set --mask 0xC0000` is refused there, and
         # `set --ways N` widens 0x60000 (`ways_mask`).
         return 0x60000, "any"

@@ -20,7 +20,7 @@ def _int_list(option: str, text: str | None) -> list[int] | None:
         return None
     items = [x.strip() for x in text.split(",")]
     if not all(re.fullmatch(r"[+-]?[0-9]{1,18}", x) for x in items):
-        raise config_error(option, text, "a comma list of integers such as 0,1 (no empty items)")
+        raise config_error(option, text, "a comma list of decimal integers of up to 18 digits such as 0,1, without empty items")
     values = [int(x) for x in items]
     if len(set(values)) != len(values):
         raise config_error(option, text, "a comma list of integers such as 0,1, each once")
@@ -78,7 +78,7 @@ def register(subparsers) -> None:
     r.add_argument("--cpus", help="host cpu,NIC cpu (default: the first two allowed)")
     r.add_argument("--sweep", default="none", help="none, ablation (the CC-NIC ablation table) or grid")
     r.add_argument("--line-ns", type=number_arg, help="line-transfer latency for the model (default: measured now)")
-    r.add_argument("--mlp", type=number_arg, default=4.0, help="model: independent line misses a core overlaps (default 4)")
+    r.add_argument("--mlp", type=number_arg, help="model: independent line misses a core overlaps (default 4)")
     r.add_argument("--no-model", action="store_true", help="skip the coherent-model predictions")
     r.add_argument("--json", metavar="FILE", help="JSON lines, one object per configuration (record: config), then with --sweep ablation the ablation rows (record: ablation) ('-' = stdout)")
     r.set_defaults(func=_ringbench)
@@ -101,6 +101,8 @@ def _probe(args) -> int:
     from hostio import probe
 
     tests = probe.TESTS if args.tests is None else tuple(t.strip() for t in args.tests.split(","))
+    if len(set(tests)) != len(tests):
+        raise config_error("--tests", args.tests, "a comma list of tests, each once")
     opts = probe.ProbeOptions(quick=args.quick, max_mib=args.max_mib, reps=args.reps, seed=args.seed,
                               cpus=_int_list("--cpus", args.cpus), tests=tests)
     with as_options(given(args, PROBE_OPTIONS)):
@@ -127,7 +129,10 @@ def _ringbench(args) -> int:
     from hostio import ringbench as rb
 
     # Every argument is checked before anything is measured.
-    if not 1.0 <= args.mlp <= 64.0:
+    if args.no_model and args.mlp is not None:
+        raise config_error("--mlp", args.mlp, "left out with --no-model (the overlap is the model's)")
+    mlp = 4.0 if args.mlp is None else args.mlp
+    if not 1.0 <= mlp <= 64.0:
         raise config_error("--mlp", args.mlp, "1..64 overlapped misses")
     if args.line_ns is not None and not (math.isfinite(args.line_ns) and 0 < args.line_ns <= 1e6):
         raise config_error("--line-ns", args.line_ns, "a positive finite latency in ns (at most 1e6)")
@@ -142,7 +147,7 @@ def _ringbench(args) -> int:
         raise config_error("--sweep", args.sweep, ", ".join(rb.SWEEPS))
     # Options a run would silently ignore are refused.
     if args.sweep != "none":
-        for opt, value, default in (("--signaling", args.signaling, "inline"), ("--layout", args.layout, "grouped"), ("--batch", args.batch, "1")):
+        for opt, value, default in (("--signaling", args.signaling, "inline"), ("--layout", args.layout, "grouped"), ("--batch", batches, [1])):
             if value != default:
                 raise config_error(opt, value, f"left out with --sweep {args.sweep}, which sets the signaling, layouts and batches itself")
     if args.no_model and args.line_ns is not None:
@@ -168,7 +173,7 @@ def _ringbench(args) -> int:
             if abs(before - after) > 0.3 * min(before, after):
                 print(f"ringbench: line transfer changed from {before:.1f} to {after:.1f} ns during the run "
                       "(vCPUs moved?): model errors are unreliable", file=sys.stderr)
-        results = [rb.with_model(r, line_ns, args.mlp) for r in results]
+        results = [rb.with_model(r, line_ns, mlp) for r in results]
     rows = rb.ablation(results) if args.sweep == "ablation" else []
     if args.json:
         _emit_json(args.json, [dict(r, record="config") for r in results] + rows, lines=True)

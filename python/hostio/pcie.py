@@ -10,6 +10,7 @@ declaration (gen 3, x8, MPS 256, MRRS 512, RCB 64, 64-bit).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import numbers
@@ -238,11 +239,33 @@ def latency(kind: str, size: int, location: str = "llc", engine: str = "dma", io
         if not isinstance(value, str):  # the values themselves are checked by the Rust declaration
             raise config_error(key, value, f"one of {', '.join(allowed)}")
     _flags(iotlb_miss=iotlb_miss, iommu=iommu)
-    p = default_latency_params() if params is None else _merge(default_latency_params(), params, "latency")
+    p = default_latency_params() if params is None else _merge(default_latency_params(), params, "params")
     if link:
         p["link"] = link_config(**link)
     p["iommu"]["enabled"] = bool(iommu) or bool(iotlb_miss) or bool(p["iommu"].get("enabled"))
-    return json.loads(_core.pcie_latency(json.dumps(p), kind, _sizes(size)[0], location, engine, bool(iotlb_miss)))
+    with _named_in(params, "params"):
+        return json.loads(_core.pcie_latency(json.dumps(p), kind, _sizes(size)[0], location, engine, bool(iotlb_miss)))
+
+
+def _leaf_keys(table, prefix: str = "") -> set[str]:
+    """Dotted keys of the leaves of a nested mapping."""
+    out = set()
+    for k, v in table.items():
+        out |= _leaf_keys(v, f"{prefix}{k}.") if isinstance(v, dict) else {f"{prefix}{k}"}
+    return out
+
+
+@contextlib.contextmanager
+def _named_in(table, name: str):
+    """An error the compiled module raises about a key the caller set in ``table`` names it as
+    the caller's parameter ``name`` (``params.dram_ns = ...``)."""
+    try:
+        yield
+    except ConfigError as e:
+        key = str(e).partition(" = ")[0]
+        if isinstance(table, dict) and key in _leaf_keys(table):
+            raise ConfigError(f"{name}.{e}") from None
+        raise
 
 
 def _merge(base: dict, over: dict, where: str) -> dict:
@@ -258,12 +281,21 @@ def _merge(base: dict, over: dict, where: str) -> dict:
         elif isinstance(had, bool):
             _flags(**{name: v})
             out[k] = bool(v)
-        elif isinstance(had, (int, float)):
-            # A number where the default is one (NaN, infinities and booleans are no numbers here;
-            # the Rust declaration checks the range and whether it must be whole).
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
+        elif isinstance(had, int):
+            # A count or size (unsigned in the Rust declaration, which checks the range).
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < 1 << 64:
+                raise config_error(name, v, "a whole number >= 0")
+            out[k] = int(v)
+        elif isinstance(had, float):
+            # A number where the default is one (NaN, infinities, booleans and numbers beyond a
+            # float are no numbers here; the Rust declaration checks the range).
+            try:
+                ok = not isinstance(v, bool) and isinstance(v, numbers.Real) and math.isfinite(float(v))
+            except OverflowError:
+                ok = False
+            if not ok:
                 raise config_error(name, v, "a finite number")
-            out[k] = int(v) if isinstance(v, numbers.Integral) else float(v)
+            out[k] = float(v)
         elif isinstance(had, str) and not isinstance(v, str):
             raise config_error(name, v, "a string")
         else:
@@ -294,7 +326,8 @@ def experiment(test: str, size: int, window: int, cache: str = "warm", numa: str
     exp = {"test": test, "size": _sizes(size)[0], "window": _sizes(window, "window", MAX_WINDOW)[0], "cache": cache,
            "numa_remote": numa == "remote", "iommu": bool(iommu), "superpages": bool(superpages), "engine": engine}
     _flags(iommu=iommu, superpages=superpages)
-    return json.loads(_core.pcie_experiment(json.dumps(plat), json.dumps(exp)))
+    with _named_in(platform, "platform"):
+        return json.loads(_core.pcie_experiment(json.dumps(plat), json.dumps(exp)))
 
 
 def dllp_tables(gen: int, lanes: int, mps: int) -> tuple[int | None, int | None]:

@@ -382,7 +382,9 @@ def cmd_validate(args) -> int:
             raise config_error("--out", args.out, allowed)
     if args.data is not None and not (Path(args.data) / mod["PLAIN"]).is_dir():
         raise config_error("--data", args.data, f"a pcie-bench data directory holding {mod['PLAIN']}/")
-    created = not out.exists()
+    # The folders this run makes (the first of them missing now, and those below it): removed
+    # again, if empty, when the report fails.
+    made = [p for p in [out, *out.parents] if not p.exists()]
     try:  # the report's first step, done here so that a failure names --out
         out.mkdir(parents=True, exist_ok=True)
         # The report is written into a fresh folder inside --out and moved into place only once
@@ -393,13 +395,17 @@ def cmd_validate(args) -> int:
     ok = False
     try:
         said = io.StringIO()
+        data = args.data if args.data is not None else str(mod["find_data"](None))
         try:
             with contextlib.redirect_stdout(said):
                 rc = int(mod["main"](["--out", str(tmp)] + (["--data", args.data] if args.data else [])) or 0)
-        except (KeyError, ValueError, IndexError, csv.Error) as exc:
-            # Damaged CSVs: a missing column, a cell that is not a number, no rows, bad bytes.
-            data = args.data if args.data is not None else str(mod["find_data"](None))
+        except (KeyError, ValueError, IndexError, TypeError, ArithmeticError, StopIteration, csv.Error) as exc:
+            # Damaged CSVs: a missing column or row, a cell that is not a number, no rows, bad bytes.
             raise config_error("--data", data, f"pcie-bench's CSVs as it writes them (reading them failed: {type(exc).__name__}: {exc})") from None
+        except OSError as exc:
+            if exc.filename is None or not Path(exc.filename).resolve().is_relative_to(Path(data).resolve()):
+                raise
+            raise config_error("--data", data, f"a pcie-bench data set with all its files ({exc.filename}: {exc.strerror or exc})") from None
         for f in sorted(tmp.iterdir()):
             os.replace(f, out / f.name)
         ok = True
@@ -407,8 +413,11 @@ def cmd_validate(args) -> int:
         return rc
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        if not ok and created:
-            shutil.rmtree(out, ignore_errors=True)
+        if not ok:
+            # Only folders this run made and nothing else wrote into (another run may share them).
+            for p in made:
+                with contextlib.suppress(OSError):
+                    p.rmdir()
 
 
 def register(subparsers) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import statistics
 import sys
@@ -40,11 +41,17 @@ def find_data(arg: str | None) -> Path:
 
 def rows(data: Path, run: str, name: str) -> list[dict]:
     with open(data / RUNS[run] / name, newline="") as f:
-        return list(csv.DictReader(f))
+        out = list(csv.DictReader(f))
+    if not out:
+        raise ValueError(f"{RUNS[run]}/{name} has no rows")
+    return out
 
 
 def n(x: str) -> float:
-    return float(x)
+    v = float(x)
+    if not math.isfinite(v):
+        raise ValueError(f"a measurement that is not a finite number: {x!r}")
+    return v
 
 
 def stats(errs: list[float]) -> dict:

@@ -40,9 +40,9 @@
 //!   Qureshi et al., ISCA'07; Intel's LLCs have used an adaptive, thrash-resistant insertion for
 //!   core fills since Ivy Bridge, as measured by H. Wong, "Intel Ivy Bridge Cache Replacement
 //!   Policy", 2013). Applying it to the I/O ways is a modelling choice, not a measurement: no
-//!   study reports how DDIO's allocations are inserted; hostio adopts it because strict LRU keeps
-//!   ~20 % of a 4096-descriptor ring where the DDIO paper measured ~40 %, so that Fig. 6 claim
-//!   checks this choice rather than predicting it. Sets whose index is 0 mod 64 always insert at the MRU position, sets at 33 mod 64
+//!   study reports how DDIO's allocations are inserted; hostio adopts it for the reason below,
+//!   so the Fig. 6 claim at 4096 descriptors checks this choice rather than predicting it. Sets
+//!   whose index is 0 mod 64 always insert at the MRU position, sets at 33 mod 64
 //!   always insert bimodally (at the LRU position, except every `BIP_EVERY`th insertion; an
 //!   allocation that fills an empty way evicts nothing and takes the MRU position), and a
 //!   saturating counter of the two groups' misses (`PSEL_MAX`: device writes that allocate,

@@ -40,7 +40,12 @@ impl ConfigError {
         if n > MAX_SHOWN {
             value = format!("{}… ({n} characters)", value.chars().take(MAX_SHOWN).collect::<String>());
         }
-        ConfigError { key: key.into(), value, allowed: allowed.into() }
+        let mut key = key.into();
+        let k = key.chars().count();
+        if k > MAX_SHOWN {
+            key = format!("{}… ({k} characters)", key.chars().take(MAX_SHOWN).collect::<String>());
+        }
+        ConfigError { key, value, allowed: allowed.into() }
     }
 }
 
@@ -627,8 +632,9 @@ pub struct Platform {
     /// DDIO paper's (ATC'20 §4: two bits set, which cannot be unset); Haswell-EP's 0x60000 (ways
     /// 17 and 18 of 20, not the two highest) is inferred from that paper's §4.4, which gives the
     /// register's accepted values on Haswell as any value in [0x60000, 0xFFFFF]: the lower bound,
-    /// with the bits that cannot be unset. (Users of `pqos` report 0xC0000 on some Haswell parts:
-    /// set `platform.ddio_mask` to model one.)
+    /// with the bits that cannot be unset. (`pqos` users report 0xC0000 as Haswell's I/O
+    /// contention mask; a platform file with `ddio_default_mask = 0xC0000` models a part whose
+    /// register holds that.)
     pub ddio_default_mask: u32,
     pub ddio_mask_rule: MaskRule,
     /// Reported with the platform; the simulator charges no L1 (its accesses start at the L2).
@@ -1076,7 +1082,7 @@ pub fn widened_mask(def: u32, n: u32, ways: u32) -> u32 {
 /// source line, which may be a whole file).
 fn one_line(s: &str) -> String {
     const ONE_LINE_MAX: usize = 300;
-    let line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = short_quotes(&s.split_whitespace().collect::<Vec<_>>().join(" "));
     match line.char_indices().nth(ONE_LINE_MAX) {
         Some((i, _)) => format!("{}…", &line[..i]),
         None => line,
@@ -1160,6 +1166,25 @@ fn value_at<'a>(root: &'a toml::Value, path: &serde_path_to_error::Path) -> Opti
     })
 }
 
+/// `msg` with every `backquoted` part longer than 60 characters cut to its start and its length,
+/// so that a long value a parser quotes does not push the rest of its message (what is expected)
+/// past `one_line`'s cut.
+fn short_quotes(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len().min(1024));
+    for (i, part) in msg.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        let n = part.chars().count();
+        if i % 2 == 1 && n > 60 {
+            out.push_str(&format!("{}… ({n} characters)", part.chars().take(60).collect::<String>()));
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
 /// A value as a message shows it, on one line and at most 60 characters: strings quoted with
 /// Rust's escapes (`"a\nb"`), other values in TOML syntax.
 fn shown(node: &toml::Value) -> String {
@@ -1168,8 +1193,9 @@ fn shown(node: &toml::Value) -> String {
         toml::Value::Datetime(d) => d.to_string(),
         v => one_line(&v.to_string()),
     };
-    if s.chars().count() > 60 {
-        format!("{}…", s.chars().take(60).collect::<String>())
+    let n = s.chars().count();
+    if n > 60 {
+        format!("{}… ({n} characters)", s.chars().take(60).collect::<String>())
     } else {
         s
     }
@@ -1398,15 +1424,15 @@ const MAX_NAME_CHARS: usize = 64;
 /// character (names are printed in tables and progress lines, where those would garble the
 /// terminal).
 fn check_names<'a>(section: &str, names: impl Iterator<Item = &'a String>) -> Result<(), ConfigError> {
+    // Shown escaped (no control character reaches the terminal), its first characters only: 24,
+    // so that even six-character escapes stay within what an error shows (`MAX_SHOWN`).
+    const SHOWN: usize = 24;
     for name in names {
         let n = name.chars().count();
         if n == 0 || n > MAX_NAME_CHARS || name.chars().any(char::is_control) {
-            let shown: String = name.chars().take(MAX_NAME_CHARS + 1).collect();
-            return Err(ConfigError::new(
-                table_key(section, &shown),
-                basic_string(&shown) + if n > MAX_NAME_CHARS { "…" } else { "" },
-                format!("a table name of 1 to {MAX_NAME_CHARS} characters without control characters"),
-            ));
+            let head: String = name.chars().take(SHOWN).collect();
+            let shown = if n > SHOWN { format!("{}… ({n} characters)", basic_string(&head)) } else { basic_string(&head) };
+            return Err(ConfigError::new(section, shown, format!("table names of 1 to {MAX_NAME_CHARS} characters without control characters")));
         }
     }
     Ok(())
@@ -2001,7 +2027,7 @@ nic = "nic0"
         assert_eq!((e.key.as_str(), e.allowed.as_str()), ("nics.\"a.b\".rx_descriptors", "an integer: a power of two in 32..=65536"), "{e}");
         // A name with a line break (refused) or a quote stays one line of valid TOML.
         let e = err(&["apps.\"a\\nb\\\"c\".cores=0".into()]);
-        assert_eq!(e.key, "apps.\"a\\nb\\\"c\"", "{e}");
+        assert_eq!((e.key.as_str(), e.value.as_str()), ("apps", "\"a\\nb\\\"c\""), "{e}");
         assert!(e.allowed.contains("without control characters"), "{e}");
         let e = err(&["apps.\"a b\\\"c\".cores=0".into()]);
         assert_eq!(e.key, "apps.\"a b\\\"c\".cores", "{e}");

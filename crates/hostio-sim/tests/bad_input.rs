@@ -151,10 +151,24 @@ fn table_names_are_short_and_printable() {
     };
     for bad in ["\"\\u001b[31mRED\"", "\"a\\nb\"", "\"\"", "\"a\\u0085b\"", &format!("\"{}\"", "x".repeat(65))] {
         let e = parse_scenario(&text(bad), &[]).expect_err(bad);
-        assert!(e.to_string().contains("a table name of 1 to 64 characters without control characters"), "{bad}: {e}");
+        assert!(e.key == "apps" && e.to_string().contains("table names of 1 to 64 characters without control characters"), "{bad}: {e}");
         assert!(!e.to_string().chars().any(char::is_control), "{bad}: the error itself prints no control character: {e:?}");
     }
+    // A long name is shown by its start and its length in characters (not of its escapes).
+    let e = parse_scenario(&text(&format!("\"{}\"", "\\u0007".repeat(300))), &[]).unwrap_err();
+    assert!(e.value.ends_with("… (300 characters)") && e.value.matches("\\u0007").count() == 24, "{e}");
     for good in ["fwd", "\"fw d\"", "\"é-ü\"", &"y".repeat(64)] {
         parse_scenario(&text(good), &[]).unwrap_or_else(|e| panic!("{good}: {e}"));
     }
+}
+
+#[test]
+fn a_long_value_is_cut_to_its_start_and_length_and_the_rest_of_the_message_stays() {
+    let long = "x".repeat(250);
+    let e = parse_scenario(&BASE, &[format!("apps.fwd.kind=\"{long}\"")]).unwrap_err();
+    assert!(e.to_string().contains("(250 characters)") && e.to_string().contains("l2fwd"), "{e}");
+    let e = parse_scenario(&BASE, &[format!("run.duration_us=\"{}\"", "z".repeat(300))]).unwrap_err();
+    assert!(e.value.contains("(302 characters)") && e.key == "run.duration_us", "{e}");
+    let e = parse_scenario(&BASE, &[format!("run.{long}=1")]).unwrap_err();
+    assert!(e.to_string().chars().count() < 700, "{e}");
 }
