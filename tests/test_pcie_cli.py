@@ -149,7 +149,10 @@ def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
     shutil.copytree(data, bad)
     sweep_csv = bad / "nfp6000-1.2GHz_hsw-Xeon-E5-2620v3_dell-t630" / "bw_dma_sz_sweep.csv"
     text = sweep_csv.read_text()
-    for damage in (text + "garbage\n", "", text.replace(",", ";", 3)):
+    # A row too short, no rows, another separator, a cell that is no finite number.
+    first = text.splitlines()[1].split(",")
+    nan_row = ",".join(first[:11] + ["nan"] + first[12:])  # its BW (GB/s)
+    for damage in (text + "garbage\n", "", text.replace(",", ";", 3), text.replace(text.splitlines()[1], nan_row, 1)):
         sweep_csv.write_text(damage)
         rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "new"), "--data", str(bad))
         assert rc == 2 and err.count("\n") == 1 and "--data = " in err and "Traceback" not in err, err

@@ -67,9 +67,13 @@ def config_error(key: str, value, allowed: str) -> ConfigError:
     message text names options through :func:`say`)."""
     if not _commands:
         key = _python_key(key)
-    if isinstance(value, str) and len(value) > MAX_SHOWN:
-        # Cut the text, not its quoted form (no escape is cut in half); count its characters.
-        shown = f"{value[:MAX_SHOWN]!r}… ({len(value)} characters)"
+    if isinstance(value, str) and len(repr(value)) > MAX_SHOWN:
+        # Cut the text, not its quoted form (no escape is cut in half), short enough that its
+        # quoted form fits; count its characters.
+        k = MAX_SHOWN
+        while len(repr(value[:k])) > MAX_SHOWN:
+            k //= 2
+        shown = f"{value[:k]!r}… ({len(value)} characters)"
     else:
         shown = repr(value)
         if len(shown) > MAX_SHOWN:

@@ -243,8 +243,9 @@ def latency(kind: str, size: int, location: str = "llc", engine: str = "dma", io
     if link:
         p["link"] = link_config(**link)
     p["iommu"]["enabled"] = bool(iommu) or bool(iotlb_miss) or bool(p["iommu"].get("enabled"))
+    n = _sizes(size)[0]
     with _named_in(params, "params"):
-        return json.loads(_core.pcie_latency(json.dumps(p), kind, _sizes(size)[0], location, engine, bool(iotlb_miss)))
+        return json.loads(_core.pcie_latency(json.dumps(p), kind, n, location, engine, bool(iotlb_miss)))
 
 
 def _leaf_keys(table, prefix: str = "") -> set[str]:

@@ -403,7 +403,10 @@ def cmd_validate(args) -> int:
             # Damaged CSVs: a missing column or row, a cell that is not a number, no rows, bad bytes.
             raise config_error("--data", data, f"pcie-bench's CSVs as it writes them (reading them failed: {type(exc).__name__}: {exc})") from None
         except OSError as exc:
-            if exc.filename is None or not Path(exc.filename).resolve().is_relative_to(Path(data).resolve()):
+            # A file of the data set (as named, a link not followed), not one of the report's.
+            where = os.path.abspath(exc.filename) if exc.filename is not None else None
+            if where is None or any(where.startswith(os.path.abspath(p) + os.sep) for p in (tmp, out)) \
+                    or not where.startswith(os.path.abspath(data) + os.sep):
                 raise
             raise config_error("--data", data, f"a pcie-bench data set with all its files ({exc.filename}: {exc.strerror or exc})") from None
         for f in sorted(tmp.iterdir()):

@@ -418,10 +418,11 @@ def _check_scheduler(s: str) -> None:
         return
     if isinstance(s, str) and s.startswith("tcp://"):
         host, sep, port = s[6:].rpartition(":")
-        # An IPv6 address goes in brackets (as Dask parses it); a name is DNS labels of letters,
-        # digits, '-' and '_' (1 to 63 each, 253 in all), which covers IPv4 addresses too.
-        bracketed = re.fullmatch(r"\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\]", host) is not None
-        plain = len(host) <= 253 and re.fullmatch(r"[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*", host) is not None
+        # An IPv6 address goes in brackets (as Dask parses it), with its zone if any; a name is
+        # DNS labels of letters (any script), digits, '-' and '_' (1 to 63 each, 253 in all, a
+        # trailing dot allowed), which covers IPv4 addresses too.
+        bracketed = re.fullmatch(r"\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(%[A-Za-z0-9_.-]+)?\]", host) is not None
+        plain = len(host) <= 254 and re.fullmatch(r"\w([\w-]{0,61}\w)?(\.\w([\w-]{0,61}\w)?)*\.?", host) is not None
         if not sep or not (bracketed or plain) or not port.isascii() or not port.isdigit() or not 1 <= int(port) <= 65535:
             raise config_error("--scheduler", s, "tcp://HOST:PORT with a port in 1..65535 (an IPv6 host in brackets: tcp://[::1]:8786)")
         return
