@@ -146,13 +146,12 @@ def _ringbench(args) -> int:
     if args.sweep not in rb.SWEEPS:
         raise config_error("--sweep", args.sweep, ", ".join(rb.SWEEPS))
     # Options a run would silently ignore are refused.
+    if args.no_model and args.line_ns is not None:
+        raise config_error("--line-ns", args.line_ns, "left out with --no-model (the line-transfer latency is the model's)")
     if args.sweep != "none":
         for opt, value, default in (("--signaling", args.signaling, "inline"), ("--layout", args.layout, "grouped"), ("--batch", batches, [1])):
             if value != default:
                 raise config_error(opt, value, f"left out with --sweep {args.sweep}, which sets the signaling, layouts and batches itself")
-    if args.no_model and args.line_ns is not None:
-        raise config_error("--line-ns", args.line_ns, "left out with --no-model (the line-transfer latency is the model's)")
-    if args.sweep != "none":
         with as_options(given(args, RINGBENCH_OPTIONS)):
             cfgs = rb.sweep_configs(args.sweep, cfgs[0])
     use = rb.require_two_cpus(cpus)

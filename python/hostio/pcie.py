@@ -323,10 +323,10 @@ def experiment(test: str, size: int, window: int, cache: str = "warm", numa: str
         raise config_error("numa", numa, "one of local, remote")
     if engine not in ("dma", "cmd"):
         raise config_error("engine", engine, "one of dma, cmd")
+    _flags(iommu=iommu, superpages=superpages)
     plat = default_platform() if platform is None else _merge(default_platform(), platform, "platform")
     exp = {"test": test, "size": _sizes(size)[0], "window": _sizes(window, "window", MAX_WINDOW)[0], "cache": cache,
            "numa_remote": numa == "remote", "iommu": bool(iommu), "superpages": bool(superpages), "engine": engine}
-    _flags(iommu=iommu, superpages=superpages)
     with _named_in(platform, "platform"):
         return json.loads(_core.pcie_experiment(json.dumps(plat), json.dumps(exp)))
 
