@@ -472,10 +472,11 @@ def test_platform_files_that_are_not_small_regular_text_files(tmp_path):
     assert len(one_line_error(p, "not valid TOML")) < 500
 
 
-@pytest.mark.parametrize("name", ["two\nlines", "", "   ", "\u3000", "x" * 101, "tab\there", "a\u2028b", "a\u2029b"])
+@pytest.mark.parametrize("name", ["two\nlines", "", "   ", "\u3000", "x" * 101, "tab\there", "a\u2028b", "a\u2029b",
+                                  "Gold\u202e0416", "Gold\u200b6140", "\ufeffGold"])
 def test_platform_names_are_one_short_line(tmp_path, name):
     f = _platform_file(tmp_path / "n.toml", name=name)
-    with pytest.raises(hostio.ConfigError, match=r"platform file .*: name = .*: one line of 1\.\.=100 characters, not blank, without control characters or line separators$"):
+    with pytest.raises(hostio.ConfigError, match=r"platform file .*: name = .*: one line of 1\.\.=100 characters, not blank, without control characters or invisible ones \(zero-width, bidirectional, line separators\)$"):
         sim.check("quickstart", set=[f'platform.preset="file:{f}"'])
 
 
@@ -775,6 +776,9 @@ def test_pcie_parameter_tables_check_each_value_where_it_is():
                       (lambda: pcie.latency("dma_read", 64, params={"dram_ns": 10 ** 400}), r"^params\.dram_ns = .*: a finite number"),
                       (lambda: pcie.latency("dma_read", 64, params={"iommu": {"iotlb_entries": -1}}), r"^params\.iommu\.iotlb_entries = -1: a whole number"),
                       (lambda: pcie.latency("dma_read", 64, params={"dram_ns": 5.0}), r"^params\.dram_ns = 5"),
+                      # The compiled module names a nested key by its last part only.
+                      (lambda: pcie.latency("dma_read", 64, params={"link": {"gen": 99}}), r"^params\.link\.gen = 99: one of 1, 2"),
+                      (lambda: pcie.latency("dma_read", 64, params={"link": {"lanes": 3}}), r"^params\.link\.lanes = 3: one of 1, 2, 4"),
                       (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, platform={"llc_bytes": -1}), r"^platform\.llc_bytes = -1: a whole number")):
         with pytest.raises(hostio.ConfigError, match=msg):
             call()
@@ -785,3 +789,14 @@ def test_ddio_keys_on_a_nic_whose_buffers_are_remote_warn():
     r = sim.check("quickstart", set=["platform.sockets=2", "nics.nic0.socket=1", "nics.nic0.ddio_lines=1"])
     assert any("ddio_mask and stash_lines have no effect" in w for w in r["warnings"]), r["warnings"]
     assert not sim.check("quickstart", set=["nics.nic0.ddio_lines=1"])["warnings"]
+
+
+@pytest.mark.parametrize("part", ["a\u202eb", "zw\u200bsp", "del\x7f", "nel\x9f", "bom\ufeff"])
+def test_python_spells_keys_with_unshown_characters_as_the_simulator_does(part):
+    # The key an error names is the one hostio.sim.key_text writes (sweeps name columns so),
+    # with control and invisible characters escaped in both.
+    with pytest.raises(hostio.ConfigError) as e:
+        sim.check("quickstart", set=[f"{sim.key_text(['run', part])}=1"])
+    key = sim.key_text(["run", part])
+    assert str(e.value).startswith(key + ":"), (key, str(e.value))
+    assert key.isprintable(), key

@@ -199,6 +199,13 @@ def test_dry_run_changes_nothing_and_says_what(tmp_path, capsys):
     assert f"{root}/dev/cpu/0/msr offset 0xc8b" in out and "0x0000000000000600 -> 0x0000000000000700" in out
     assert msr_of(root, 0) == 0x600
     assert not (root / "var/lib/hostio/ddio_state.json").exists()
+    # A state path the real run would refuse (a folder, a damaged file) is refused here too.
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "bad.json").write_text("{")
+    for state in (tmp_path / "folder", tmp_path / "bad.json"):
+        rc, _, err = run_cli(["set", "--ways", "3", "--dry-run", "--state", str(state), "--root", str(root)], capsys)
+        assert rc == 2 and f"--state = '{state}'" in err, err
+        assert run_cli(["set", "--ways", "3", "--state", str(state), "--root", str(root)], capsys)[0] == 2
 
 
 def test_haswell_accepts_any_mask_in_range(tmp_path, capsys):

@@ -479,6 +479,9 @@ def apply(host: Host, changes: list[dict], state_path: str, dry_run: bool, note:
     """Save the old values, then write (or, with ``dry_run``, only say what would be written)."""
     out = []
     if dry_run:
+        if os.path.exists(state_path):
+            # Refused as the real run would refuse it (a folder, a damaged file).
+            _load_state(state_path)
         out.append(f"dry run: would save old values to {state_path}")
         out += [f"dry run: would write {_describe(c)}" for c in changes]
         return out

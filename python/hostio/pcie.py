@@ -259,13 +259,17 @@ def _leaf_keys(table, prefix: str = "") -> set[str]:
 @contextlib.contextmanager
 def _named_in(table, name: str):
     """An error the compiled module raises about a key the caller set in ``table`` names it as
-    the caller's parameter ``name`` (``params.dram_ns = ...``)."""
+    the caller's parameter ``name`` with its whole path (``params.dram_ns = ...``,
+    ``params.link.gen = ...`` where the module names only ``gen``)."""
     try:
         yield
     except ConfigError as e:
-        key = str(e).partition(" = ")[0]
-        if isinstance(table, dict) and key in _leaf_keys(table):
-            raise ConfigError(f"{name}.{e}") from None
+        key, sep, rest = str(e).partition(" = ")
+        if sep and isinstance(table, dict):
+            leaves = _leaf_keys(table)
+            found = [k for k in leaves if k == key] or [k for k in leaves if k.endswith("." + key)]
+            if len(found) == 1:
+                raise ConfigError(f"{name}.{found[0]} = {rest}") from None
         raise
 
 

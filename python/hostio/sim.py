@@ -84,10 +84,16 @@ def key_parts(path) -> tuple[str, ...] | None:
     return None
 
 
+# Control characters json.dumps leaves as they are, and the invisible ones (zero-width and
+# bidirectional formatting, soft hyphen, line and paragraph separators), escaped as the compiled
+# module escapes them in keys.
+_UNSHOWN = re.compile("[\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
 def _quoted(text: str) -> str:
-    """``text`` as a TOML basic string (every control character escaped, as the compiled module
-    writes keys)."""
-    return re.sub("[\x7f-\x9f]", lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
+    """``text`` as a TOML basic string (every control and invisible character escaped, as the
+    compiled module writes keys)."""
+    return _UNSHOWN.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
 
 
 def key_text(parts: Iterable[str]) -> str:

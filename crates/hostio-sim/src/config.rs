@@ -913,10 +913,11 @@ impl Platform {
     fn check(&self, prefix: &str) -> Result<(), ConfigError> {
         let k = |name: &str| format!("{prefix}{name}");
         // The name is printed in one-line summaries and reports.
-        // Unicode's line and paragraph separators end a line too.
-        let breaks = |c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}';
+        // Unicode's line and paragraph separators end a line too; bidirectional controls would
+        // reorder the line it is printed in.
+        let breaks = |c: char| c.is_control() || is_invisible(c);
         if self.name.trim().is_empty() || self.name.chars().any(breaks) || self.name.chars().count() > MAX_PLATFORM_NAME_CHARS {
-            return Err(ConfigError::new(k("name"), format!("{:?}", self.name), format!("one line of 1..={MAX_PLATFORM_NAME_CHARS} characters, not blank, without control characters or line separators")));
+            return Err(ConfigError::new(k("name"), basic_string(&self.name), format!("one line of 1..={MAX_PLATFORM_NAME_CHARS} characters, not blank, without control characters or invisible ones (zero-width, bidirectional, line separators)")));
         }
         if !(self.clock_ghz > 0.1 && self.clock_ghz < 10.0) {
             return Err(ConfigError::new(k("clock_ghz"), self.clock_ghz, "a clock in (0.1, 10) GHz"));
@@ -1168,18 +1169,29 @@ fn value_at<'a>(root: &'a toml::Value, path: &serde_path_to_error::Path) -> Opti
 
 /// `msg` with every `backquoted` part longer than 60 characters cut to its start and its length,
 /// so that a long value a parser quotes does not push the rest of its message (what is expected)
-/// past `one_line`'s cut.
+/// past `one_line`'s cut; control and invisible characters (a parser quotes keys and values as
+/// they were written) are escaped as `\uXXXX`.
 fn short_quotes(msg: &str) -> String {
     let mut out = String::with_capacity(msg.len().min(1024));
+    let escaped = |out: &mut String, text: &str| {
+        for c in text.chars() {
+            if c.is_control() || is_invisible(c) {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            } else {
+                out.push(c);
+            }
+        }
+    };
     for (i, part) in msg.split('`').enumerate() {
         if i > 0 {
             out.push('`');
         }
         let n = part.chars().count();
         if i % 2 == 1 && n > 60 {
-            out.push_str(&format!("{}… ({n} characters)", part.chars().take(60).collect::<String>()));
+            escaped(&mut out, &part.chars().take(60).collect::<String>());
+            out.push_str(&format!("… ({n} characters)"));
         } else {
-            out.push_str(part);
+            escaped(&mut out, part);
         }
     }
     out
@@ -1397,7 +1409,15 @@ fn key_part(name: &str) -> String {
     }
 }
 
-/// `text` as a one-line TOML basic string, escaped as `hostio.sim.key_text` writes it.
+/// Characters that change how the text around them is shown without showing themselves: the
+/// zero-width and bidirectional formatting characters (a name holding U+202E prints the rest of
+/// its line reversed), the soft hyphen, and the line and paragraph separators.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+/// `text` as a one-line TOML basic string, escaped as `hostio.sim.key_text` writes it (control
+/// and invisible characters as `\uXXXX`).
 fn basic_string(text: &str) -> String {
     let mut q = String::from("\"");
     for c in text.chars() {
@@ -1409,7 +1429,7 @@ fn basic_string(text: &str) -> String {
             '\t' => q.push_str("\\t"),
             '\u{8}' => q.push_str("\\b"),
             '\u{c}' => q.push_str("\\f"),
-            c if c.is_control() => q.push_str(&format!("\\u{:04x}", c as u32)),
+            c if c.is_control() || is_invisible(c) => q.push_str(&format!("\\u{:04x}", c as u32)),
             c => q.push(c),
         }
     }
@@ -1420,19 +1440,19 @@ fn basic_string(text: &str) -> String {
 /// Longest name of a NIC, traffic source or app, characters.
 const MAX_NAME_CHARS: usize = 64;
 
-/// Names of `section`'s tables: 1 to `MAX_NAME_CHARS` characters, none of them a control
-/// character (names are printed in tables and progress lines, where those would garble the
-/// terminal).
+/// Names of `section`'s tables: 1 to `MAX_NAME_CHARS` characters, none of them a control or
+/// invisible character ([`is_invisible`]; names are printed in tables and progress lines, where
+/// those would garble the terminal or disguise the name).
 fn check_names<'a>(section: &str, names: impl Iterator<Item = &'a String>) -> Result<(), ConfigError> {
     // Shown escaped (no control character reaches the terminal), its first characters only: 24,
     // so that even six-character escapes stay within what an error shows (`MAX_SHOWN`).
     const SHOWN: usize = 24;
     for name in names {
         let n = name.chars().count();
-        if n == 0 || n > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        if n == 0 || n > MAX_NAME_CHARS || name.chars().any(|c| c.is_control() || is_invisible(c)) {
             let head: String = name.chars().take(SHOWN).collect();
             let shown = if n > SHOWN { format!("{}… ({n} characters)", basic_string(&head)) } else { basic_string(&head) };
-            return Err(ConfigError::new(section, shown, format!("table names of 1 to {MAX_NAME_CHARS} characters without control characters")));
+            return Err(ConfigError::new(section, shown, format!("table names of 1 to {MAX_NAME_CHARS} characters without control characters or invisible ones (zero-width, bidirectional, line separators)")));
         }
     }
     Ok(())

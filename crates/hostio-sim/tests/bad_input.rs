@@ -12,6 +12,11 @@ fn err_key(text: &str, ov: &[&str]) -> String {
     parse_scenario(text, &ov).expect_err("must be refused").key
 }
 
+/// Zero-width and bidirectional formatting characters and line separators.
+fn invisible(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
+}
+
 fn platform_with(field: &str, value: &str) -> Result<Platform, hostio_sim::ConfigError> {
     let text = Platform::preset("skylake-gold-6140").unwrap().to_file_toml(&[]).unwrap();
     let line = format!("{field} = {value}");
@@ -149,10 +154,12 @@ fn table_names_are_short_and_printable() {
             "[nics.nic0]\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 64\n[apps.{name}]\nkind = \"l2fwd\"\nnic = \"nic0\"\n"
         )
     };
-    for bad in ["\"\\u001b[31mRED\"", "\"a\\nb\"", "\"\"", "\"a\\u0085b\"", &format!("\"{}\"", "x".repeat(65))] {
+    // Controls, an empty or long name, and invisible characters: a right-to-left override
+    // (U+202E) would print the rest of the line reversed, a zero-width space hides a difference.
+    for bad in ["\"\\u001b[31mRED\"", "\"a\\nb\"", "\"\"", "\"a\\u0085b\"", &format!("\"{}\"", "x".repeat(65)), "\"fwd\\u202edcba\"", "\"fw\\u200bd\"", "\"a\\u2066b\"", "\"\\ufefffwd\""] {
         let e = parse_scenario(&text(bad), &[]).expect_err(bad);
         assert!(e.key == "apps" && e.to_string().contains("table names of 1 to 64 characters without control characters"), "{bad}: {e}");
-        assert!(!e.to_string().chars().any(char::is_control), "{bad}: the error itself prints no control character: {e:?}");
+        assert!(!e.to_string().chars().any(|c| c.is_control() || invisible(c)), "{bad}: the error itself prints no control or invisible character: {e:?}");
     }
     // A long name is shown by its start and its length in characters (not of its escapes).
     let e = parse_scenario(&text(&format!("\"{}\"", "\\u0007".repeat(300))), &[]).unwrap_err();
@@ -171,4 +178,16 @@ fn a_long_value_is_cut_to_its_start_and_length_and_the_rest_of_the_message_stays
     assert!(e.value.contains("(302 characters)") && e.key == "run.duration_us", "{e}");
     let e = parse_scenario(&BASE, &[format!("run.{long}=1")]).unwrap_err();
     assert!(e.key.ends_with("… (254 characters)") && e.key.chars().count() < 230, "{e}");
+}
+
+#[test]
+fn a_parser_message_quoting_a_key_shows_its_control_and_invisible_characters_escaped() {
+    // serde names the unknown field as written; the message escapes what would reach the
+    // terminal raw (an escape sequence) or disguise the key (a right-to-left override).
+    for (key, shown) in [("\\u001b[31mX", "`\\u001b[31mX`"), ("ab\\u202ecd", "`ab\\u202ecd`"), ("a\\u200bb", "`a\\u200bb`")] {
+        let e = parse_scenario(&BASE, &[format!("run.\"{key}\"=1")]).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains(&format!("unknown field {shown}")), "{key}: {text}");
+        assert!(!text.chars().any(|c| c.is_control() || invisible(c)), "{key}: {text:?}");
+    }
 }
