@@ -398,6 +398,8 @@ impl Engine {
     /// Transmit the pending packets. Err(t) = the TX ring is full until `t`.
     fn tx_burst(&mut self, c: usize, mut t: u64) -> Result<u64, u64> {
         let (ni, q, pool, slot_k) = (self.cores[c].nic, self.cores[c].queue, self.cores[c].pool, self.cores[c].pool_slot);
+        // Frames whose data is at the NIC by now are on the wire (their `done` is known).
+        self.settle_wire(ni, self.now);
         let rings = self.nics[ni].rings;
         let need = self.cores[c].tx_pending.len() as u64;
         let inline_max = self.nics[ni].attach.tx_inline_max();

@@ -373,6 +373,8 @@ impl Engine {
                             reads: VecDeque::new(),
                             read_bytes: 0,
                             fetch_at: u64::MAX,
+                            wire_ready: zeroed(txn)?,
+                            last_ready: 0,
                             wqe_line,
                             cq_line: txcq_line,
                             seg_next: 0,
@@ -494,8 +496,11 @@ impl Engine {
                 pause_until: 0,
                 refresh_at: 0,
                 drain_at: u64::MAX,
+                drain_next: 0,
                 quanta_ps: (PAUSE_QUANTA_BITS / n.line_rate_gbps * 1000.0) as u64,
                 wire_free: 0,
+                wire_waiting: std::collections::BinaryHeap::new(),
+                wire_seq: 0,
                 stats: NicStats::default(),
                 arrived_all: 0,
                 dropped_all: 0,
@@ -722,6 +727,9 @@ impl Engine {
             }
         }
         self.now = self.now.max(stop);
+        for ni in 0..self.nics.len() {
+            self.settle_wire(ni, stop);
+        }
         stop >= self.end_ps || self.heap.is_empty()
     }
 
@@ -741,9 +749,10 @@ impl Engine {
             n.attach.reset(&mut self.mem);
         }
         for a in &mut self.apps {
-            // A transmitted frame is counted when the NIC fetches it, if it leaves the wire
-            // inside the window: frames fetched before warm-up that leave after it (a TX backlog
-            // books the wire hundreds of µs ahead) are the window's and stay counted.
+            // A transmitted frame is counted when its wire time is booked (when the NIC fetches
+            // it, or on a multi-queue NIC once its data has arrived: `settle_wire`), if it leaves
+            // the wire inside the window: frames booked before warm-up that leave after it (a TX
+            // backlog books the wire hundreds of µs ahead) are the window's and stay counted.
             let (tx_packets, tx_bytes) = (a.stats.tx_packets, a.stats.tx_bytes);
             a.stats = AppStats { tx_packets, tx_bytes, ..AppStats::default() };
         }

@@ -27,7 +27,13 @@
 //! processed packets longer and they are evicted before the NIC reads them (the DDIO paper's
 //! "TX buffering"). On a PCIe NIC such a read pays the loaded latency of its buffer's home DRAM
 //! in place of an LLC access (see [`crate::attach::pcie`]), so the slowdown grows with the
-//! DRAM's load. A packet's latency is NIC arrival → last bit on the TX wire.
+//! DRAM's load. The NIC's queues share one wire: a queue's frames leave in ring order, and the
+//! frames of different queues in the order their data reached the NIC (one queue's frame whose
+//! read comes from DRAM does not hold up another's that hit the LLC or was inlined). A packet's
+//! latency is NIC arrival → last bit on the TX wire.
+//!
+//! When the link cannot take every waiting frame at once, the RX queues' waiting frames are
+//! moved into their rings round-robin, starting after the queue served last.
 use super::{Engine, Ev};
 use crate::attach::{Attachment, Dev, Rings, RxDma, TxDma};
 use std::collections::VecDeque;
@@ -48,6 +54,19 @@ pub(super) struct RxRing {
     pub(super) cq: Vec<u32>,
 }
 
+/// A fetched frame waiting for the wire: the frame may go when its data is at the NIC and its
+/// queue's earlier frames have gone (`ready`); frames ready together go in fetch order (`seq`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct WireWait {
+    pub(super) ready: u64,
+    pub(super) seq: u64,
+    pub(super) queue: u32,
+    pub(super) slot: u32,
+    /// When the NIC fetched it and when its data arrived (for the latency breakdown).
+    pub(super) fetched: u64,
+    pub(super) data_at: u64,
+}
+
 pub(super) struct TxRing {
     pub(super) n: u64,
     pub(super) mbuf: Vec<u32>,
@@ -65,6 +84,10 @@ pub(super) struct TxRing {
     pub(super) read_bytes: u64,
     /// Time of the live `TxFetch` event of this queue (`u64::MAX`: none).
     pub(super) fetch_at: u64,
+    /// When each fetched slot's frame may take the wire ([`WireWait::ready`]), and the latest
+    /// such time of this queue (its frames leave in ring order).
+    pub(super) wire_ready: Vec<u64>,
+    pub(super) last_ready: u64,
     pub(super) wqe_line: u32,
     pub(super) cq_line: u32,
     /// eMPW rings ([`Rings::empw`]): the next free 16 B WQE segment (absolute; the ring holds
@@ -159,8 +182,17 @@ pub(super) struct Nic {
     pub(super) pause_until: u64,
     pub(super) refresh_at: u64,
     pub(super) drain_at: u64,
+    /// The queue `nic_drain` visits first: the one after the last it served (round-robin across
+    /// calls, so that a link that admits one frame per call does not always serve queue 0).
+    pub(super) drain_next: usize,
     pub(super) quanta_ps: u64,
     pub(super) wire_free: u64,
+    /// Fetched frames of a multi-queue NIC not yet on the wire, earliest ready first
+    /// ([`WireWait`], [`Engine::settle_wire`]); a single-queue NIC books its wire when it
+    /// fetches, in the same order.
+    pub(super) wire_waiting: std::collections::BinaryHeap<std::cmp::Reverse<WireWait>>,
+    /// Frames fetched so far (orders frames ready at the same time by their fetch).
+    pub(super) wire_seq: u64,
     pub(super) stats: NicStats,
     /// Frames that reached the NIC and frames it dropped since the start (not reset at warm-up),
     /// for the conservation check.
@@ -266,7 +298,8 @@ impl Engine {
         let mut blocked_by_link = false;
         loop {
             let mut moved = false;
-            for q in 0..nq {
+            let first = self.nics[ni].drain_next;
+            for q in (first..first + nq).map(|q| q % nq) {
                 let nic = &self.nics[ni];
                 if !nic.attach.accepts(now) {
                     blocked_by_link = !nic.queues.iter().all(|qu| qu.backlog.is_empty());
@@ -279,6 +312,7 @@ impl Engine {
                 }
                 let p = self.nics[ni].queues[q].backlog.pop_front().expect("non-empty");
                 self.nics[ni].buf_bytes -= p.len as u64;
+                self.nics[ni].drain_next = (q + 1) % nq;
                 if slot {
                     self.dma_in(ni, q, p, now);
                 } else {
@@ -370,6 +404,9 @@ impl Engine {
         let done = tx.done[(tx.clean % tx.n) as usize];
         if done != u64::MAX {
             done
+        } else if tx.clean < tx.fetch {
+            // Fetched, waiting for its data: not before it may take the wire.
+            tx.wire_ready[(tx.clean % tx.n) as usize]
         } else {
             tx.fetch_at.min(self.end_ps)
         }
@@ -393,6 +430,7 @@ impl Engine {
         let idx_line = self.nics[ni].queues[q].idx_line;
         let notice = self.nics[ni].attach.tx_notice_ps(&self.mem);
         let inline_max = self.nics[ni].attach.tx_inline_max();
+        self.settle_wire(ni, now);
         self.nics[ni].queues[q].tx.fetch_at = u64::MAX;
         loop {
             let tx = &mut self.nics[ni].queues[q].tx;
@@ -450,24 +488,66 @@ impl Engine {
             let data_at = self.nics[ni].attach.fetch(&mut self.mem, dev, &f, w);
             self.nics[ni].stats.dma.add_since(&before, &self.mem.c);
             let nic = &mut self.nics[ni];
-            let wire_start = data_at.max(nic.wire_free);
-            nic.wire_free = wire_start + ((mb.len + 20) as f64 * 8000.0 / nic.line_rate_gbps) as u64;
-            let done = nic.wire_free;
+            let single = nic.queues.len() == 1;
+            nic.wire_seq += 1;
+            let seq = nic.wire_seq;
             let tx = &mut nic.queues[q].tx;
-            tx.done[slot] = done;
+            let ready = data_at.max(tx.last_ready);
+            tx.last_ready = ready;
+            tx.wire_ready[slot] = ready;
             if read > 0 {
                 tx.reads.push_back((data_at, read));
                 tx.read_bytes += read;
             }
-            let app = self.cores[nic.queues[q].core].app;
-            if done >= self.warm_ps && done < self.end_ps {
-                let st = &mut self.apps[app].stats;
-                st.tx_packets += 1;
-                st.tx_bytes += mb.len as u64;
-                if mb.arrival_ps >= self.warm_ps {
-                    st.latency.record(done - mb.arrival_ps);
-                    st.parts.record(&mb, now.saturating_sub(notice), data_at, done);
-                }
+            let w = WireWait { ready, seq, queue: q as u32, slot: slot as u32, fetched: now, data_at };
+            if single {
+                // One queue's frames become ready in fetch order: the wire is booked now.
+                self.book_wire(ni, w, notice);
+            } else {
+                nic.wire_waiting.push(std::cmp::Reverse(w));
+            }
+        }
+    }
+
+    /// A multi-queue NIC's wire takes the waiting frames ready by `upto`, in the order they
+    /// became ready: a frame fetched later from another queue whose data came sooner (an LLC
+    /// hit, an inlined frame) does not wait behind one still reading DRAM. A frame fetched at
+    /// `t` is ready at `t` or later, so none fetched after `upto` can go before these: booking
+    /// them whenever it is done gives the same wire. It is done before the NIC fetches more,
+    /// before a core of the NIC looks for finished frames, and at the end of `advance`.
+    pub(super) fn settle_wire(&mut self, ni: usize, upto: u64) {
+        match self.nics[ni].wire_waiting.peek() {
+            Some(w) if w.0.ready <= upto => {}
+            _ => return,
+        }
+        let notice = self.nics[ni].attach.tx_notice_ps(&self.mem);
+        while let Some(&std::cmp::Reverse(w)) = self.nics[ni].wire_waiting.peek() {
+            if w.ready > upto {
+                break;
+            }
+            self.nics[ni].wire_waiting.pop();
+            self.book_wire(ni, w, notice);
+        }
+    }
+
+    /// Put frame `w` on the wire after the frames booked before it, and count it.
+    fn book_wire(&mut self, ni: usize, w: WireWait, notice: u64) {
+        let nic = &mut self.nics[ni];
+        let q = w.queue as usize;
+        let slot = w.slot as usize;
+        let mb = self.mbufs[nic.queues[q].tx.mbuf[slot] as usize];
+        let wire_start = w.ready.max(nic.wire_free);
+        nic.wire_free = wire_start + ((mb.len + 20) as f64 * 8000.0 / nic.line_rate_gbps) as u64;
+        let done = nic.wire_free;
+        nic.queues[q].tx.done[slot] = done;
+        let app = self.cores[nic.queues[q].core].app;
+        if done >= self.warm_ps && done < self.end_ps {
+            let st = &mut self.apps[app].stats;
+            st.tx_packets += 1;
+            st.tx_bytes += mb.len as u64;
+            if mb.arrival_ps >= self.warm_ps {
+                st.latency.record(done - mb.arrival_ps);
+                st.parts.record(&mb, w.fetched.saturating_sub(notice), w.data_at, done);
             }
         }
     }
@@ -475,8 +555,36 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use super::TxRing;
+    use super::{TxRing, WireWait};
+    use crate::engine::Engine;
     use std::collections::VecDeque;
+
+    /// Two queues' fetched frames: queue 0's, fetched first, has its data at 5 µs (a DRAM
+    /// read); queue 1's, fetched later, at 2 µs (inlined). The wire takes queue 1's first, and
+    /// queue 0's when its data has arrived, not in fetch order.
+    #[test]
+    fn the_wire_takes_frames_in_the_order_their_data_arrives() {
+        let text = "[nics.nic0]\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 1500\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\ncores = 2\n";
+        let sc = crate::parse_scenario(text, &[]).expect("valid");
+        let mut e = Engine::new(sc.resolve().expect("valid")).expect("built");
+        let us = 1_000_000;
+        for q in 0..2 {
+            let m = e.nics[0].queues[q].tx.mbuf[0] as usize;
+            e.mbufs[m].len = 1500;
+        }
+        for (seq, (q, data_at)) in [(0u32, 5 * us), (1, 2 * us)].into_iter().enumerate() {
+            let tx = &mut e.nics[0].queues[q as usize].tx;
+            tx.done[0] = u64::MAX;
+            tx.wire_ready[0] = data_at;
+            e.nics[0].wire_waiting.push(std::cmp::Reverse(WireWait { ready: data_at, seq: seq as u64, queue: q, slot: 0, fetched: us, data_at }));
+        }
+        let wire_ps = (1520.0 * 8000.0 / e.nics[0].line_rate_gbps) as u64;
+        e.settle_wire(0, 3 * us);
+        assert_eq!(e.nics[0].queues[1].tx.done[0], 2 * us + wire_ps, "queue 1's frame when its data is there");
+        assert_eq!(e.nics[0].queues[0].tx.done[0], u64::MAX, "queue 0's still reading");
+        e.settle_wire(0, 5 * us);
+        assert_eq!(e.nics[0].queues[0].tx.done[0], 5 * us + wire_ps);
+    }
 
     #[test]
     fn a_read_that_finishes_before_an_older_one_leaves_the_window() {
@@ -491,6 +599,8 @@ mod tests {
             reads: VecDeque::from([(900, 1500), (400, 60), (700, 1500)]),
             read_bytes: 3060,
             fetch_at: u64::MAX,
+            wire_ready: vec![0; 4],
+            last_ready: 0,
             wqe_line: 0,
             cq_line: 0,
             seg_next: 0,
