@@ -1,10 +1,12 @@
 """Cache simulation speed: accesses per second of `hostio.cache.Hierarchy` and, when installed,
 of pycachesim, on the same traces through an LLC of the Skylake preset's geometry with LRU.
 
-    .venv/bin/python bench/cache_speed.py [--accesses 2000000] [--repeat 5]
+    .venv/bin/python bench/cache_speed.py [--accesses 2000000] [--repeat 5] [--footprint-mib 64]
 
 --accesses is 1..20,000,000 (memory grows by about 90 B per access with pycachesim's address
-list: some 2 GB at the limit); --repeat is 1..1000.
+list: some 2 GB at the limit); --repeat is 1..1000; --footprint-mib (1..4096, default 64) is
+the span of both traces: at 64 MiB hostio's directory (8 B per line) and set records no longer
+fit the host's caches, smaller spans show the simulator's own cost per access.
 
 hostio is driven with device writes and all 11 ways open to them (`ddio_ways=11`): DDIO's
 write-allocate path is then an 11-way LLC evicting in LRU order (18 slices x 2048 sets, the slice
@@ -12,7 +14,7 @@ chosen by hostio's address hash), whose insertion is chosen by set dueling (the 
 model): on the uniform trace it inserts at MRU like LRU; on the stream, which LRU thrashes, it
 keeps part of the stream cached, so hostio's hit rate there is above pycachesim's 0. pycachesim gets one LRU cache of 36864 sets x 11 ways x 64 B, fed the same
 addresses through its bulk `load(iterable)` call (the address list is built before timing).
-Traces: uniform random lines over 64 MiB, and a sequential stream over 64 MiB. Each figure is the
+Traces: uniform random lines over the footprint, and a sequential stream over it. Each figure is the
 median of `--repeat` runs on fresh caches; the two simulators take turns (one run each per
 round, each first in every other round), so that both see the same host, and the ratio is the
 median of the rounds' ratios.
@@ -37,9 +39,9 @@ MAX_ACCESSES = 20_000_000
 SETS, WAYS = 36864, 11  # Skylake Gold 6140: 18 slices x 2048 sets, 11 ways
 
 
-def traces(n: int) -> dict:
+def traces(n: int, footprint: int = FOOTPRINT) -> dict:
     rng = np.random.default_rng(1)
-    lines = FOOTPRINT // 64
+    lines = footprint // 64
     return {
         "uniform": rng.integers(0, lines, n, dtype=np.uint64) * 64,
         "stream": (np.arange(n, dtype=np.uint64) % lines) * 64,
@@ -73,6 +75,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--accesses", type=int_in(1, MAX_ACCESSES, " accesses per trace"), default=2_000_000)
     ap.add_argument("--repeat", type=int_in(1, 1000, " runs"), default=5)
+    ap.add_argument("--footprint-mib", type=int_in(1, 4096, " MiB"), default=FOOTPRINT >> 20)
     args = ap.parse_args()
     try:
         import cachesim  # noqa: F401
@@ -81,9 +84,9 @@ def main() -> None:
     except ImportError:
         have_peer = False
         print("pycachesim is not installed (pip install pycachesim): hostio's figures only")
-    print(f"LLC 36864 sets x 11 ways, LRU; {args.accesses:,} accesses per trace; median of {args.repeat} runs")
+    print(f"LLC 36864 sets x 11 ways, LRU; {args.accesses:,} accesses per trace over {args.footprint_mib} MiB; median of {args.repeat} runs")
     print(f"{'trace':>8} {'hostio acc/s':>14} {'hit rate':>9} {'pycachesim acc/s':>17} {'hit rate':>9} {'ratio (min-max)':>17}")
-    for name, a in traces(args.accesses).items():
+    for name, a in traces(args.accesses, args.footprint_mib << 20).items():
         addrs = a.tolist() if have_peer else None
         h, p = [], []
         for k in range(args.repeat):

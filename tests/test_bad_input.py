@@ -779,6 +779,11 @@ def test_pcie_parameter_tables_check_each_value_where_it_is():
                       # The compiled module names a nested key by its last part only.
                       (lambda: pcie.latency("dma_read", 64, params={"link": {"gen": 99}}), r"^params\.link\.gen = 99: one of 1, 2"),
                       (lambda: pcie.latency("dma_read", 64, params={"link": {"lanes": 3}}), r"^params\.link\.lanes = 3: one of 1, 2, 4"),
+                      # params.link and link keywords together: which one sets the link would be a guess
+                      (lambda: pcie.latency("dma_read", 64, params={"link": {"gen": 9}}, gen=4), r"^params\.link = \{'gen': 9\}: left out when link keywords"),
+                      # an unknown parameter at any depth, before anything reaches the compiled module
+                      (lambda: pcie.latency("dma_read", 64, params={"zzz": object()}), r"^params\.zzz = .*: a known parameter of params: link, "),
+                      (lambda: pcie.latency("dma_read", 64, params={"link": {"speed": 3}}), r"^params\.link\.speed = 3: a known parameter of params\.link: gen, "),
                       (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, platform={"llc_bytes": -1}), r"^platform\.llc_bytes = -1: a whole number")):
         with pytest.raises(hostio.ConfigError, match=msg):
             call()
@@ -791,7 +796,7 @@ def test_ddio_keys_on_a_nic_whose_buffers_are_remote_warn():
     assert not sim.check("quickstart", set=["nics.nic0.ddio_lines=1"])["warnings"]
 
 
-@pytest.mark.parametrize("part", ["a\u202eb", "zw\u200bsp", "del\x7f", "nel\x9f", "bom\ufeff"])
+@pytest.mark.parametrize("part", ["a\u202eb", "zw\u200bsp", "del\x7f", "nel\x9f", "bom\ufeff", "f\u206aw", "tag\U000e0041"])
 def test_python_spells_keys_with_unshown_characters_as_the_simulator_does(part):
     # The key an error names is the one hostio.sim.key_text writes (sweeps name columns so),
     # with control and invisible characters escaped in both.

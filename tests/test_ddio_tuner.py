@@ -202,10 +202,11 @@ def test_dry_run_changes_nothing_and_says_what(tmp_path, capsys):
     # A state path the real run would refuse (a folder, a damaged file) is refused here too.
     (tmp_path / "folder").mkdir()
     (tmp_path / "bad.json").write_text("{")
-    for state in (tmp_path / "folder", tmp_path / "bad.json"):
+    for state in (tmp_path / "folder", tmp_path / "bad.json", f"{tmp_path}/new/"):
         rc, _, err = run_cli(["set", "--ways", "3", "--dry-run", "--state", str(state), "--root", str(root)], capsys)
         assert rc == 2 and f"--state = '{state}'" in err, err
         assert run_cli(["set", "--ways", "3", "--state", str(state), "--root", str(root)], capsys)[0] == 2
+    assert not (tmp_path / "new").exists()
 
 
 def test_haswell_accepts_any_mask_in_range(tmp_path, capsys):

@@ -478,6 +478,8 @@ def _describe(c: dict) -> str:
 def apply(host: Host, changes: list[dict], state_path: str, dry_run: bool, note: str = "") -> list[str]:
     """Save the old values, then write (or, with ``dry_run``, only say what would be written)."""
     out = []
+    if state_path.endswith(os.sep) or (os.altsep and state_path.endswith(os.altsep)):
+        raise config_error("state", state_path, "a state file path (this one names a folder)")
     if dry_run:
         if os.path.exists(state_path):
             # Refused as the real run would refuse it (a folder, a damaged file).

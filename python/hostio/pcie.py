@@ -241,6 +241,9 @@ def latency(kind: str, size: int, location: str = "llc", engine: str = "dma", io
     _flags(iotlb_miss=iotlb_miss, iommu=iommu)
     p = default_latency_params() if params is None else _merge(default_latency_params(), params, "params")
     if link:
+        if isinstance(params, dict) and "link" in params:
+            raise config_error("params.link", params["link"], f"left out when link keywords are given ({', '.join(link)}): "
+                                                              "one or the other sets the link")
         p["link"] = link_config(**link)
     p["iommu"]["enabled"] = bool(iommu) or bool(iotlb_miss) or bool(p["iommu"].get("enabled"))
     n = _sizes(size)[0]
@@ -303,8 +306,10 @@ def _merge(base: dict, over: dict, where: str) -> dict:
             out[k] = float(v)
         elif isinstance(had, str) and not isinstance(v, str):
             raise config_error(name, v, "a string")
+        elif k not in base:
+            raise config_error(name, v, f"a known parameter of {where}: {', '.join(base)}")
         else:
-            out[k] = v  # unknown keys are rejected by the Rust declaration (deny_unknown_fields)
+            out[k] = v
     return out
 
 

@@ -84,16 +84,19 @@ def key_parts(path) -> tuple[str, ...] | None:
     return None
 
 
-# Control characters json.dumps leaves as they are, and the invisible ones (zero-width and
-# bidirectional formatting, soft hyphen, line and paragraph separators), escaped as the compiled
-# module escapes them in keys.
-_UNSHOWN = re.compile("[\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# Control characters json.dumps leaves as they are, and the invisible ones (Unicode's
+# default-ignorable code points, the interlinear annotation controls, line and paragraph
+# separators), escaped as the compiled module escapes them in keys.
+_UNSHOWN = re.compile("[\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e"
+                      "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3"
+                      "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
 
 
 def _quoted(text: str) -> str:
     """``text`` as a TOML basic string (every control and invisible character escaped, as the
     compiled module writes keys)."""
-    return _UNSHOWN.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
+    return _UNSHOWN.sub(lambda m: f"\\u{ord(m.group()):04x}" if ord(m.group()) < 0x10000 else f"\\U{ord(m.group()):08x}",
+                        json.dumps(text, ensure_ascii=False))
 
 
 def key_text(parts: Iterable[str]) -> str:

@@ -1083,7 +1083,7 @@ pub fn widened_mask(def: u32, n: u32, ways: u32) -> u32 {
 /// source line, which may be a whole file).
 fn one_line(s: &str) -> String {
     const ONE_LINE_MAX: usize = 300;
-    let line = short_quotes(&s.split_whitespace().collect::<Vec<_>>().join(" "));
+    let line = short_quotes(&s.split_ascii_whitespace().collect::<Vec<_>>().join(" "));
     match line.char_indices().nth(ONE_LINE_MAX) {
         Some((i, _)) => format!("{}…", &line[..i]),
         None => line,
@@ -1095,7 +1095,7 @@ fn deserialize_value<T: serde::de::DeserializeOwned>(original: &toml::Value, pre
         let path = dotted(e.path());
         // The whole message, on one line, for the type check (a huge number in it must not cut
         // off its "expected" part); cut short otherwise.
-        let full = e.inner().to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+        let full = e.inner().to_string().split_ascii_whitespace().collect::<Vec<_>>().join(" ");
         let inner = one_line(&full);
         let key = if path == "." { prefix.trim_end_matches(": ").to_string() } else { format!("{prefix}{path}") };
         let node = value_at(original, e.path());
@@ -1175,8 +1175,10 @@ fn short_quotes(msg: &str) -> String {
     let mut out = String::with_capacity(msg.len().min(1024));
     let escaped = |out: &mut String, text: &str| {
         for c in text.chars() {
-            if c.is_control() || is_invisible(c) {
+            if (c.is_control() || is_invisible(c)) && (c as u32) < 0x10000 {
                 out.push_str(&format!("\\u{:04x}", c as u32));
+            } else if is_invisible(c) {
+                out.push_str(&format!("\\U{:08x}", c as u32));
             } else {
                 out.push(c);
             }
@@ -1409,11 +1411,14 @@ fn key_part(name: &str) -> String {
     }
 }
 
-/// Characters that change how the text around them is shown without showing themselves: the
-/// zero-width and bidirectional formatting characters (a name holding U+202E prints the rest of
-/// its line reversed), the soft hyphen, and the line and paragraph separators.
+/// Characters that do not show themselves: Unicode's default-ignorable code points (zero-width
+/// and bidirectional formatting characters — a name holding U+202E prints the rest of its line
+/// reversed —, the soft hyphen, variation selectors, Hangul fillers, tag characters), the
+/// interlinear annotation controls, and the line and paragraph separators.
 fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+    matches!(c, '\u{ad}' | '\u{34f}' | '\u{61c}' | '\u{115f}'..='\u{1160}' | '\u{17b4}'..='\u{17b5}' | '\u{180b}'..='\u{180f}'
+        | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{3164}' | '\u{fe00}'..='\u{fe0f}'
+        | '\u{feff}' | '\u{ffa0}' | '\u{fff0}'..='\u{fffb}' | '\u{1bca0}'..='\u{1bca3}' | '\u{1d173}'..='\u{1d17a}' | '\u{e0000}'..='\u{e0fff}')
 }
 
 /// `text` as a one-line TOML basic string, escaped as `hostio.sim.key_text` writes it (control
@@ -1429,7 +1434,8 @@ fn basic_string(text: &str) -> String {
             '\t' => q.push_str("\\t"),
             '\u{8}' => q.push_str("\\b"),
             '\u{c}' => q.push_str("\\f"),
-            c if c.is_control() || is_invisible(c) => q.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c.is_control() || is_invisible(c)) && (c as u32) < 0x10000 => q.push_str(&format!("\\u{:04x}", c as u32)),
+            c if is_invisible(c) => q.push_str(&format!("\\U{:08x}", c as u32)),
             c => q.push(c),
         }
     }
@@ -1449,10 +1455,10 @@ fn check_names<'a>(section: &str, names: impl Iterator<Item = &'a String>) -> Re
     const SHOWN: usize = 24;
     for name in names {
         let n = name.chars().count();
-        if n == 0 || n > MAX_NAME_CHARS || name.chars().any(|c| c.is_control() || is_invisible(c)) {
+        if name.trim().is_empty() || n > MAX_NAME_CHARS || name.chars().any(|c| c.is_control() || is_invisible(c)) {
             let head: String = name.chars().take(SHOWN).collect();
             let shown = if n > SHOWN { format!("{}… ({n} characters)", basic_string(&head)) } else { basic_string(&head) };
-            return Err(ConfigError::new(section, shown, format!("table names of 1 to {MAX_NAME_CHARS} characters without control characters or invisible ones (zero-width, bidirectional, line separators)")));
+            return Err(ConfigError::new(section, shown, format!("table names of 1 to {MAX_NAME_CHARS} characters, not blank, without control characters or invisible ones (zero-width, bidirectional, line separators)")));
         }
     }
     Ok(())

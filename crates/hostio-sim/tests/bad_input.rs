@@ -14,7 +14,7 @@ fn err_key(text: &str, ov: &[&str]) -> String {
 
 /// Zero-width and bidirectional formatting characters and line separators.
 fn invisible(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{3164}' | '\u{feff}' | '\u{e0000}'..='\u{e0fff}')
 }
 
 fn platform_with(field: &str, value: &str) -> Result<Platform, hostio_sim::ConfigError> {
@@ -156,9 +156,9 @@ fn table_names_are_short_and_printable() {
     };
     // Controls, an empty or long name, and invisible characters: a right-to-left override
     // (U+202E) would print the rest of the line reversed, a zero-width space hides a difference.
-    for bad in ["\"\\u001b[31mRED\"", "\"a\\nb\"", "\"\"", "\"a\\u0085b\"", &format!("\"{}\"", "x".repeat(65)), "\"fwd\\u202edcba\"", "\"fw\\u200bd\"", "\"a\\u2066b\"", "\"\\ufefffwd\""] {
+    for bad in ["\"\\u001b[31mRED\"", "\"a\\nb\"", "\"\"", "\"a\\u0085b\"", &format!("\"{}\"", "x".repeat(65)), "\"fwd\\u202edcba\"", "\"fw\\u200bd\"", "\"a\\u2066b\"", "\"\\ufefffwd\"", "\"f\\u206aw\"", "\"\\U000e0041\"", "\"a\\u3164b\"", "\" \"", "\"\\u3000\""] {
         let e = parse_scenario(&text(bad), &[]).expect_err(bad);
-        assert!(e.key == "apps" && e.to_string().contains("table names of 1 to 64 characters without control characters"), "{bad}: {e}");
+        assert!(e.key == "apps" && e.to_string().contains("table names of 1 to 64 characters, not blank, without control characters"), "{bad}: {e}");
         assert!(!e.to_string().chars().any(|c| c.is_control() || invisible(c)), "{bad}: the error itself prints no control or invisible character: {e:?}");
     }
     // A long name is shown by its start and its length in characters (not of its escapes).
@@ -184,7 +184,8 @@ fn a_long_value_is_cut_to_its_start_and_length_and_the_rest_of_the_message_stays
 fn a_parser_message_quoting_a_key_shows_its_control_and_invisible_characters_escaped() {
     // serde names the unknown field as written; the message escapes what would reach the
     // terminal raw (an escape sequence) or disguise the key (a right-to-left override).
-    for (key, shown) in [("\\u001b[31mX", "`\\u001b[31mX`"), ("ab\\u202ecd", "`ab\\u202ecd`"), ("a\\u200bb", "`a\\u200bb`")] {
+    for (key, shown) in [("\\u001b[31mX", "`\\u001b[31mX`"), ("ab\\u202ecd", "`ab\\u202ecd`"), ("a\\u200bb", "`a\\u200bb`"),
+                         ("\\u2028", "`\\u2028`"), ("n\\u0085l", "`n\\u0085l`"), ("t\\U000e0041", "`t\\U000e0041`")] {
         let e = parse_scenario(&BASE, &[format!("run.\"{key}\"=1")]).unwrap_err();
         let text = e.to_string();
         assert!(text.contains(&format!("unknown field {shown}")), "{key}: {text}");
