@@ -784,6 +784,11 @@ def test_pcie_parameter_tables_check_each_value_where_it_is():
                       # an unknown parameter at any depth, before anything reaches the compiled module
                       (lambda: pcie.latency("dma_read", 64, params={"zzz": object()}), r"^params\.zzz = .*: a known parameter of params: link, "),
                       (lambda: pcie.latency("dma_read", 64, params={"link": {"speed": 3}}), r"^params\.link\.speed = 3: a known parameter of params\.link: gen, "),
+                      # too large for the field's integer type: named, with the type's range
+                      (lambda: pcie.latency("dma_read", 64, params={"link": {"gen": 300}}), r"^params\.link\.gen = 300: a whole number in 0\.\.=255$"),
+                      (lambda: pcie.latency("dma_read", 64, params={"iommu": {"iotlb_entries": 2 ** 63}}), r"^params\.iommu\.iotlb_entries = 9223372036854775808: a whole number in 0\.\.=4294967295$"),
+                      # a value too deeply nested to show
+                      (lambda: pcie.latency("dma_read", 64, params=_nested(1500)), r"^params\.a = <a dict nested too deeply to show>: a known parameter"),
                       (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, platform={"llc_bytes": -1}), r"^platform\.llc_bytes = -1: a whole number")):
         with pytest.raises(hostio.ConfigError, match=msg):
             call()
@@ -805,3 +810,16 @@ def test_python_spells_keys_with_unshown_characters_as_the_simulator_does(part):
     key = sim.key_text(["run", part])
     assert str(e.value).startswith(key + ":"), (key, str(e.value))
     assert key.isprintable(), key
+
+
+def _nested(depth: int) -> dict:
+    d = cur = {}
+    for _ in range(depth):
+        cur["a"] = {}
+        cur = cur["a"]
+    return d
+
+
+def test_scenario_text_with_an_unpaired_surrogate_is_named():
+    with pytest.raises(hostio.ConfigError, match=r"^scenario = .*: TOML text of valid Unicode \(no unpaired surrogates\)"):
+        sim.check("[run]\nseed = 1\n# \ud800\n")

@@ -75,7 +75,10 @@ def config_error(key: str, value, allowed: str) -> ConfigError:
             k //= 2
         shown = f"{value[:k]!r}… ({len(value)} characters)"
     else:
-        shown = repr(value)
+        try:
+            shown = repr(value)
+        except RecursionError:
+            shown = f"<a {type(value).__name__} nested too deeply to show>"
         if len(shown) > MAX_SHOWN:
             shown = f"{shown[:MAX_SHOWN]}… ({len(shown)} characters of its text)"
     return ConfigError(f"{key} = {shown}: {allowed}")

@@ -273,7 +273,22 @@ def _named_in(table, name: str):
             found = [k for k in leaves if k == key] or [k for k in leaves if k.endswith("." + key)]
             if len(found) == 1:
                 raise ConfigError(f"{name}.{found[0]} = {rest}") from None
+        # A whole number too large for its field: the declaration's parser names neither.
+        m = re.search(r"invalid value: integer `(\d+)`, expected u(8|16|32|64)\b", str(e))
+        if m and isinstance(table, dict):
+            leaves = [k for k, v in _leaf_items(table) if type(v) is int and v == int(m.group(1))]
+            if len(leaves) == 1:
+                raise ConfigError(f"{name}.{leaves[0]} = {m.group(1)}: a whole number in 0..={(1 << int(m.group(2))) - 1}") from None
         raise
+
+
+def _leaf_items(table, prefix: str = ""):
+    """(dotted key, value) of the leaves of a nested mapping."""
+    for k, v in table.items():
+        if isinstance(v, dict):
+            yield from _leaf_items(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v
 
 
 def _merge(base: dict, over: dict, where: str) -> dict:

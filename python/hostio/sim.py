@@ -238,7 +238,7 @@ def _source(scenario: Scenario) -> tuple[str, bool]:
     if not isinstance(s, str):
         raise config_error("scenario", type(scenario).__name__, SCENARIO_KINDS)
     if "\n" in s or "[" in s and not os.path.exists(s):
-        return s, False
+        return checked_text("scenario", s, "TOML text of valid Unicode (no unpaired surrogates), a file or a bundled name"), False
     path = Path(s)
     if not _is_file(path):
         try:

@@ -36,17 +36,56 @@ impl ConfigError {
                 value = format!("{x:e}");
             }
         }
-        let n = value.chars().count();
-        if n > MAX_SHOWN {
-            value = format!("{}… ({n} characters)", value.chars().take(MAX_SHOWN).collect::<String>());
-        }
-        let mut key = key.into();
-        let k = key.chars().count();
-        if k > MAX_SHOWN {
-            key = format!("{}… ({k} characters)", key.chars().take(MAX_SHOWN).collect::<String>());
-        }
-        ConfigError { key, value, allowed: allowed.into() }
+        ConfigError { key: shown_cut(&key.into()), value: shown_cut(&value), allowed: allowed.into() }
     }
+}
+
+/// `text` as an error shows it: control and invisible characters escaped ([`escaped`]), and
+/// beyond `MAX_SHOWN` characters its start and its length, cut before an escape rather than
+/// inside one.
+fn shown_cut(text: &str) -> String {
+    cut_at(&escaped(text), MAX_SHOWN)
+}
+
+/// `text` (escaped), or beyond `max` characters its start and its length, cut before an escape
+/// rather than inside one.
+fn cut_at(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    let mut head: String = text.chars().take(max).collect();
+    // An escape (`\uXXXX`, `\UXXXXXXXX`, `\u{...}`) the cut went through is dropped whole.
+    if let Some(i) = head.rfind('\\') {
+        let tail = &head[i..];
+        let whole = tail.starts_with("\\u{") && tail.contains('}')
+            || tail.starts_with("\\u") && !tail.starts_with("\\u{") && tail.len() >= 6
+            || tail.starts_with("\\U") && tail.len() >= 10
+            || !tail.starts_with("\\u") && !tail.starts_with("\\U") && tail.len() >= 2;
+        if !whole {
+            head.truncate(i);
+        }
+    }
+    format!("{head}… ({n} characters)")
+}
+
+/// `text` with control and invisible characters ([`is_invisible`]) as `\uXXXX` (`\UXXXXXXXX`
+/// beyond U+FFFF); everything else as it is.
+fn escaped(text: &str) -> String {
+    if !text.chars().any(|c| c.is_control() || is_invisible(c)) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if (c.is_control() || is_invisible(c)) && (c as u32) < 0x10000 {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else if is_invisible(c) {
+            out.push_str(&format!("\\U{:08x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 impl fmt::Display for ConfigError {
@@ -1173,27 +1212,16 @@ fn value_at<'a>(root: &'a toml::Value, path: &serde_path_to_error::Path) -> Opti
 /// they were written) are escaped as `\uXXXX`.
 fn short_quotes(msg: &str) -> String {
     let mut out = String::with_capacity(msg.len().min(1024));
-    let escaped = |out: &mut String, text: &str| {
-        for c in text.chars() {
-            if (c.is_control() || is_invisible(c)) && (c as u32) < 0x10000 {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            } else if is_invisible(c) {
-                out.push_str(&format!("\\U{:08x}", c as u32));
-            } else {
-                out.push(c);
-            }
-        }
-    };
     for (i, part) in msg.split('`').enumerate() {
         if i > 0 {
             out.push('`');
         }
         let n = part.chars().count();
         if i % 2 == 1 && n > 60 {
-            escaped(&mut out, &part.chars().take(60).collect::<String>());
+            out.push_str(&escaped(&part.chars().take(60).collect::<String>()));
             out.push_str(&format!("… ({n} characters)"));
         } else {
-            escaped(&mut out, part);
+            out.push_str(&escaped(part));
         }
     }
     out
@@ -1207,12 +1235,7 @@ fn shown(node: &toml::Value) -> String {
         toml::Value::Datetime(d) => d.to_string(),
         v => one_line(&v.to_string()),
     };
-    let n = s.chars().count();
-    if n > 60 {
-        format!("{}… ({n} characters)", s.chars().take(60).collect::<String>())
-    } else {
-        s
-    }
+    cut_at(&s, 60)
 }
 
 /// An enum-typed key given a number, a boolean, an array or a table: serde says only "invalid type:

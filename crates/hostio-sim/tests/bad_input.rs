@@ -192,3 +192,16 @@ fn a_parser_message_quoting_a_key_shows_its_control_and_invisible_characters_esc
         assert!(!text.chars().any(|c| c.is_control() || invisible(c)), "{key}: {text:?}");
     }
 }
+
+#[test]
+fn a_long_value_or_key_is_cut_before_an_escape_not_inside_it() {
+    let rlo = "\\u202e".repeat(100);
+    let e = parse_scenario(&BASE, &[format!("run.\"{rlo}\"=1")]).unwrap_err();
+    let e2 = parse_scenario(&BASE, &[format!("nics.nic0.rx_descriptors=\"{}{}\"", "x".repeat(58), "\\u202e".repeat(40))]).unwrap_err();
+    for shown in [&e.key, &e.value, &e2.value] {
+        let head = shown.split('…').next().unwrap();
+        let last = head.rsplit('\\').next().unwrap();
+        assert!(!head.contains('\\') || last.len() >= 5, "cut inside an escape: {shown}");
+        assert!(!shown.chars().any(|c| c.is_control() || invisible(c)), "{shown:?}");
+    }
+}
