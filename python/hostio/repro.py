@@ -1003,7 +1003,7 @@ FIG3_0X003 = ratio_window(2.5, step=0.5)
 FIG3_0X600 = ratio_window(3.0, step=1.0, almost=True)
 #: What the I/O app's floor (and so every ratio over it) rests on.
 FIG3_FLOOR_NOTE = ("the I/O app's floor is its own 2 MiB of code and data (an estimate of FastClick's, engine docs) missing in its two CAT ways, "
-                   "so its ratios follow that estimated size: with 1 MiB the 0x003 ratio is 6.4× (see the remote-socket claim)")
+                   "so its ratios follow that estimated size: with 1 MiB the 0x003 ratio is 6.5× (see the remote-socket claim)")
 
 
 def fig3_claims(rows):
@@ -1061,10 +1061,10 @@ def remote_claims(rows):
             "own 2 MiB working set (code and heap in 4 KiB pages, spread over the (slice, set) pairs like balls in bins) "
             "missing in its 2 CAT ways (0x0C0). The ratio follows that baseline, whose size (FastClick's own data) is an "
             "estimate, but no size fits both this ratio and Fig. 3: with 1 MiB (the per-packet cycles recalibrated on §4.1 to 112) "
-            "five seeds give 30.6× here and 6.4× for Fig. 3's 0x003 co-runner (paper ~2.5×), against 8.4× and 2.4× with 2 MiB "
+            "five seeds give 27.8× here and 6.5× for Fig. 3's 0x003 co-runner (paper ~2.5×), against this claim's ratio and Fig. 3's with 2 MiB "
             "(`apps.io.working_set_mib=1`, `apps.io.cycles_per_packet=28`). "
-            "The paper's baseline is the I/O app 'without any contention'; read as the app alone in all 11 ways (no CAT class), "
-            "hostio's baseline is 0.029 misses per packet (five seeds, 0.028–0.032) and the ratio ~43×: the paper's 20× lies between "
+            "The paper's baseline is the I/O app 'without any contention'; read as the app alone in all 11 ways (`apps.io.cat_mask=0x7ff`), "
+            "hostio's baseline is 0.029 misses per packet (five seeds, 0.026–0.032) and the ratio ~39×: the paper's 20× lies between "
             "the two readings. Missing: which baseline "
             "the paper divides by (the app in its CAT ways, as here, or without CAT), and the size of FastClick's own data")
     lo, hi = REMOTE_RATIO

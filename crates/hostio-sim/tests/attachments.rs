@@ -500,5 +500,7 @@ fn a_core_that_goes_idle_after_a_tx_burst_wakes_only_once_that_burst_is_done() {
     let mpps = |rate: u32| run(&scenario(SKX, 64, rate, "attachment = \"memory-channel\"", "", "")).metrics.throughput_mpps;
     let ceiling = mpps(20);
     let below = mpps(5);
-    assert!(below <= 1.01 * ceiling, "{below} Mpps forwarded at 5 Gb/s, above the saturated core's {ceiling} Mpps");
+    // (The early wake-up forwarded 11 % more; saturated, the core's bursts are a little less
+    // regular, within 3 %.)
+    assert!(below <= 1.03 * ceiling, "{below} Mpps forwarded at 5 Gb/s, above the saturated core's {ceiling} Mpps");
 }

@@ -373,7 +373,12 @@ impl Engine {
             }
         }
         *t += batch.cost();
-        self.nic_drain(ni, *t);
+        // The NIC sees the new descriptors once they are written (the RQ doorbell record).
+        let rx = &mut self.nics[ni].queues[q].rx;
+        if rx.posted > rx.posts.back().map_or(rx.visible, |p| p.1) {
+            rx.posts.push_back((*t, rx.posted));
+            self.schedule(*t, Ev::Posted(ni as u16, q as u16));
+        }
         // FastClick wraps the burst into a batch before any element runs, prefetching each
         // packet's first line as it goes (`rte_prefetch0` in `FromDPDKDevice::run_task`,
         // elements/userlevel/fromdpdkdevice.cc). The prefetches leave in order, at most one per

@@ -7,8 +7,9 @@
 //! each socket's cache hierarchy's, each memory-channel zone's); the generic slice maps are
 //! shuffled once with a fixed seed, as a processor's hash is fixed (`cache` module docs). Events are per packet: `Arrival` (a frame has fully arrived at a
 //! NIC), `Core` (a poll-mode core finishes its current step), `TxFetch` (the NIC reads posted TX
-//! descriptors), `CoRunner` (1 µs of a co-runner's accesses), `NicDrain`, `PauseRefresh` and
-//! `Warmup`. Cache work inside an event runs line by line.
+//! descriptors), `Posted` (RX descriptors a core wrote reach the NIC), `CoRunner` (1 µs of a
+//! co-runner's accesses), `NicDrain`, `PauseRefresh` and `Warmup`. Cache work inside an event
+//! runs line by line.
 //!
 //! # Parts
 //! * [`traffic`]: generators, trains, RSS and flow-director steering;
@@ -108,6 +109,8 @@ enum Ev {
     NicDrain(u16),
     /// The NIC fetches posted TX descriptors of (nic, queue).
     TxFetch(u16, u16),
+    /// RX descriptors a core posted reach the NIC of (nic, queue).
+    Posted(u16, u16),
 }
 
 /// An event in the heap at time `key >> 64`, scheduled `key as u64`-th: the key orders by time,
@@ -358,6 +361,8 @@ impl Engine {
                             nic_pos: 0,
                             sw_pos: 0,
                             posted: 0,
+                            visible: 0,
+                            posts: VecDeque::new(),
                             desc_line,
                             cq_line,
                             cq: zeroed(rxn)?,
@@ -618,6 +623,7 @@ impl Engine {
                     self.nics[ni].queues[q].rx.mbuf[i as usize] = m;
                 }
                 self.nics[ni].queues[q].rx.posted = n;
+                self.nics[ni].queues[q].rx.visible = n;
             }
         }
     }
@@ -723,6 +729,7 @@ impl Engine {
                         self.on_tx_fetch(n as usize, q as usize);
                     }
                 }
+                Ev::Posted(n, q) => self.on_posted(n as usize, q as usize),
                 Ev::Warmup => self.on_warmup(),
             }
         }

@@ -6,7 +6,9 @@
 //!
 //! # Receive
 //! A frame goes straight to its queue's next posted descriptor when the queue has one, no frame
-//! of that queue waits ahead of it and the link has room. Otherwise:
+//! of that queue waits ahead of it and the link has room. Descriptors a core posts reach the NIC
+//! when the core has written them, at the end of its burst's replenishing (`Posted`), not when
+//! it starts the burst. Otherwise:
 //! * **Flow control off** (the default): a frame whose queue has no posted descriptor and no
 //!   frame waiting ahead is dropped at once (*out of buffer*). This is ConnectX's behaviour: the
 //!   mlx5 driver's `rx_out_of_buffer` counter is "the number of all packets that are dropped due
@@ -46,8 +48,13 @@ pub(super) struct RxRing {
     pub(super) nic_pos: u64,
     /// Next slot the core consumes.
     pub(super) sw_pos: u64,
-    /// Slots below this are posted to the NIC (hold a buffer).
+    /// Slots below this are posted by the core (hold a buffer).
     pub(super) posted: u64,
+    /// Slots below this are posted as the NIC sees them: the core's descriptor writes of a burst
+    /// reach the NIC when the burst's replenishing ends (`posts`), not when the core starts it.
+    pub(super) visible: u64,
+    /// Replenishments not yet seen by the NIC: (when, `posted` then), in time order.
+    pub(super) posts: VecDeque<(u64, u64)>,
     pub(super) desc_line: u32,
     pub(super) cq_line: u32,
     /// Per slot: the completion line the NIC wrote for it (where the core finds it).
@@ -213,7 +220,7 @@ impl Engine {
         nic.arrived_all += 1;
         let qu = &nic.queues[q];
         let link_ok = nic.attach.accepts(now);
-        let slot = qu.rx.nic_pos < qu.rx.posted;
+        let slot = qu.rx.nic_pos < qu.rx.visible;
         if qu.backlog.is_empty() && slot && link_ok {
             self.dma_in(ni, q, p, now);
             return;
@@ -306,7 +313,7 @@ impl Engine {
                     break;
                 }
                 let qu = &nic.queues[q];
-                let slot = qu.rx.nic_pos < qu.rx.posted;
+                let slot = qu.rx.nic_pos < qu.rx.visible;
                 if qu.backlog.is_empty() || (!slot && nic.pause) {
                     continue;
                 }
@@ -397,8 +404,24 @@ impl Engine {
         }
     }
 
-    /// When the oldest TX slot of a queue may free: its frame's wire time, or — not fetched yet —
-    /// the NIC's next fetch.
+    /// Descriptors a core posted reach the NIC: the replenishments of (nic, queue) due by now
+    /// become visible, and frames waiting in the NIC buffer move into them.
+    pub(super) fn on_posted(&mut self, ni: usize, q: usize) {
+        let now = self.now;
+        let rx = &mut self.nics[ni].queues[q].rx;
+        while let Some(&(at, posted)) = rx.posts.front() {
+            if at > now {
+                break;
+            }
+            rx.visible = posted;
+            rx.posts.pop_front();
+        }
+        self.nic_drain(ni, now);
+    }
+
+    /// When the oldest TX slot of a queue may free: its frame's wire time; fetched but not on the
+    /// wire yet (a multi-queue NIC, data still coming), not before its data is there
+    /// (`wire_ready`); not fetched yet, the NIC's next fetch.
     pub(super) fn tx_slot_free_at(&self, ni: usize, q: usize) -> u64 {
         let tx = &self.nics[ni].queues[q].tx;
         let done = tx.done[(tx.clean % tx.n) as usize];

@@ -142,7 +142,7 @@ impl Engine {
         if nic.pause {
             return None;
         }
-        if nic.queues.iter().all(|q| q.rx.nic_pos >= q.rx.posted && q.backlog.is_empty()) {
+        if nic.queues.iter().all(|q| q.rx.nic_pos >= q.rx.visible && q.backlog.is_empty()) {
             Some(Kept::Nothing)
         } else if nic.queues.iter().all(|q| !q.backlog.is_empty()) {
             Some(Kept::Fitting(nic.buf_cap - nic.buf_bytes))
