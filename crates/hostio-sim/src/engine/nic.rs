@@ -582,6 +582,35 @@ mod tests {
     use crate::engine::Engine;
     use std::collections::VecDeque;
 
+    /// Descriptors a core has written reach the NIC at the time the core's burst wrote them
+    /// (`posts`), not before: a frame arriving earlier finds no slot and is out of buffer; one
+    /// arriving after goes into the new slot.
+    #[test]
+    fn posted_descriptors_reach_the_nic_when_written() {
+        let text = "[nics.nic0]\nrx_descriptors = 32\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 64\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\ncores = 1\n";
+        let sc = crate::parse_scenario(text, &[]).expect("valid");
+        let mut e = Engine::new(sc.resolve().expect("valid")).expect("built");
+        e.prefill_rings();
+        let us = 1_000_000;
+        {
+            let rx = &mut e.nics[0].queues[0].rx;
+            // The NIC has filled every slot, the core has taken them and written 32 new ones,
+            // which reach the NIC at 5 µs.
+            rx.nic_pos = 32;
+            rx.sw_pos = 32;
+            rx.posted = 64;
+            rx.posts.push_back((5 * us, 64));
+        }
+        let pkt = |at| super::Pkt { arrival_ps: at, len: 64, flow: 0 };
+        e.now = 4 * us;
+        e.nic_receive(0, 0, pkt(4 * us), 4 * us);
+        assert_eq!((e.nics[0].dropped_all, e.nics[0].queues[0].rx.nic_pos), (1, 32), "before the descriptors are there");
+        e.now = 5 * us;
+        e.on_posted(0, 0);
+        e.nic_receive(0, 0, pkt(5 * us), 5 * us);
+        assert_eq!((e.nics[0].dropped_all, e.nics[0].queues[0].rx.nic_pos), (1, 33), "after");
+    }
+
     /// Two queues' fetched frames: queue 0's, fetched first, has its data at 5 µs (a DRAM
     /// read); queue 1's, fetched later, at 2 µs (inlined). The wire takes queue 1's first, and
     /// queue 0's when its data has arrived, not in fetch order.
