@@ -377,7 +377,7 @@ impl Engine {
         let rx = &mut self.nics[ni].queues[q].rx;
         if rx.posted > rx.posts.back().map_or(rx.visible, |p| p.1) {
             rx.posts.push_back((*t, rx.posted));
-            self.schedule(*t, Ev::Posted(ni as u16, q as u16));
+            self.wake_on_post(ni, q);
         }
         // FastClick wraps the burst into a batch before any element runs, prefetching each
         // packet's first line as it goes (`rte_prefetch0` in `FromDPDKDevice::run_task`,

@@ -7,7 +7,7 @@
 //! each socket's cache hierarchy's, each memory-channel zone's); the generic slice maps are
 //! shuffled once with a fixed seed, as a processor's hash is fixed (`cache` module docs). Events are per packet: `Arrival` (a frame has fully arrived at a
 //! NIC), `Core` (a poll-mode core finishes its current step), `TxFetch` (the NIC reads posted TX
-//! descriptors), `Posted` (RX descriptors a core wrote reach the NIC), `CoRunner` (1 µs of a
+//! descriptors), `Posted` (RX descriptors a core wrote reach a NIC whose frames wait for them), `CoRunner` (1 µs of a
 //! co-runner's accesses), `NicDrain`, `PauseRefresh` and `Warmup`. Cache work inside an event
 //! runs line by line.
 //!
@@ -109,7 +109,7 @@ enum Ev {
     NicDrain(u16),
     /// The NIC fetches posted TX descriptors of (nic, queue).
     TxFetch(u16, u16),
-    /// RX descriptors a core posted reach the NIC of (nic, queue).
+    /// RX descriptors a core posted reach the NIC of (nic, queue), where frames wait for them.
     Posted(u16, u16),
 }
 
@@ -363,6 +363,7 @@ impl Engine {
                             posted: 0,
                             visible: 0,
                             posts: VecDeque::new(),
+                            post_event_at: u64::MAX,
                             desc_line,
                             cq_line,
                             cq: zeroed(rxn)?,

@@ -7,8 +7,9 @@
 //! # Receive
 //! A frame goes straight to its queue's next posted descriptor when the queue has one, no frame
 //! of that queue waits ahead of it and the link has room. Descriptors a core posts reach the NIC
-//! when the core has written them, at the end of its burst's replenishing (`Posted`), not when
-//! it starts the burst. Otherwise:
+//! when the core has written them, at the end of its burst's replenishing, not when it starts
+//! the burst (the NIC applies them when it next looks at the ring; frames waiting in the buffer
+//! for one get a `Posted` event). Otherwise:
 //! * **Flow control off** (the default): a frame whose queue has no posted descriptor and no
 //!   frame waiting ahead is dropped at once (*out of buffer*). This is ConnectX's behaviour: the
 //!   mlx5 driver's `rx_out_of_buffer` counter is "the number of all packets that are dropped due
@@ -53,8 +54,12 @@ pub(super) struct RxRing {
     /// Slots below this are posted as the NIC sees them: the core's descriptor writes of a burst
     /// reach the NIC when the burst's replenishing ends (`posts`), not when the core starts it.
     pub(super) visible: u64,
-    /// Replenishments not yet seen by the NIC: (when, `posted` then), in time order.
+    /// Replenishments not yet seen by the NIC: (when, `posted` then), in time order; applied
+    /// when the NIC next looks at the ring ([`Engine::settle_posts`]).
     pub(super) posts: VecDeque<(u64, u64)>,
+    /// Time of the live `Posted` event of this queue (`u64::MAX`: none): needed only when frames
+    /// wait in the NIC buffer for a descriptor (flow control on).
+    pub(super) post_event_at: u64,
     pub(super) desc_line: u32,
     pub(super) cq_line: u32,
     /// Per slot: the completion line the NIC wrote for it (where the core finds it).
@@ -216,6 +221,7 @@ impl Nic {
 
 impl Engine {
     pub(super) fn nic_receive(&mut self, ni: usize, q: usize, p: Pkt, now: u64) {
+        self.settle_posts(ni, q, now);
         let nic = &mut self.nics[ni];
         nic.arrived_all += 1;
         let qu = &nic.queues[q];
@@ -235,6 +241,8 @@ impl Engine {
         }
         nic.buf_bytes += p.len as u64;
         nic.queues[q].backlog.push_back(p);
+        self.wake_on_post(ni, q);
+        let nic = &mut self.nics[ni];
         if nic.pause && !nic.pausing && nic.buf_bytes >= nic.xoff {
             nic.pausing = true;
             nic.pause_until = now + nic.quanta_ps;
@@ -302,6 +310,9 @@ impl Engine {
     /// descriptor is dropped (out of buffer).
     pub(super) fn nic_drain(&mut self, ni: usize, now: u64) {
         let nq = self.nics[ni].queues.len();
+        for q in 0..nq {
+            self.settle_posts(ni, q, now);
+        }
         let mut blocked_by_link = false;
         loop {
             let mut moved = false;
@@ -334,6 +345,9 @@ impl Engine {
         }
         if blocked_by_link {
             self.schedule_drain(ni);
+        }
+        for q in 0..nq {
+            self.wake_on_post(ni, q);
         }
         let in_win = self.in_window(now);
         let nic = &mut self.nics[ni];
@@ -404,10 +418,9 @@ impl Engine {
         }
     }
 
-    /// Descriptors a core posted reach the NIC: the replenishments of (nic, queue) due by now
-    /// become visible, and frames waiting in the NIC buffer move into them.
-    pub(super) fn on_posted(&mut self, ni: usize, q: usize) {
-        let now = self.now;
+    /// The replenishments of (nic, queue) written by `now` become visible to the NIC.
+    #[inline]
+    pub(super) fn settle_posts(&mut self, ni: usize, q: usize, now: u64) {
         let rx = &mut self.nics[ni].queues[q].rx;
         while let Some(&(at, posted)) = rx.posts.front() {
             if at > now {
@@ -416,7 +429,38 @@ impl Engine {
             rx.visible = posted;
             rx.posts.pop_front();
         }
+    }
+
+    /// With flow control, frames of (nic, queue) that wait in the NIC buffer for a descriptor
+    /// move when the next replenishment reaches the NIC: an event then (without flow control
+    /// such frames are dropped, and the NIC sees new descriptors when it next looks).
+    pub(super) fn wake_on_post(&mut self, ni: usize, q: usize) {
+        let nic = &mut self.nics[ni];
+        let qu = &mut nic.queues[q];
+        if !nic.pause || qu.backlog.is_empty() || qu.rx.nic_pos < qu.rx.visible {
+            return;
+        }
+        if let Some(&(at, _)) = qu.rx.posts.front() {
+            if at < qu.rx.post_event_at {
+                qu.rx.post_event_at = at;
+                self.schedule(at, Ev::Posted(ni as u16, q as u16));
+            }
+        }
+    }
+
+    /// The replenishment a queue's waiting frames need has reached the NIC.
+    pub(super) fn on_posted(&mut self, ni: usize, q: usize) {
+        let now = self.now;
+        if self.nics[ni].queues[q].rx.post_event_at != now {
+            return;
+        }
+        self.nics[ni].queues[q].rx.post_event_at = u64::MAX;
         self.nic_drain(ni, now);
+    }
+
+    /// The earliest replenishment of NIC `ni` not yet visible to it (`u64::MAX`: none).
+    pub(super) fn next_post(&self, ni: usize) -> u64 {
+        self.nics[ni].queues.iter().filter_map(|q| q.rx.posts.front().map(|p| p.0)).min().unwrap_or(u64::MAX)
     }
 
     /// When the oldest TX slot of a queue may free: its frame's wire time; fetched but not on the
@@ -584,7 +628,7 @@ mod tests {
 
     /// Descriptors a core has written reach the NIC at the time the core's burst wrote them
     /// (`posts`), not before: a frame arriving earlier finds no slot and is out of buffer; one
-    /// arriving after goes into the new slot.
+    /// arriving after goes into the new slot (the NIC applies the replenishment when it looks).
     #[test]
     fn posted_descriptors_reach_the_nic_when_written() {
         let text = "[nics.nic0]\nrx_descriptors = 32\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 64\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\ncores = 1\n";
@@ -606,7 +650,6 @@ mod tests {
         e.nic_receive(0, 0, pkt(4 * us), 4 * us);
         assert_eq!((e.nics[0].dropped_all, e.nics[0].queues[0].rx.nic_pos), (1, 32), "before the descriptors are there");
         e.now = 5 * us;
-        e.on_posted(0, 0);
         e.nic_receive(0, 0, pkt(5 * us), 5 * us);
         assert_eq!((e.nics[0].dropped_all, e.nics[0].queues[0].rx.nic_pos), (1, 33), "after");
     }

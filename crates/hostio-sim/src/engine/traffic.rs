@@ -109,13 +109,16 @@ impl Engine {
         }
         loop {
             self.arrive(g);
+            let ni = self.gens[g].nic;
             let mut next = self.next_event_at();
             if self.gens[g].next_at < next && self.drop_loop {
-                if let Some(kept) = self.drop_room(self.gens[g].nic) {
+                if let Some(kept) = self.drop_room(ni) {
+                    // A replenishment that reaches the NIC ends a run of drops as an event would.
+                    let next = next.min(self.next_post(ni));
                     self.drop_until(g, next, kept);
-                    // A frame it buffered may have scheduled an earlier event (a NIC drain).
-                    next = self.next_event_at();
                 }
+                // A frame it buffered may have scheduled an earlier event (a NIC drain).
+                next = self.next_event_at();
             }
             let at = self.gens[g].next_at;
             if at < next && at < self.stop {
