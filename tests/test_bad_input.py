@@ -823,3 +823,9 @@ def _nested(depth: int) -> dict:
 def test_scenario_text_with_an_unpaired_surrogate_is_named():
     with pytest.raises(hostio.ConfigError, match=r"^scenario = .*: TOML text of valid Unicode \(no unpaired surrogates\)"):
         sim.check("[run]\nseed = 1\n# \ud800\n")
+
+
+def test_a_sweep_axis_key_with_an_unpaired_surrogate_is_named_as_the_axis(tmp_path):
+    with pytest.raises(hostio.ConfigError, match=r"^axes = .*: a KEY\.PATH string of valid Unicode text$"):
+        hostio.sweep("quickstart", {'apps."x\ud800y".cores': [1, 2]}, out=tmp_path / "s")
+    assert not (tmp_path / "s").exists()

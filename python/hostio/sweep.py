@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from hostio import outfile, sim
-from hostio.errors import ConfigError, config_error, say
+from hostio.errors import ConfigError, checked_text, config_error, say
 
 SCHEDULERS = "local, dask, or tcp://HOST:PORT of a running Dask scheduler"
 #: The most runs (points × seeds) one sweep, advice or reproduction may ask for.
@@ -160,6 +160,7 @@ def check_axes(axes, option: str = "--axis") -> dict[str, list]:
     for key, vals in axes.items():
         if not isinstance(key, str) or not key.strip():
             raise config_error(option, key, "a KEY.PATH string")
+        checked_text(option, key, "a KEY.PATH string of valid Unicode text")
         norm = sim.normal_key(key.strip(), option)
         if norm in out:
             raise config_error(option, key, f"each key once ({norm} is already one, spelt {spelt[norm]!r})")
