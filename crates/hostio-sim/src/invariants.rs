@@ -20,6 +20,8 @@ pub struct QueueLedger {
     pub rx_nic_pos: u64,
     pub rx_sw_pos: u64,
     pub rx_posted: u64,
+    /// Slots the NIC sees posted (the core's replenishments reach it when written).
+    pub rx_visible: u64,
     /// Frames taken from the RX ring and not yet placed in the TX ring.
     pub at_core: u64,
     pub tx_n: u64,
@@ -63,10 +65,10 @@ pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
             bad.push(format!("nics.{}: buffer holds {} B by count, {} B by frames, capacity {} B", n.name, n.buf_bytes, n.buffered_bytes, n.buf_cap));
         }
         for (i, q) in n.queues.iter().enumerate() {
-            if !(q.rx_sw_pos <= q.rx_nic_pos && q.rx_nic_pos <= q.rx_posted && q.rx_posted <= q.rx_sw_pos + q.rx_n) {
+            if !(q.rx_sw_pos <= q.rx_nic_pos && q.rx_nic_pos <= q.rx_visible && q.rx_visible <= q.rx_posted && q.rx_posted <= q.rx_sw_pos + q.rx_n) {
                 bad.push(format!(
-                    "nics.{} queue {i}: RX ring out of order (software {}, NIC {}, posted {}, size {})",
-                    n.name, q.rx_sw_pos, q.rx_nic_pos, q.rx_posted, q.rx_n
+                    "nics.{} queue {i}: RX ring out of order (software {}, NIC {}, seen posted by the NIC {}, posted {}, size {})",
+                    n.name, q.rx_sw_pos, q.rx_nic_pos, q.rx_visible, q.rx_posted, q.rx_n
                 ));
             }
             if !(q.tx_clean <= q.tx_head && q.tx_head <= q.tx_clean + q.tx_n) {

@@ -500,7 +500,8 @@ fn a_core_that_goes_idle_after_a_tx_burst_wakes_only_once_that_burst_is_done() {
     let mpps = |rate: u32| run(&scenario(SKX, 64, rate, "attachment = \"memory-channel\"", "", "")).metrics.throughput_mpps;
     let ceiling = mpps(20);
     let below = mpps(5);
-    // (The early wake-up forwarded 11 % more; saturated, the core's bursts are a little less
-    // regular, within 3 %.)
-    assert!(below <= 1.03 * ceiling, "{below} Mpps forwarded at 5 Gb/s, above the saturated core's {ceiling} Mpps");
+    // (The early wake-up forwarded 11 % more.) One 32-frame burst more or less in the window
+    // is the phase of the bursts against its edges: 0.11 Mpps over 300 µs.
+    let burst = 32.0 / 300.0;
+    assert!(below <= ceiling + burst + 1e-9, "{below} Mpps forwarded at 5 Gb/s, above the saturated core's {ceiling} Mpps");
 }

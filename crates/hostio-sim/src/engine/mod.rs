@@ -896,6 +896,7 @@ impl Engine {
                             rx_nic_pos: q.rx.nic_pos,
                             rx_sw_pos: q.rx.sw_pos,
                             rx_posted: q.rx.posted,
+                            rx_visible: q.rx.visible,
                             at_core: (core.burst.len() - core.burst_pos.min(core.burst.len()) + core.tx_pending.len()) as u64,
                             tx_n: q.tx.n,
                             tx_head: q.tx.head,

@@ -51,8 +51,9 @@ pub(super) struct RxRing {
     pub(super) sw_pos: u64,
     /// Slots below this are posted by the core (hold a buffer).
     pub(super) posted: u64,
-    /// Slots below this are posted as the NIC sees them: the core's descriptor writes of a burst
-    /// reach the NIC when the burst's replenishing ends (`posts`), not when the core starts it.
+    /// Slots below this are posted as the NIC sees them: a burst's replenished slots (the core's
+    /// descriptor writes, or the buffers it returns to a pool shared with the NIC) reach the NIC
+    /// when the burst's replenishing ends (`posts`), not when the core starts it.
     pub(super) visible: u64,
     /// Replenishments not yet seen by the NIC: (when, `posted` then), in time order; applied
     /// when the NIC next looks at the ring ([`Engine::settle_posts`]).
@@ -652,6 +653,36 @@ mod tests {
         e.now = 5 * us;
         e.nic_receive(0, 0, pkt(5 * us), 5 * us);
         assert_eq!((e.nics[0].dropped_all, e.nics[0].queues[0].rx.nic_pos), (1, 33), "after");
+    }
+
+    /// A core that takes a full ring's frames writes new descriptors while it handles the burst:
+    /// they reach the NIC when written, after the burst's start, so a frame arriving just after
+    /// the start still finds the ring full (out of buffer) and one arriving then gets a slot.
+    #[test]
+    fn a_cores_new_descriptors_reach_the_nic_when_its_burst_has_written_them() {
+        let text = "[nics.nic0]\nrx_descriptors = 32\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 64\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\ncores = 1\n";
+        let sc = crate::parse_scenario(text, &[]).expect("valid");
+        let mut e = Engine::new(sc.resolve().expect("valid")).expect("built");
+        e.prefill_rings();
+        let us = 1_000_000;
+        for slot in 0..32 {
+            let m = e.nics[0].queues[0].rx.mbuf[slot] as usize;
+            e.mbufs[m].len = 64;
+            e.nics[0].queues[0].rx.ready[slot] = 0;
+        }
+        e.nics[0].queues[0].rx.nic_pos = 32; // the NIC has filled every slot
+        e.now = us;
+        e.on_core(0);
+        let rx = &e.nics[0].queues[0].rx;
+        let &(written, posted) = rx.posts.back().expect("the burst replenished the ring");
+        assert!(posted == 64 && rx.visible == 32 && written > us, "posted {posted}, visible {}, written at {written} ps", rx.visible);
+        let pkt = |at| super::Pkt { arrival_ps: at, len: 64, flow: 0 };
+        e.now = us + 1;
+        e.nic_receive(0, 0, pkt(us + 1), us + 1);
+        assert_eq!((e.nics[0].dropped_all, e.nics[0].queues[0].rx.nic_pos), (1, 32), "before the descriptors are written");
+        e.now = written;
+        e.nic_receive(0, 0, pkt(written), written);
+        assert_eq!((e.nics[0].dropped_all, e.nics[0].queues[0].rx.nic_pos), (1, 33), "once written");
     }
 
     /// Two queues' fetched frames: queue 0's, fetched first, has its data at 5 µs (a DRAM
