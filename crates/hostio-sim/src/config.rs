@@ -1499,8 +1499,11 @@ pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigErro
     let (path, raw) = key_end(ov)
         .map(|i| (&ov[..i], &ov[i + 1..]))
         .ok_or_else(|| ConfigError::new("--set", ov, "KEY.PATH=VALUE, e.g. nics.nic0.rx_descriptors=4096"))?;
-    let raw = raw.trim();
-    let parts = dotted_key(path.trim())
+    // TOML's own whitespace (spaces, tabs) around the key and the value; other Unicode spaces
+    // (U+2028, U+3000, ...) are part of what was written, and refused or kept as text.
+    let toml_space = |c: char| c == ' ' || c == '\t';
+    let raw = raw.trim_matches(toml_space);
+    let parts = dotted_key(path.trim_matches(toml_space))
         .ok_or_else(|| ConfigError::new("--set", ov, "KEY.PATH=VALUE with a TOML dotted key of non-empty parts (bare, or quoted when a part holds a dot)"))?;
     let key_of = |parts: &[String]| parts.iter().map(|p| key_part(p)).collect::<Vec<_>>().join(".");
     // A number too large for an f64 (`1e400`) is neither text nor infinity.

@@ -205,3 +205,13 @@ fn a_long_value_or_key_is_cut_before_an_escape_not_inside_it() {
         assert!(!shown.chars().any(|c| c.is_control() || invisible(c)), "{shown:?}");
     }
 }
+
+#[test]
+fn unicode_spaces_around_an_override_are_not_trimmed_away() {
+    for ov in ["run.seed=1\u{2028}", "run.seed=1\u{3000}", "run.seed=\u{2028}1", "run.seed\u{3000}=1"] {
+        let e = parse_scenario(&BASE, &[ov.to_string()]).expect_err(ov);
+        assert!(!e.to_string().chars().any(|c| c.is_control() || invisible(c)), "{ov:?}: {e}");
+    }
+    // TOML's own spaces and tabs are.
+    parse_scenario(&BASE, &[" run.seed \t= \t7 ".to_string()]).expect("spaces and tabs around key and value");
+}
