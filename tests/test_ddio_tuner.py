@@ -207,6 +207,10 @@ def test_dry_run_changes_nothing_and_says_what(tmp_path, capsys):
         assert rc == 2 and f"--state = '{state}'" in err, err
         assert run_cli(["set", "--ways", "3", "--state", str(state), "--root", str(root)], capsys)[0] == 2
     assert not (tmp_path / "new").exists()
+    # A state path with an escape sequence or a right-to-left override is shown escaped.
+    odd = tmp_path / "s\x1b[31m\u202e.json"
+    rc, out, _ = run_cli(["set", "--ways", "3", "--dry-run", "--state", str(odd), "--root", str(root)], capsys)
+    assert rc == 0 and "s\\u001b[31m\\u202e.json" in out and "\x1b" not in out and "\u202e" not in out, out
 
 
 def test_haswell_accepts_any_mask_in_range(tmp_path, capsys):

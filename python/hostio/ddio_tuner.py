@@ -39,7 +39,7 @@ import stat
 import struct
 
 from hostio import outfile
-from hostio.errors import ConfigError, HostioError, config_error
+from hostio.errors import ConfigError, HostioError, config_error, shown
 
 MSR_IIO_LLC_WAYS = 0xC8B
 MSR_AMD_SDCI = 0xC00003FF  # bit 1: SDCI allocation limit (AMD's DDIO counterpart)
@@ -484,16 +484,16 @@ def apply(host: Host, changes: list[dict], state_path: str, dry_run: bool, note:
         if os.path.exists(state_path):
             # Refused as the real run would refuse it (a folder, a damaged file).
             _load_state(state_path)
-        out.append(f"dry run: would save old values to {state_path}")
+        out.append(f"dry run: would save old values to {shown(state_path)}")
         out += [f"dry run: would write {_describe(c)}" for c in changes]
         return out
     _save_state(state_path, changes)
-    out.append(f"saved old values to {state_path}")
+    out.append(f"saved old values to {shown(state_path)}")
     for i, c in enumerate(changes):
         try:
             _write(host, c)
         except OSError as exc:
-            raise _partly(exc, c, changes[:i], f"`hostio ddio restore --state {state_path}` puts them back") from None
+            raise _partly(exc, c, changes[:i], f"`hostio ddio restore --state {shown(state_path)}` puts them back") from None
         out.append(f"wrote {_describe(c)}")
     if note:
         out.append(note)
@@ -576,16 +576,16 @@ def plan_restore(host: Host, state_path: str) -> list[dict]:
 def restore(host: Host, state_path: str, dry_run: bool) -> list[str]:
     changes = plan_restore(host, state_path)
     if dry_run:
-        return [f"dry run: would write {_describe(c)}" for c in changes] + [f"dry run: would rename {state_path} to {state_path}.restored"]
+        return [f"dry run: would write {_describe(c)}" for c in changes] + [f"dry run: would rename {shown(state_path)} to {shown(state_path)}.restored"]
     out = []
     for i, c in enumerate(changes):
         try:
             _write(host, c)
         except OSError as exc:
-            raise _partly(exc, c, changes[:i], f"the state file {state_path} is kept: run the restore again once the register is writable") from None
+            raise _partly(exc, c, changes[:i], f"the state file {shown(state_path)} is kept: run the restore again once the register is writable") from None
         out.append(f"wrote {_describe(c)}")
     os.replace(state_path, state_path + ".restored")
-    out.append(f"restored; state kept as {state_path}.restored")
+    out.append(f"restored; state kept as {shown(state_path)}.restored")
     return out
 
 

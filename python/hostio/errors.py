@@ -5,11 +5,12 @@ the CLI prints it on one line and exits 2. Other failures a run can report (e.g.
 refuses a measurement) are plain ``HostioError``; ``USER_ERRORS`` is the tuple the command line
 turns into exit status 2."""
 import contextlib
+import re
 import threading
 
 from hostio._core import ConfigError, HostioError
 
-__all__ = ["ConfigError", "HostioError", "USER_ERRORS", "checked_text", "config_error", "command_line", "python_set_names", "say"]
+__all__ = ["ConfigError", "HostioError", "USER_ERRORS", "UNSHOWN_CLASS", "checked_text", "config_error", "command_line", "python_set_names", "say", "shown"]
 
 USER_ERRORS = (ConfigError, HostioError)
 
@@ -55,6 +56,21 @@ def _python_key(key: str) -> str:
         if key.startswith(opt + " ") and key[len(opt) + 1:].strip():
             return f"{PYTHON_NAMES[opt]}[{key[len(opt) + 1:]!r}]"
     return key
+
+
+#: A regular-expression class of the characters a message escapes beyond the C0 controls: DEL
+#: and the C1 controls, and the invisible ones (Unicode's default-ignorable code points, the
+#: interlinear annotation controls, line and paragraph separators), as the compiled module does.
+UNSHOWN_CLASS = ("\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e"
+                 "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3"
+                 "\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
+_UNSHOWN_ANY = re.compile(f"[\x00-\x1f{UNSHOWN_CLASS}]")
+
+
+def shown(text: str) -> str:
+    """``text`` with its control and invisible characters as ``\\uXXXX`` (``\\UXXXXXXXX``), for
+    a message that shows a name or path the user gave."""
+    return _UNSHOWN_ANY.sub(lambda m: f"\\u{ord(m.group()):04x}" if ord(m.group()) < 0x10000 else f"\\U{ord(m.group()):08x}", str(text))
 
 
 #: Characters of a value an error shows (as the compiled module's errors do).

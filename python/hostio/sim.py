@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Union
 
 from hostio import _core
-from hostio.errors import ConfigError, checked_text, config_error, python_set_names
+from hostio.errors import UNSHOWN_CLASS, ConfigError, checked_text, config_error, python_set_names
 
 Scenario = Union[str, os.PathLike, Mapping]
 
@@ -84,12 +84,9 @@ def key_parts(path) -> tuple[str, ...] | None:
     return None
 
 
-# Control characters json.dumps leaves as they are, and the invisible ones (Unicode's
-# default-ignorable code points, the interlinear annotation controls, line and paragraph
-# separators), escaped as the compiled module escapes them in keys.
-_UNSHOWN = re.compile("[\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e"
-                      "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\U0001bca0-\U0001bca3"
-                      "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+# Control characters json.dumps leaves as they are, and the invisible ones, escaped as the
+# compiled module escapes them in keys.
+_UNSHOWN = re.compile(f"[{UNSHOWN_CLASS}]")
 
 
 def _quoted(text: str) -> str:
