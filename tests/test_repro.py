@@ -618,9 +618,11 @@ def test_each_claim_is_also_judged_on_each_seed_alone():
     verdicts = repro.seed_verdicts(exp, pts, per_point)
     assert len(verdicts) == len(claims) and all(len(v) == 3 for v in verdicts)
     i = next(j for j, c in enumerate(claims) if "0x003" in c.claim)
-    assert claims[i].agrees and verdicts[i] == [True, False, True]
+    assert claims[i].agrees and [s.agrees for s in verdicts[i]] == [True, False, True]
+    row = repro._claim_row("fig3", claims[i], "", 3, verdicts[i])
+    assert row["seeds_agreeing"] == 2 and row["hostio_by_seed"].startswith("2.40× ") and " | 2.00× " in row["hostio_by_seed"], row
     # The other two agree on every seed (their values do not change with it).
-    assert all(v == [c.agrees] * 3 for j, (c, v) in enumerate(zip(claims, verdicts)) if j != i)
+    assert all([s.agrees for s in v] == [c.agrees] * 3 for j, (c, v) in enumerate(zip(claims, verdicts)) if j != i)
 
 
 def test_reproduce_every_experiment_short(tmp_path):
@@ -632,10 +634,11 @@ def test_reproduce_every_experiment_short(tmp_path):
     summary = (tmp_path / "summary.md").read_text()
     claims = _strict((tmp_path / "summary.json").read_text())
     assert claims and (tmp_path / "claims.csv").read_text().splitlines()[0].split(",") == [
-        "experiment", "claim", "paper", "hostio", "agrees", "note", "seeds", "criterion", "missing", "seeds_agreeing"]
+        "experiment", "claim", "paper", "hostio", "agrees", "note", "seeds", "criterion", "missing", "seeds_agreeing", "hostio_by_seed"]
     for c in claims:
-        assert set(c) == {"experiment", "claim", "paper", "hostio", "agrees", "note", "seeds", "criterion", "missing", "seeds_agreeing"}
+        assert set(c) == {"experiment", "claim", "paper", "hostio", "agrees", "note", "seeds", "criterion", "missing", "seeds_agreeing", "hostio_by_seed"}
         assert c["seeds"] == 2 and c["criterion"] and isinstance(c["agrees"], bool) and 0 <= c["seeds_agreeing"] <= 2
+        assert c["hostio_by_seed"].count(" | ") == 1, c["hostio_by_seed"]
         assert c["missing"] == "" or c["missing"] in repro.MISSING
         assert not (c["agrees"] and c["missing"]), c
     # the disagreements grouped by what hostio lacks: every disagreeing claim once
@@ -812,9 +815,9 @@ def test_disagreements_are_grouped_by_what_hostio_lacks():
 
 def test_claim_rows_name_what_is_missing_only_when_a_claim_disagrees():
     c = repro.Claim("c", "p", "h", True, "crit", missing="core-cost")
-    assert repro._claim_row("x", c, "", 5, 5)["missing"] == ""
+    assert repro._claim_row("x", c, "", 5)["missing"] == ""
     c.agrees = False
-    assert repro._claim_row("x", c, "why", 5, 0)["missing"] == "core-cost"
+    assert repro._claim_row("x", c, "why", 5)["missing"] == "core-cost"
 
 
 def test_a_claim_names_only_a_known_missing_mechanism():

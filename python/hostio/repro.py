@@ -17,7 +17,7 @@ one run (LLC misses per packet, PAUSE frames per million packets) are computed p
 aggregated; claims are evaluated on the per-point *medians*, and a claim that compares two points
 (a ratio or a difference) uses the ratio or difference of their medians. Each claim is also
 judged on each seed's own runs (:func:`seed_verdicts`); ``seeds_agreeing`` counts the seeds that
-agree alone. A ratio over a baseline
+agree alone, and ``hostio_by_seed`` gives hostio's value on each (the spread of a derived value). A ratio over a baseline
 of exactly 0 is undefined: the claim then disagrees and says so, it never reports infinity.
 
 Criteria. A claim is judged against the paper's own number, and against the artifact's runs
@@ -1607,28 +1607,31 @@ def _scenario_text(name: str, texts: dict) -> str | ConfigError:
     return texts[name]
 
 
-def _claim_row(exp_id: str, c: Claim, note: str, seeds: int, seeds_agreeing: int) -> dict:
-    """One claim as claims.csv and summary.json have it; ``missing`` only where it disagrees."""
+def _claim_row(exp_id: str, c: Claim, note: str, seeds: int, by_seed: Sequence[Claim] = ()) -> dict:
+    """One claim as claims.csv and summary.json have it; ``missing`` only where it disagrees;
+    ``by_seed``: the same claim judged on each seed alone (:func:`seed_verdicts`)."""
     return {"experiment": exp_id, "claim": c.claim, "paper": c.paper, "hostio": c.hostio, "agrees": bool(c.agrees),
             "note": note, "seeds": seeds, "criterion": c.criterion, "missing": "" if c.agrees else c.missing,
-            "seeds_agreeing": seeds_agreeing}
+            "seeds_agreeing": sum(bool(s.agrees) for s in by_seed),
+            "hostio_by_seed": " | ".join(s.hostio for s in by_seed)}
 
 
-def seed_verdicts(e: Experiment, pts: Sequence[Point], per_point: Sequence[Sequence[dict]]) -> list[list[bool]]:
+def seed_verdicts(e: Experiment, pts: Sequence[Point], per_point: Sequence[Sequence[dict]]) -> list[list[Claim]]:
     """Each of ``e``'s claims judged on each seed's own runs (the claim's criterion with one seed's
     value at every point instead of the median), in the order ``e.claims`` gives them: how many
-    seeds agree shows whether a verdict on the medians rests on all of them or on a few."""
+    seeds agree shows whether a verdict on the medians rests on all of them or on a few, and
+    each seed's value of a derived quantity (a ratio, a mean over points) its spread."""
     by_seed: dict[int, dict[int, dict]] = {}
     for i, rs in enumerate(per_point):
         for r in rs:
             by_seed.setdefault(r["seed"], {})[i] = r
-    out: list[list[bool]] = []
+    out: list[list[Claim]] = []
     for runs in (by_seed[k] for k in sorted(by_seed)):
         rows = [aggregate([runs[i]], list(pts[i].labels)) for i in sorted(runs)]
         for j, c in enumerate(e.claims(rows)):
             if j == len(out):
                 out.append([])
-            out[j].append(bool(c.agrees))
+            out[j].append(c)
     return out
 
 
@@ -1767,10 +1770,10 @@ def reproduce(
             verdicts = seed_verdicts(e, pts, per_point)
             for j, c in enumerate(e.claims(rows)):
                 note = _shown_note(c)
-                n_ok = sum(verdicts[j]) if j < len(verdicts) else 0
+                row = _claim_row(e.id, c, note, seeds, verdicts[j] if j < len(verdicts) else ())
                 sec.append(_md_row([c.claim, c.paper, c.hostio, c.criterion,
-                                    f"{'yes' if c.agrees else '**no**'} ({n_ok}/{seeds})", note]))
-                claim_rows.append(_claim_row(e.id, c, note, seeds, n_ok))
+                                    f"{'yes' if c.agrees else '**no**'} ({row['seeds_agreeing']}/{seeds})", note]))
+                claim_rows.append(row)
             sec.append("")
             label_cols = list(pts[0].labels)
             cols = label_cols + [c for c in ("write_hit", "read_hit", "throughput_gbps", "dropped", "p99_ns") if c in rows[0]]
