@@ -627,14 +627,20 @@ mod tests {
     use crate::engine::Engine;
     use std::collections::VecDeque;
 
+    /// An engine for L2 forwarding on `cores` cores of `size` B frames, with `nic` lines in the
+    /// NIC's table.
+    fn engine(cores: u32, size: u32, nic: &str) -> Engine {
+        let text = format!("[nics.nic0]\n{nic}\n[traffic.t0]\nnic = \"nic0\"\npacket_size = {size}\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\ncores = {cores}\n");
+        let sc = crate::parse_scenario(&text, &[]).expect("valid");
+        Engine::new(sc.resolve().expect("valid")).expect("built")
+    }
+
     /// Descriptors a core has written reach the NIC at the time the core's burst wrote them
     /// (`posts`), not before: a frame arriving earlier finds no slot and is out of buffer; one
     /// arriving after goes into the new slot (the NIC applies the replenishment when it looks).
     #[test]
     fn posted_descriptors_reach_the_nic_when_written() {
-        let text = "[nics.nic0]\nrx_descriptors = 32\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 64\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\ncores = 1\n";
-        let sc = crate::parse_scenario(text, &[]).expect("valid");
-        let mut e = Engine::new(sc.resolve().expect("valid")).expect("built");
+        let mut e = engine(1, 64, "rx_descriptors = 32");
         e.prefill_rings();
         let us = 1_000_000;
         {
@@ -660,9 +666,7 @@ mod tests {
     /// the start still finds the ring full (out of buffer) and one arriving then gets a slot.
     #[test]
     fn a_cores_new_descriptors_reach_the_nic_when_its_burst_has_written_them() {
-        let text = "[nics.nic0]\nrx_descriptors = 32\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 64\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\ncores = 1\n";
-        let sc = crate::parse_scenario(text, &[]).expect("valid");
-        let mut e = Engine::new(sc.resolve().expect("valid")).expect("built");
+        let mut e = engine(1, 64, "rx_descriptors = 32");
         e.prefill_rings();
         let us = 1_000_000;
         for slot in 0..32 {
@@ -690,9 +694,7 @@ mod tests {
     /// queue 0's when its data has arrived, not in fetch order.
     #[test]
     fn the_wire_takes_frames_in_the_order_their_data_arrives() {
-        let text = "[nics.nic0]\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 1500\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\ncores = 2\n";
-        let sc = crate::parse_scenario(text, &[]).expect("valid");
-        let mut e = Engine::new(sc.resolve().expect("valid")).expect("built");
+        let mut e = engine(2, 1500, "");
         let us = 1_000_000;
         for q in 0..2 {
             let m = e.nics[0].queues[q].tx.mbuf[0] as usize;
