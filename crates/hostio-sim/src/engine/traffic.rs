@@ -131,11 +131,13 @@ impl Engine {
         }
     }
 
-    /// With flow control off, can no queue of NIC `ni` take a frame straight into a posted slot?
-    /// Then only an event (a core posting, the NIC draining) changes that, and dropped frames
-    /// change nothing, so frames can be dropped in a loop ([`Engine::drop_until`]) when their
-    /// fate does not depend on their queue:
-    /// * every queue has neither a posted slot nor a backlog: every frame is out of buffer;
+    /// With flow control off, can no queue of NIC `ni` take a frame straight into a slot it sees
+    /// posted? Then only an event (the NIC draining) or a core's replenishment reaching the NIC
+    /// changes that (`on_arrival` ends the loop at the next one, [`Engine::next_post`]), and
+    /// dropped frames change nothing, so frames can be dropped in a loop ([`Engine::drop_until`])
+    /// when their fate does not depend on their queue:
+    /// * every queue has neither a slot the NIC sees posted nor a backlog: every frame is out of
+    ///   buffer;
     /// * every queue has a backlog: a frame is buffered if it fits the NIC buffer's room, and
     ///   otherwise dropped as buffer-full.
     ///
