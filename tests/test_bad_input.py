@@ -784,8 +784,10 @@ def test_pcie_parameter_tables_check_each_value_where_it_is():
                       # an unknown parameter at any depth, before anything reaches the compiled module
                       (lambda: pcie.latency("dma_read", 64, params={"zzz": object()}), r"^params\.zzz = .*: a known parameter of params: link, "),
                       (lambda: pcie.latency("dma_read", 64, params={"link": {"speed": 3}}), r"^params\.link\.speed = 3: a known parameter of params\.link: gen, "),
-                      # too large for the field's integer type: named, with the type's range
-                      (lambda: pcie.latency("dma_read", 64, params={"link": {"gen": 300}}), r"^params\.link\.gen = 300: a whole number in 0\.\.=255$"),
+                      # too large for the field's integer type: named, with what the field allows (a link's
+                      # values as for the link keywords, other fields the type's range)
+                      (lambda: pcie.latency("dma_read", 64, params={"link": {"gen": 300}}), r"^params\.link\.gen = 300: one of 1, 2, 3, 4, 5, 6, 7$"),
+                      (lambda: pcie.experiment("LAT_RD", 64, 1 << 20, platform={"latency": {"link": {"lanes": 2 ** 40}}}), r"^platform\.latency\.link\.lanes = 1099511627776: one of 1, 2, 4, 8, 16, 32$"),
                       (lambda: pcie.latency("dma_read", 64, params={"iommu": {"iotlb_entries": 2 ** 63}}), r"^params\.iommu\.iotlb_entries = 9223372036854775808: a whole number in 0\.\.=4294967295$"),
                       # a value too deeply nested to show
                       (lambda: pcie.latency("dma_read", 64, params=_nested(1500)), r"^params\.a = <a dict nested too deeply to show>: a known parameter"),

@@ -101,16 +101,21 @@ def link_config(**kw) -> dict:
     return cfg
 
 
-def _too_large(field: str, key: str, value) -> None:
-    """Raise the error for a link value too large for its field, saying what the Rust declaration
-    allows: the check runs on the default link with this field 0 (outside every field's table)."""
+def _link_allowed(field: str) -> str:
+    """What the Rust declaration allows for link field ``field``: the check runs on the default
+    link with this field 0 (outside every field's table)."""
     try:
         _core.pcie_bandwidth(json.dumps(dict(default_link(), **{field: 0})), [1])
     except ConfigError as exc:
         k, _, rest = str(exc).partition(" = 0: ")
         if k == field and rest:
-            raise config_error(key, value, rest) from None
-    raise config_error(key, value, f"an integer of at most {_LINK_FIELD_MAX[field]}")
+            return rest
+    return f"an integer of at most {_LINK_FIELD_MAX[field]}"
+
+
+def _too_large(field: str, key: str, value) -> None:
+    """Raise the error for a link value too large for its field, saying what is allowed."""
+    raise config_error(key, value, _link_allowed(field))
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -278,7 +283,10 @@ def _named_in(table, name: str):
         if m and isinstance(table, dict):
             leaves = [k for k, v in _leaf_items(table) if type(v) is int and v == int(m.group(1))]
             if len(leaves) == 1:
-                raise ConfigError(f"{name}.{leaves[0]} = {m.group(1)}: a whole number in 0..={(1 << int(m.group(2))) - 1}") from None
+                field = leaves[0].rpartition(".")[2]
+                allowed = (_link_allowed(field) if leaves[0].endswith("link." + field) and field in _LINK_FIELD_MAX
+                           else f"a whole number in 0..={(1 << int(m.group(2))) - 1}")
+                raise ConfigError(f"{name}.{leaves[0]} = {m.group(1)}: {allowed}") from None
         raise
 
 

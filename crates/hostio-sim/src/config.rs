@@ -44,14 +44,13 @@ impl ConfigError {
 /// beyond `MAX_SHOWN` characters its start and its length, cut before an escape rather than
 /// inside one.
 fn shown_cut(text: &str) -> String {
-    cut_at(&escaped(text), MAX_SHOWN)
+    cut_at(&escaped(text), MAX_SHOWN, text.chars().count())
 }
 
-/// `text` (escaped), or beyond `max` characters its start and its length, cut before an escape
-/// rather than inside one.
-fn cut_at(text: &str, max: usize) -> String {
-    let n = text.chars().count();
-    if n <= max {
+/// `text` (escaped), or beyond `max` characters its start and `n`, the length of what it shows
+/// (counted before escaping), cut before an escape rather than inside one.
+fn cut_at(text: &str, max: usize, n: usize) -> String {
+    if text.chars().count() <= max {
         return text.to_string();
     }
     let mut head: String = text.chars().take(max).collect();
@@ -1228,14 +1227,16 @@ fn short_quotes(msg: &str) -> String {
 }
 
 /// A value as a message shows it, on one line and at most 60 characters: strings quoted with
-/// Rust's escapes (`"a\nb"`), other values in TOML syntax.
+/// Rust's escapes (`"a\nb"`; a cut one gives the string's own length), other values in TOML
+/// syntax.
 fn shown(node: &toml::Value) -> String {
-    let s = match node {
-        toml::Value::String(s) => format!("{s:?}"),
-        toml::Value::Datetime(d) => d.to_string(),
-        v => one_line(&v.to_string()),
+    let (s, n) = match node {
+        toml::Value::String(s) => (format!("{s:?}"), Some(s.chars().count())),
+        toml::Value::Datetime(d) => (d.to_string(), None),
+        v => (one_line(&v.to_string()), None),
     };
-    cut_at(&s, 60)
+    let n = n.unwrap_or_else(|| s.chars().count());
+    cut_at(&s, 60, n)
 }
 
 /// An enum-typed key given a number, a boolean, an array or a table: serde says only "invalid type:
