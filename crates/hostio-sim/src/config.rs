@@ -221,7 +221,9 @@ pub enum NicDesign {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum TxRelease {
-    /// As completions arrive, at every TX burst (DPDK mlx5 PMD: `mlx5_tx_handle_completion`).
+    /// As completions arrive, at every TX burst (DPDK mlx5 PMD: `mlx5_tx_handle_completion`): a
+    /// completion, written after every 32nd frame (or sooner on an eMPW ring whose frames since
+    /// the last one fill an eighth of it), releases every slot up to its frame.
     Completion,
     /// Only when the ring is short of room: completed buffers are freed, oldest first, only
     /// while fewer than the burst's packets plus 32 slots are free (DPDK ixgbe/i40e

@@ -27,6 +27,10 @@ pub struct QueueLedger {
     pub tx_n: u64,
     pub tx_head: u64,
     pub tx_clean: u64,
+    /// Positions of the posted slots whose frames close a block of completions, oldest first.
+    pub tx_comp_ends: Vec<u64>,
+    /// Posted slots after the last of them (the open block).
+    pub tx_open: u64,
 }
 
 /// Where one NIC's frames are at the end of a run.
@@ -73,6 +77,14 @@ pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
             }
             if !(q.tx_clean <= q.tx_head && q.tx_head <= q.tx_clean + q.tx_n) {
                 bad.push(format!("nics.{} queue {i}: TX ring out of order (clean {}, head {}, size {})", n.name, q.tx_clean, q.tx_head, q.tx_n));
+            }
+            // Every slot not yet released is covered by a completion to come, or lies in the open
+            // block, which is shorter than a full ring (so a full ring always has one to wait for).
+            let ends = &q.tx_comp_ends;
+            let ordered = ends.windows(2).all(|w| w[0] < w[1]) && ends.first().map_or(true, |&e| e >= q.tx_clean) && ends.last().map_or(true, |&e| e < q.tx_head);
+            let covered = ends.last().map_or(q.tx_clean, |&e| e + 1) + q.tx_open == q.tx_head && q.tx_open < q.tx_n;
+            if !(ordered && covered) {
+                bad.push(format!("nics.{} queue {i}: TX completions out of order (clean {}, head {}, completions after {:?}, open block {})", n.name, q.tx_clean, q.tx_head, ends, q.tx_open));
             }
         }
     }

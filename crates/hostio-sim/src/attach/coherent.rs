@@ -272,9 +272,8 @@ impl Coherent {
         lines += payload_host + payload_mem;
         serial += (payload_host > 0) as u64;
         from_mem |= payload_mem > 0;
-        let every = self.rings().tx_completion_every;
-        if every > 0 && f.pos % every == every - 1 {
-            lines += m.dev_own(self.dev, f.cq_line + ((f.pos / every) % super::TX_CQ_LINES as u64) as u32) as u64;
+        if let Some(c) = f.completion {
+            lines += m.dev_own(self.dev, f.cq_line + c) as u64;
         }
         let mut done = self.transfer(q, lines, serial, f.now, w);
         // An approximation: a line from DRAM is ready one DRAM read (of the payload's home) and
@@ -367,6 +366,7 @@ mod tests {
             inline: false,
             seg: 0,
             segs: 1,
+            completion: None,
             now,
         }
     }

@@ -430,8 +430,8 @@ impl MemChannel {
             wait = m.zones[z].device_access(f.now);
         }
         lat += wait;
-        if f.pos % RINGS.tx_completion_every == RINGS.tx_completion_every - 1 {
-            m.zone_write(f.cq_line + ((f.pos / RINGS.tx_completion_every) % super::TX_CQ_LINES as u64) as u32, false, f.now);
+        if let Some(c) = f.completion {
+            m.zone_write(f.cq_line + c, false, f.now);
         }
         f.now + lat
     }
@@ -578,6 +578,7 @@ mod tests {
             inline: false,
             seg: 0,
             segs: 1,
+            completion: None,
             now,
         };
         let array = (ARRAY_ACCESS_NS * 1000.0) as u64;

@@ -97,6 +97,9 @@ pub(crate) struct TxDma {
     /// segment or inlined frame, plus the session title when it opens one).
     pub seg: u64,
     pub segs: u64,
+    /// The line of the TX completion ring the NIC writes after this frame (the frame closes a
+    /// block of slots, [`crate::engine`]'s `TxRing::post_slot`); `None`: no completion.
+    pub completion: Option<u32>,
     pub now: u64,
 }
 
@@ -315,9 +318,10 @@ pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
 
 /// The I/O hub's side of fetching one TX packet: the WQE lines that begin within the packet's
 /// segments and every payload line are read (PCIeRdCur, looked up now; no payload line when the
-/// frame was inlined into the WQE), and a completion is written once per `tx_completion_every`
-/// packets. Returns whether the buffer is homed on the NIC's socket, and, when some line missed,
-/// the loaded latency of its home DRAM (the misses' reads counted), ps.
+/// frame was inlined into the WQE), and a completion is written after each frame that closes a
+/// block of slots (`TxDma::completion`). Returns whether the buffer is homed on the NIC's socket,
+/// and, when some line missed, the loaded latency of its home DRAM (the misses' reads counted),
+/// ps.
 pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, Option<u64>) {
     let mut all_hit = true;
     for l in f.seg.div_ceil(4)..(f.seg + f.segs).div_ceil(4) {
@@ -327,9 +331,8 @@ pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, Option<u64>
         let lines = f.payload.div_ceil(64) as u32;
         all_hit &= m.dev_read_lines(f.data_line, lines, f.now) == lines;
     }
-    let every = CX5_RINGS.tx_completion_every;
-    if f.pos % every == every - 1 {
-        m.dev_write_lines(d.socket, d.ddio, d.io_mask, f.cq_line + ((f.pos / every) % TX_CQ_LINES as u64) as u32, 1, f.now);
+    if let Some(c) = f.completion {
+        m.dev_write_lines(d.socket, d.ddio, d.io_mask, f.cq_line + c, 1, f.now);
     }
     let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
     (home == d.socket, (!all_hit).then(|| m.sockets[home].mem.loaded_latency(f.now)))

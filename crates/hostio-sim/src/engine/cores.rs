@@ -8,9 +8,10 @@
 //! buffers, without waiting), then processes the packets one per event: the header line (once its
 //! prefetch is in the L2), the app's own work, a `copy` app's copy of the frame into its own
 //! buffer (or the NIC's clone of it), its cycles, the header write (MAC swap). At the end of the
-//! burst it transmits: it frees completed TX buffers (at every burst, as the mlx5 PMD does, or —
+//! burst it transmits: it frees the TX buffers whose completion the NIC has written
+//! (`TxRing::post_slot` says which frames get one), at every burst as the mlx5 PMD does, or —
 //! `tx_release = "threshold"` — only while fewer than the burst's packets plus 32 TX slots are
-//! free), writes a TX descriptor per packet (on eMPW rings its WQE segments, copying a frame the
+//! free; writes a TX descriptor per packet (on eMPW rings its WQE segments, copying a frame the
 //! NIC inlines into them) and rings the doorbell once the descriptors are complete; a host whose
 //! NIC cannot snoop its caches (memory channel) also flushes the lines it hands over, and
 //! invalidates each completion line before it reads it.
@@ -425,11 +426,18 @@ impl Engine {
             let tx = &self.nics[ni].queues[q].tx;
             let free = tx.n - (tx.head - tx.clean);
             let roomy = free >= need + TX_FREE_THRESH && (need_segs == 0 || 4 * tx.n - tx.segs_in_use() >= need_segs);
-            if (!eager && roomy) || tx.clean == tx.head || tx.done[(tx.clean % tx.n) as usize] > t {
+            // A slot is released by the completion that covers it, written once the frame of
+            // that completion's slot has left the wire.
+            let Some(&end) = tx.comp_ends.front() else { break };
+            if (!eager && roomy) || tx.done[(end % tx.n) as usize] > t {
                 break;
             }
             let m = tx.mbuf[(tx.clean % tx.n) as usize];
-            self.nics[ni].queues[q].tx.clean += 1;
+            let tx = &mut self.nics[ni].queues[q].tx;
+            tx.clean += 1;
+            if tx.clean > end {
+                tx.comp_ends.pop_front();
+            }
             let meta = self.mbufs[m as usize].meta_line;
             batch.add(self.core_mem(c, meta, true, now));
             self.pools[pool].free(slot_k, m);
@@ -479,12 +487,13 @@ impl Engine {
                 tx.seg[slot] = first;
                 tx.segs[slot] = segs as u16;
                 tx.seg_next += segs;
-                tx.head += 1;
+                tx.block_segs += segs;
+                tx.post_slot(rings);
                 for l in first / 4..=(first + segs - 1) / 4 {
                     batch.add(self.core_mem(c, wqe_line + (l % n) as u32, true, now));
                 }
             } else {
-                tx.head += 1;
+                tx.post_slot(rings);
                 batch.add(self.core_mem(c, wqe, true, now));
             }
             if (mb.len - 4) as u64 <= inline_max {

@@ -386,6 +386,11 @@ impl Engine {
                             seg_next: 0,
                             seg: zeroed(txn)?,
                             segs: zeroed(txn)?,
+                            comp_ends: VecDeque::new(),
+                            block_start: 0,
+                            block_segs: 0,
+                            comps: 0,
+                            cqe: zeroed(txn)?,
                         },
                         backlog: VecDeque::new(),
                     });
@@ -901,6 +906,8 @@ impl Engine {
                             tx_n: q.tx.n,
                             tx_head: q.tx.head,
                             tx_clean: q.tx.clean,
+                            tx_comp_ends: q.tx.comp_ends.iter().copied().collect(),
+                            tx_open: q.tx.head - q.tx.block_start,
                         }
                     })
                     .collect(),

@@ -108,9 +108,48 @@ pub(super) struct TxRing {
     pub(super) seg_next: u64,
     pub(super) seg: Vec<u64>,
     pub(super) segs: Vec<u16>,
+    /// Completions ([`Rings::tx_completion_every`]): the positions of the posted slots after
+    /// whose frame the NIC writes one, not yet passed by `clean` (a completion releases every
+    /// slot up to its own); where the open block of slots began and the eMPW segments it holds;
+    /// completions requested so far; and per slot the line of the completion ring its frame's
+    /// fetch writes (`u32::MAX`: none).
+    pub(super) comp_ends: VecDeque<u64>,
+    pub(super) block_start: u64,
+    pub(super) block_segs: u64,
+    pub(super) comps: u64,
+    pub(super) cqe: Vec<u32>,
 }
 
 impl TxRing {
+    /// Post the slot at `head` (its eMPW segments already counted in `block_segs`): it closes
+    /// its block, and the NIC writes a completion after its frame, when the block holds
+    /// `rings.tx_completion_every` slots, or, on an eMPW ring, an eighth of the ring's WQE lines
+    /// (the DPDK mlx5 PMD asks for a completion every `MLX5_TX_COMP_THRESH` = 32 packets, or
+    /// sooner once `wqe_s / MLX5_TX_COMP_THRESH_INLINE_DIV` WQE blocks were posted since the
+    /// last one, so that inlined frames cannot fill the ring with none). Without completions
+    /// (`tx_completion_every` 0) every slot releases itself.
+    pub(super) fn post_slot(&mut self, rings: Rings) {
+        let pos = self.head;
+        self.head += 1;
+        let every = rings.tx_completion_every;
+        let slot = (pos % self.n) as usize;
+        // An eighth of the ring's `n` WQE lines is `n / 2` segments of 16 B.
+        let end = every == 0 || self.head - self.block_start >= every || rings.empw && self.block_segs >= self.n / 2;
+        if !end {
+            self.cqe[slot] = u32::MAX;
+            return;
+        }
+        self.comp_ends.push_back(pos);
+        self.cqe[slot] = if every > 0 {
+            self.comps += 1;
+            ((self.comps - 1) % crate::attach::TX_CQ_LINES as u64) as u32
+        } else {
+            u32::MAX
+        };
+        self.block_start = self.head;
+        self.block_segs = 0;
+    }
+
     /// Let every read finished by `now` leave the window. Reads need not finish in issue order (a
     /// hit after a miss, a smaller frame after a larger one).
     pub(super) fn release_reads(&mut self, now: u64) {
@@ -464,17 +503,23 @@ impl Engine {
         self.nics[ni].queues.iter().filter_map(|q| q.rx.posts.front().map(|p| p.0)).min().unwrap_or(u64::MAX)
     }
 
-    /// When the oldest TX slot of a queue may free: its frame's wire time; fetched but not on the
-    /// wire yet (a multi-queue NIC, data still coming), not before its data is there
-    /// (`wire_ready`); not fetched yet, the NIC's next fetch.
+    /// When the oldest TX slot of a queue may free: when the completion that covers it is written,
+    /// i.e. when the frame of that completion's slot (`comp_ends`) leaves the wire; fetched but
+    /// not on the wire yet (a multi-queue NIC, data still coming), not before its data is there
+    /// (`wire_ready`); not fetched yet, the NIC's next fetch. Called when the ring (or its eMPW
+    /// segments) is full, so a completion covers the oldest slot; without one, the NIC's next
+    /// fetch.
     pub(super) fn tx_slot_free_at(&self, ni: usize, q: usize) -> u64 {
         let tx = &self.nics[ni].queues[q].tx;
-        let done = tx.done[(tx.clean % tx.n) as usize];
+        let Some(&end) = tx.comp_ends.front() else {
+            return tx.fetch_at.min(self.end_ps);
+        };
+        let done = tx.done[(end % tx.n) as usize];
         if done != u64::MAX {
             done
-        } else if tx.clean < tx.fetch {
+        } else if end < tx.fetch {
             // Fetched, waiting for its data: not before it may take the wire.
-            tx.wire_ready[(tx.clean % tx.n) as usize]
+            tx.wire_ready[(end % tx.n) as usize]
         } else {
             tx.fetch_at.min(self.end_ps)
         }
@@ -549,6 +594,7 @@ impl Engine {
                 inline,
                 seg: tx.seg[slot],
                 segs: tx.segs[slot] as u64,
+                completion: (tx.cqe[slot] != u32::MAX).then_some(tx.cqe[slot]),
                 now,
             };
             let w = self.window();
@@ -689,6 +735,43 @@ mod tests {
         assert_eq!((e.nics[0].dropped_all, e.nics[0].queues[0].rx.nic_pos), (1, 33), "once written");
     }
 
+    /// A transmitted buffer is released by the TX completion that covers it, which the NIC
+    /// writes after every 32nd frame (the mlx5 PMD's `MLX5_TX_COMP_THRESH`), not as soon as its
+    /// own frame has left the wire. At 2 Gb/s each burst carries one frame, so a core that
+    /// released frame by frame would hold only the frames still in flight (one or two); here it
+    /// holds every frame after the last completion, up to 32, and releases them 32 at a time.
+    #[test]
+    fn transmitted_buffers_are_released_by_their_completion() {
+        let text = "[run]\nduration_us = 400\nwarmup_us = 0\n[nics.nic0]\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 1500\nrate_gbps = 2\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\ncores = 1\n";
+        let mut e = Engine::new(crate::parse_scenario(text, &[]).expect("valid").resolve().expect("valid")).expect("built");
+        let us = 1_000_000;
+        let mut held = Vec::new();
+        for t in (10..400).step_by(10) {
+            e.advance(t * us);
+            let tx = &e.nics[0].queues[0].tx;
+            assert_eq!(tx.clean % 32, 0, "released a completion's 32 slots at a time (clean {}, head {})", tx.clean, tx.head);
+            held.push(tx.head - tx.clean);
+        }
+        let tx = &e.nics[0].queues[0].tx;
+        assert!(tx.head >= 64, "{} frames sent", tx.head);
+        assert!(held.iter().any(|&h| h >= 16) && held.iter().all(|&h| h <= 33), "frames held after their wire time: {held:?}");
+    }
+
+    /// On a small eMPW ring of inlined frames a completion also closes a block once it holds an
+    /// eighth of the ring's WQE lines: eight queues inline 64 B frames (four 16 B segments each,
+    /// plus the session titles), so 32 of them need more than a 32-line ring's 128 segments, and
+    /// with a completion only every 32 frames no segment would ever be released.
+    #[test]
+    fn inlined_frames_on_a_small_ring_get_their_completions_in_time() {
+        let text = "[run]\nduration_us = 200\nwarmup_us = 0\n[nics.nic0]\ntx_descriptors = 32\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 64\nrate_gbps = 20\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\ncores = 8\n";
+        let mut e = Engine::new(crate::parse_scenario(text, &[]).expect("valid").resolve().expect("valid")).expect("built");
+        assert!(e.nics[0].attach.tx_inline_max() >= 60, "the test needs inlined frames");
+        e.advance(200 * 1_000_000);
+        // 20 Gb/s of 64 B frames: ~29.8 Mpps, ~5,950 frames in 200 µs over eight queues.
+        let sent: u64 = e.nics[0].queues.iter().map(|q| q.tx.head).sum();
+        assert!(sent > 5_000, "{sent} frames posted in 200 µs");
+    }
+
     /// Two queues' fetched frames: queue 0's, fetched first, has its data at 5 µs (a DRAM
     /// read); queue 1's, fetched later, at 2 µs (inlined). The wire takes queue 1's first, and
     /// queue 0's when its data has arrived, not in fetch order.
@@ -734,6 +817,11 @@ mod tests {
             seg_next: 0,
             seg: vec![0; 4],
             segs: vec![0; 4],
+            comp_ends: VecDeque::new(),
+            block_start: 0,
+            block_segs: 0,
+            comps: 0,
+            cqe: vec![0; 4],
         };
         assert_eq!(tx.next_read_end(), Some(400), "the earliest, not the oldest");
         tx.release_reads(500);
