@@ -762,6 +762,7 @@ def test_quick_keeps_a_points_own_warmup(tmp_path, monkeypatch):
 
 
 def test_failed_experiment_leaves_no_stale_figure_or_comparison(tmp_path, monkeypatch):
+    (tmp_path / "points").mkdir()  # an earlier reproduction's folder
     (tmp_path / "fig10.png").write_text("old")
     (tmp_path / "fig10_testbed.csv").write_text("old")
     monkeypatch.setattr(repro.sweep, "run_points", lambda todo, **kw: [{"error": "boom"} for _ in todo])

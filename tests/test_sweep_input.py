@@ -1,6 +1,7 @@
 """Bad input to sweeps, reports and advice: malformed records and folders, sizes, schedulers,
 signals and Python argument types. Every case is one line, exit 2 (ConfigError in Python), and
 leaves nothing half-written."""
+import contextlib
 import json
 import os
 import signal
@@ -77,6 +78,9 @@ def test_malformed_records_are_rerun_and_reported_missing(tmp_path, bad):
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=" + ",".join(map(str, range(1, 1001))), "--seeds", "1001"],
      ["hostio: error: --axis and --seeds = '1000 × 1001': at most 1000000 runs in all (asked for 1001000"]),
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--jobs", "0"], ["--jobs = 0: an integer >= 1"]),
+    # a value that starts like a number but is none (a hex typo) is named, not a traceback
+    (["sweep", "quickstart", "--axis", "platform.ddio_mask=0x600,0x6g0"], ["--axis = 'platform.ddio_mask=0x600,0x6g0'", "'0x6g0' starts like a number"]),
+    (["sweep", "quickstart", "--axis", "apps.fwd.cores=1,1e"], ["'1e' starts like a number"]),
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:"], ["--scheduler", "1..65535"]),
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:abc"], ["--scheduler", "1..65535"]),
     # An IPv6 host without its brackets, or with one missing: Dask would raise inside.
@@ -126,6 +130,42 @@ def test_an_unreachable_scheduler_leaves_out_untouched(tmp_path):
     for cmd in (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", *SHORT_CLI], ["reproduce", "--quick", "--only", "fig2"]):
         one_line_error(cli(*cmd, "--out", str(tmp_path / "out"), "--scheduler", f"tcp://127.0.0.1:{port}"), "--scheduler", "did not answer")
         assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("reply,needle", [(None, "nothing came within 1 s"), (b"HTTP/1.1 400 Bad Request\r\n\r\n", "not a Dask scheduler"),
+                                          (b"", "closed the connection")])
+def test_a_program_that_is_not_a_scheduler_is_refused_in_time(tmp_path, monkeypatch, reply, needle):
+    """Something else listening at the address (a silent program, a web server such as the
+    dashboard's port, one that hangs up): Dask's client would wait forever for the first, and
+    read the second's reply as a message length of exabytes."""
+    import socket
+    import threading
+
+    monkeypatch.setattr(sweep, "CONNECT_S", 1)
+    server = socket.create_server(("127.0.0.1", 0))
+    conns = []
+
+    def serve():
+        with contextlib.suppress(OSError):
+            while True:
+                c, _ = server.accept()
+                conns.append(c)
+                if reply is not None:
+                    c.sendall(reply)
+                    if not reply:
+                        c.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(ConfigError, match=needle):
+            run_sweep(tmp_path / "out", scheduler=f"tcp://127.0.0.1:{server.getsockname()[1]}")
+        assert time.monotonic() - t0 < 10
+        assert not (tmp_path / "out").exists()
+    finally:
+        server.close()
+        for c in conns:
+            c.close()
 
 
 def test_a_scheduler_without_workers_is_an_error_not_a_hang(tmp_path, monkeypatch):
@@ -241,6 +281,7 @@ def test_a_damaged_reproduction_folder_is_one_line_naming_the_file(tmp_path):
     (tmp_path / "fig2.png").write_bytes(png)
     (tmp_path / "fig2.csv").write_text('a,b\n1,"2\n')
     (tmp_path / "summary.md").write_text("# t\n\n![fig](fig2.png)\n")
+    (tmp_path / "points").mkdir()
     one_line_error(cli("report", str(tmp_path), "--out", str(tmp_path / "r.html")), "fig2.csv")
     (tmp_path / "fig2.csv").write_bytes(b"")
     one_line_error(cli("report", str(tmp_path), "--out", str(tmp_path / "r.html")), "fig2.csv")
@@ -474,3 +515,37 @@ def test_python_errors_name_parameters_and_leave_user_text_alone(tmp_path):
     t.join()
     with pytest.raises(ConfigError, match="^seeds = 0"):
         hostio.sweep("quickstart", AXES, seeds=0, progress=False)
+
+
+def test_axis_values_read_numbers_as_set_does():
+    """``--set`` reads TOML numbers (``+2``, ``1_0``, ``0x600``, ``nan``); an axis value does too,
+    besides JSON and bare words."""
+    assert sweep.parse_axis("apps.fwd.cores=+3,1_0,0X2") == ("apps.fwd.cores", [3, 10, 2])
+    assert sweep.parse_axis("platform.ddio_mask=0x600,1536") == ("platform.ddio_mask", [0x600, 1536])
+    key, (v,) = sweep.parse_axis("traffic.t0.rate_gbps=nan")
+    assert v != v
+    assert sweep.parse_axis('platform.replacement=lru,"plru",true') == ("platform.replacement", ["lru", "plru", True])
+
+
+@pytest.mark.parametrize("cmd,theirs", [(["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", *SHORT_CLI], "table.csv"),
+                                        (["reproduce", "--quick", "--only", "pause", "--seeds", "1", "--quiet"], "summary.md")])
+def test_a_folder_of_someone_elses_files_is_not_written_into(tmp_path, cmd, theirs):
+    """A folder hostio did not write (no sweep.json, no points/) that holds a file of a name hostio
+    writes: it refuses instead of replacing it."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / theirs).write_text("precious")
+    (out / "notes.txt").write_text("mine too")  # a file of another name is no obstacle
+    one_line_error(cli(*cmd, "--out", str(out)), "--out", "a new folder, or one", theirs, "would replace")
+    assert sorted(p.name for p in out.iterdir()) == sorted([theirs, "notes.txt"]) and (out / theirs).read_text() == "precious"
+
+
+def test_a_report_of_an_interrupted_reproduction_says_how_to_finish_it(tmp_path):
+    (tmp_path / "points" / "fig2").mkdir(parents=True)
+    (tmp_path / "points" / "fig2" / "points.jsonl").write_text("")
+    one_line_error(cli("report", str(tmp_path)), "no summary.md yet", "again finishes it")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "summary.md").write_text("# mine\n")  # a summary.md alone is not a reproduction
+    one_line_error(cli("report", str(mine)), "reproduce --out (summary.md and points/)")
+    assert [p.name for p in mine.iterdir()] == ["summary.md"]

@@ -1705,6 +1705,8 @@ def reproduce(
         raise config_error("--out", str(out), "a folder (this path is a file)")
     if (outp / "sweep.json").exists():
         raise config_error("--out", str(out), "a folder of hostio reproduce, or a new one (this one holds a sweep: its sweep.json)")
+    sweep.check_own_folder(outp, "points/", "hostio reproduce",
+                           ["summary.md", "summary.json", "claims.csv"] + [f"{e.id}{end}" for e in EXPERIMENTS for end in (".csv", "_summary.csv", ".png", "_testbed.csv")])
     quick_ov = QUICK if quick else []
     texts: dict = {}
 
@@ -1721,6 +1723,7 @@ def reproduce(
                 sim.resolved(text, set=p.overrides + ["run.seed=1"] + extra_of(p))
     try:
         outp.mkdir(parents=True, exist_ok=True)
+        (outp / "points").mkdir(exist_ok=True)  # also what marks the folder as a reproduction's
     except OSError as exc:
         raise config_error("--out", str(out), f"a folder this user may create ({exc.strerror or exc})") from None
     failed_exps = []

@@ -49,8 +49,11 @@ import numbers
 import os
 import re
 import signal
+import socket
+import struct
 import sys
 import threading
+import tomllib
 import types
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
@@ -63,6 +66,8 @@ SCHEDULERS = "local, dask, or tcp://HOST:PORT of a running Dask scheduler"
 MAX_RUNS = 1_000_000
 #: Seconds to wait for a ``tcp://`` scheduler to have at least one worker.
 WORKER_WAIT_S = 30
+#: Seconds for a ``tcp://`` scheduler to accept the connection, and again to send its first bytes.
+CONNECT_S = 10
 #: Columns of the results table that are not metrics.
 ID_COLUMNS = ("seed", "point_id", "scenario_hash", "error")
 
@@ -95,11 +100,34 @@ def parse_axis(spec: str) -> tuple[str, list]:
         raw = raw.strip()
         if not raw:
             raise config_error("--axis", spec, "a comma-separated list of values without empty items")
-        try:
-            out.append(json.loads(raw))
-        except json.JSONDecodeError:
-            out.append(int(raw, 16) if raw.lower().startswith("0x") else raw)
+        out.append(_axis_value(raw, spec))
     return key, out
+
+
+#: An axis value that starts like a number: it must be one.
+_NUMBERISH = re.compile(r"[+-]?(\d|\.\d|0[xXoObB])")
+
+
+def _axis_value(raw: str, spec: str):
+    """One axis value: JSON (numbers, strings in quotes, true/false, lists), else a number as
+    ``--set`` reads it (TOML: ``+2``, ``1_000``, ``0x600``, ``inf``, ``nan``; ``0X600`` too),
+    else a word as a string (``lru``); something that starts like a number but is none is an
+    error."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        pass
+    try:
+        v = tomllib.loads(f"v = {raw}")["v"]
+        if isinstance(v, (bool, int, float)):
+            return v
+    except tomllib.TOMLDecodeError:
+        pass
+    if re.fullmatch(r"0[xX][0-9a-fA-F]+", raw):
+        return int(raw, 16)
+    if _NUMBERISH.match(raw):
+        raise config_error("--axis", spec, f"values that are numbers, quoted strings or words: {raw!r} starts like a number but is not one")
+    return raw
 
 
 def parse_axes(specs: Iterable[str]) -> dict[str, list]:
@@ -366,6 +394,19 @@ def well_formed(rec) -> bool:
                for k in _RECORD_METRICS)
 
 
+def check_own_folder(outp: Path, marker: str, writer: str, names: Iterable[str]) -> None:
+    """Refuse ``--out`` when it is a folder ``writer`` did not write (it has no ``marker``, a file
+    or, ending in ``/``, a folder) that holds a file of one of the ``names`` ``writer`` writes:
+    hostio would replace it without asking. Other files are left alone."""
+    if not outp.is_dir() or (outp / marker.rstrip("/")).exists():
+        return
+    theirs = sorted(n for n in set(names) if os.path.lexists(outp / n))
+    if theirs:
+        shown = ", ".join(theirs[:3]) + (", ..." if len(theirs) > 3 else "")
+        raise config_error("--out", str(outp), f"a new folder, or one {writer} wrote (with its {marker}): this one holds "
+                                               f"files of the names it writes ({shown}), which it would replace")
+
+
 def _writable(path: Path) -> Path:
     if path.is_dir():
         raise config_error("--out", str(path), "a path where a file can be written (a folder of that name is in the way)")
@@ -552,16 +593,39 @@ def dask_client(scheduler: str, jobs: int):
                                                                              "dashboard_address": "127.0.0.1:0"}))
             yield stack.enter_context(Client(cluster))
         return
+    _probe(scheduler)
     try:
-        client = Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError) as exc:
-        raise config_error("--scheduler", scheduler, f"{SCHEDULERS} (it did not answer: {exc})") from None
+        client = Client(scheduler, timeout=f"{CONNECT_S}s")
+    except Exception as exc:  # whatever the address's program made the connection fail with
+        raise config_error("--scheduler", scheduler, f"{SCHEDULERS} (connecting failed: {type(exc).__name__}: {exc})") from None
     with client:
         try:
             client.wait_for_workers(1, timeout=WORKER_WAIT_S)
         except (OSError, TimeoutError):
             raise config_error("--scheduler", scheduler, f"a scheduler with at least one worker (none joined in {WORKER_WAIT_S} s)") from None
         yield client
+
+
+def _probe(scheduler: str) -> None:
+    """Connect to ``tcp://HOST:PORT`` and read what a Dask scheduler sends first (the length of
+    its handshake message, 8 bytes), each within ``CONNECT_S`` seconds. Dask's own client waits
+    without limit for that message, and reads a reply of another program (an HTTP server: the
+    dashboard's port typed for the scheduler's) as a length, so both are refused here."""
+    host, _, port = scheduler[6:].rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_S) as conn:
+            head = b""
+            while len(head) < 8:
+                chunk = conn.recv(8 - len(head))
+                if not chunk:
+                    raise ConnectionError("it closed the connection without a word")
+                head += chunk
+    except (OSError, UnicodeError) as exc:
+        why = f"nothing came within {CONNECT_S} s" if isinstance(exc, TimeoutError) else str(exc)
+        raise config_error("--scheduler", scheduler, f"{SCHEDULERS} (it did not answer: {why})") from None
+    # A Dask handshake is some tens of bytes; anything else is not a Dask scheduler.
+    if not 8 <= struct.unpack("<Q", head)[0] <= 1 << 20:
+        raise config_error("--scheduler", scheduler, f"{SCHEDULERS} (the program there answered {head!r}: not a Dask scheduler)")
 
 
 def check_reachable(scheduler: str) -> None:
@@ -637,6 +701,7 @@ def sweep(
     check_reachable(scheduler)
     if any((outp / name).exists() for name in ("summary.json", "claims.csv")):
         raise config_error("--out", str(out), "a folder of hostio sweep, or a new one (this one holds a reproduction: its summary.json or claims.csv)")
+    check_own_folder(outp, "sweep.json", "hostio sweep", RESULT_FILES)
     with locked(outp):
         for name in ("sweep.json", "results.parquet", "table.csv"):
             _writable(outp / name)
