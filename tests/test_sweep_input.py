@@ -549,3 +549,13 @@ def test_a_report_of_an_interrupted_reproduction_says_how_to_finish_it(tmp_path)
     (mine / "summary.md").write_text("# mine\n")  # a summary.md alone is not a reproduction
     one_line_error(cli("report", str(mine)), "reproduce --out (summary.md and points/)")
     assert [p.name for p in mine.iterdir()] == ["summary.md"]
+
+
+def test_seeds_as_a_numpy_array_and_an_experiment_named_twice():
+    import numpy as np
+
+    df = hostio.sweep("quickstart", AXES, set=SHORT, seeds=np.array([1, 2]), progress=False)
+    assert sorted(df["seed"]) == [1, 1, 2, 2]
+    with pytest.raises(ConfigError, match="seeds"):
+        hostio.sweep("quickstart", AXES, set=SHORT, seeds=np.array([[1, 2]]), progress=False)
+    one_line_error(cli("reproduce", "--only", "pause,pause", "--out", "x", cwd="/"), "--only = 'pause,pause': each experiment id once")

@@ -1696,6 +1696,8 @@ def reproduce(
         bad = [i for i in only if i not in known]
         if bad or not only:
             raise config_error("--only", ",".join(map(str, bad)), "experiment ids among: " + ", ".join(known))
+        if len(set(only)) < len(only):
+            raise config_error("--only", ",".join(only), "each experiment id once")
     exps = [e for e in EXPERIMENTS if only is None or e.id in only]
     n_points = sum(len(e.points()) for e in exps)
     sweep.check_runs("--seeds", seeds, n_points * seeds)

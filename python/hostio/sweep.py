@@ -735,9 +735,12 @@ def _check_out(out) -> None:
 
 
 def _plain_seeds(seeds):
-    """``seeds`` with integers of any integer type (NumPy's too) as Python ints."""
+    """``seeds`` with integers of any integer type (NumPy's too) as Python ints, and a
+    one-dimensional NumPy array as a list."""
     if (n := sim.integer(seeds)) is not None:
         return n
+    if type(seeds).__module__ == "numpy" and getattr(seeds, "ndim", None) == 1:
+        seeds = seeds.tolist()
     if isinstance(seeds, Sequence) and not isinstance(seeds, (str, bytes)):
         return [s if (n := sim.integer(s)) is None else n for s in seeds]
     return seeds
