@@ -37,10 +37,12 @@ const CORUNNER_STORE_EVERY: u64 = 4;
 /// uses AVX2 on Skylake-SP too), the loads beside. Kept for the Ice Lake preset, whose cores have
 /// a second store-data port: an upper bound there.
 const COPY_CYCLES_PER_LINE: u64 = 2;
-/// Fixed cost of one `rte_eth_rx_burst` / `rte_eth_tx_burst` call (loop, ring indices, doorbell
-/// write), cycles: estimates; over a burst of 32 they add ~3 cycles per packet together, so
-/// results hardly depend on them.
+/// Fixed cost of one `rte_eth_rx_burst` call (loop, ring indices), cycles: an estimate (no
+/// published per-call figure for the mlx5 PMD); with [`TX_BURST_CYCLES`] it adds ~3 cycles per
+/// packet over a burst of 32, so results hardly depend on it.
 const RX_BURST_CYCLES: u64 = 40;
+/// Fixed cost of one `rte_eth_tx_burst` call (loop, ring indices, completion check, doorbell
+/// write), cycles: an estimate, as [`RX_BURST_CYCLES`].
 const TX_BURST_CYCLES: u64 = 60;
 
 /// Independent accesses a core issues back to back (a burst's completion entries, buffer headers
