@@ -216,6 +216,7 @@ def test_override_integers_beyond_toml_are_numbers():
     ("apps.fwd.cores=[1, 2]", "apps.fwd.cores = [1, 2]: an integer: 1..=18 cores"),
     ("nics.nic0.rx_descriptors=1979-05-27T07:32:00Z", "nics.nic0.rx_descriptors = 1979-05-27T07:32:00Z: an integer: a power of two in 32..=65536"),
     ("platform.llc_slices=nan", "platform.llc_slices = nan: an integer: 1..=64"),
+    ("apps.fwd.cores=nan", "apps.fwd.cores = nan: an integer: 1..=18 cores"),
     ("platform.llc_slices=-inf", "platform.llc_slices = -inf: an integer: 1..=64"),
     ('nics.nic0.rx_descriptors="a\\nb"', 'nics.nic0.rx_descriptors = "a\\nb": an integer: a power of two in 32..=65536'),
 ])

@@ -1319,7 +1319,8 @@ fn with_key_rule(value: &toml::Value, err: ConfigError) -> ConfigError {
         // Not an integer at all: a fraction, a whole float inside the type's range, NaN, a boolean,
         // a string, an array.
         toml::Value::Float(f) if f.is_finite() => (f < (lo as f64 + hi as f64) / 2.0, true),
-        toml::Value::Float(f) => (f.is_sign_negative(), true),
+        // NaN is below and above nothing: the low bound's check, usually the key's whole range.
+        toml::Value::Float(f) => (f.is_nan() || f.is_sign_negative(), true),
         _ => (true, true),
     };
     for bound in if below { [lo, hi] } else { [hi, lo] } {
