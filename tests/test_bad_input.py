@@ -798,6 +798,12 @@ def test_pcie_parameter_tables_check_each_value_where_it_is():
     assert pcie.latency("dma_read", 64, params={"llc_ns": np.float64(5.0)}) == pcie.latency("dma_read", 64, params={"llc_ns": 5.0})
 
 
+def test_a_polled_nic_that_no_traffic_reaches_warns():
+    r = sim.check("quickstart", set=["traffic={}"])
+    assert any("nics.nic0: no [traffic.<name>] table sends to it" in w for w in r["warnings"]), r["warnings"]
+    assert not any("no [traffic" in w for w in sim.check("quickstart")["warnings"])
+
+
 def test_ddio_keys_on_a_nic_whose_buffers_are_remote_warn():
     r = sim.check("quickstart", set=["platform.sockets=2", "nics.nic0.socket=1", "nics.nic0.ddio_lines=1"])
     assert any("ddio_mask and stash_lines have no effect" in w for w in r["warnings"]), r["warnings"]

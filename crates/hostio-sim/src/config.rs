@@ -2011,6 +2011,13 @@ impl Scenario {
                 ));
             }
         }
+        // A NIC an app polls but no traffic reaches: the run is valid and forwards nothing.
+        for name in self.nics.keys() {
+            let polled = self.apps.values().any(|a| a.nic.as_deref() == Some(name.as_str()));
+            if polled && !self.traffic.values().any(|t| t.nic == *name) {
+                warnings.push(format!("{}: no [traffic.<name>] table sends to it: its apps receive and forward nothing", table_key("nics", name)));
+            }
+        }
         Ok(Resolved { scenario: self.clone(), platform: plat, io_mask, replacement, warnings })
     }
 }
