@@ -559,3 +559,13 @@ def test_seeds_as_a_numpy_array_and_an_experiment_named_twice():
     with pytest.raises(ConfigError, match="seeds"):
         hostio.sweep("quickstart", AXES, set=SHORT, seeds=np.array([[1, 2]]), progress=False)
     one_line_error(cli("reproduce", "--only", "pause,pause", "--out", "x", cwd="/"), "--only = 'pause,pause': each experiment id once")
+
+
+def test_load_without_the_run_log_reads_the_finished_table_or_gives_the_columns(tmp_path):
+    out = tmp_path / "s"
+    done = hostio.sweep("quickstart", AXES, set=SHORT, out=out, jobs=1, progress=False)
+    (out / "points.jsonl").unlink()
+    assert hostio.load(out).shape == done.shape
+    (out / "results.parquet").unlink()
+    df = hostio.load(out)
+    assert len(df) == 0 and list(df.columns) == ["nics.nic0.rx_descriptors", "seed", "point_id", "error"]

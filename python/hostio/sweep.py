@@ -826,8 +826,8 @@ def _frame(axes: Mapping[str, Sequence], keys: Sequence[tuple[tuple, int | None]
         row["error"] = rec.get("error")
         rows.append(row)
     df = pd.DataFrame(rows)
-    if df.empty:
-        return df
+    if df.empty:  # no point has run: the columns every table has
+        return pd.DataFrame(columns=[*axes, "seed", "point_id", "error"])
     cols = list(axes) + [c for c in ID_COLUMNS[:3] if c in df] + [c for c in df if c not in axes and c not in ID_COLUMNS] + ["error"]
     df = df[cols]
     for c in df.columns:
@@ -887,6 +887,12 @@ def load(folder: str | os.PathLike):
                 raise config_error(str(table), "(unreadable)", f"a results table written by hostio sweep ({type(exc).__name__}: {exc})") from None
         raise config_error("folder", str(folder), "a sweep folder (with sweep.json from hostio sweep --out)")
     m = manifest(outp)
+    if not (outp / "points.jsonl").exists() and (outp / "results.parquet").is_file():
+        # The run log is gone but the finished table is there: it is the results.
+        try:
+            return pd.read_parquet(outp / "results.parquet")
+        except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
+            raise config_error(str(outp / "results.parquet"), "(unreadable)", f"a results table written by hostio sweep ({type(exc).__name__}: {exc})") from None
     log = read_log(outp / "points.jsonl")
     keys = [(tuple(p["values"]), p["seed"]) for p in m["points"]]
     recs = [log.get(p["id"]) for p in m["points"]]
