@@ -798,6 +798,13 @@ def test_pcie_parameter_tables_check_each_value_where_it_is():
     assert pcie.latency("dma_read", 64, params={"llc_ns": np.float64(5.0)}) == pcie.latency("dma_read", 64, params={"llc_ns": 5.0})
 
 
+def test_a_tx_ring_of_32_descriptors_is_raised_to_64_as_the_mlx5_pmd_does():
+    r = sim.check("quickstart", set=["nics.nic0.tx_descriptors=32"])
+    assert any("tx_descriptors = 32 is raised to 64" in w for w in r["warnings"]), r["warnings"]
+    assert r["scenario"]["nics"]["nic0"]["tx_descriptors"] == 64
+    assert not any("raised" in w for w in sim.check("quickstart", set=["nics.nic0.tx_descriptors=64"])["warnings"])
+
+
 def test_a_polled_nic_that_no_traffic_reaches_warns():
     r = sim.check("quickstart", set=["traffic={}"])
     assert any("nics.nic0: no [traffic.<name>] table sends to it" in w for w in r["warnings"]), r["warnings"]

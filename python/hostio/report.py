@@ -50,13 +50,13 @@ def write(folder: str | Path, dest: str | Path) -> None:
     folder = Path(folder)
     if (folder / "sweep.json").is_file():
         page = sweep_page(folder)
-    elif (folder / "summary.md").is_file() and (folder / "points").is_dir():
+    elif (folder / "summary.md").is_file():
         page = reproduce_page(folder)
     elif (folder / "points").is_dir() and any((folder / "points").glob("*/points.jsonl")):
         raise config_error("folder", str(folder), "a finished reproduction: this one has no summary.md yet (interrupted?); "
                                                   "running hostio reproduce --out on it again finishes it, keeping the points already run")
     else:
-        raise config_error("folder", str(folder), "a folder written by hostio sweep --out (sweep.json) or hostio reproduce --out (summary.md and points/)")
+        raise config_error("folder", str(folder), "a folder written by hostio sweep --out (sweep.json) or hostio reproduce --out (summary.md)")
     if str(dest) == "-":
         sys.stdout.write(page)
         return

@@ -100,19 +100,15 @@ def parse_axis(spec: str) -> tuple[str, list]:
         raw = raw.strip()
         if not raw:
             raise config_error("--axis", spec, "a comma-separated list of values without empty items")
-        out.append(_axis_value(raw, spec))
+        out.append(_axis_value(raw))
     return key, out
 
 
-#: An axis value that starts like a number: it must be one.
-_NUMBERISH = re.compile(r"[+-]?(\d|\.\d|0[xXoObB])")
-
-
-def _axis_value(raw: str, spec: str):
-    """One axis value: JSON (numbers, strings in quotes, true/false, lists), else a number as
-    ``--set`` reads it (TOML: ``+2``, ``1_000``, ``0x600``, ``inf``, ``nan``; ``0X600`` too),
-    else a word as a string (``lru``); something that starts like a number but is none is an
-    error."""
+def _axis_value(raw: str):
+    """One axis value: JSON (numbers, strings in quotes, true/false, lists), else a number or
+    boolean as ``--set`` reads it (TOML: ``+2``, ``1_000``, ``0x600``, ``inf``, ``nan``; ``0X600``
+    too), else the text as a string, as ``--set`` takes it (``lru``, ``25g``; a malformed number
+    such as ``0x6g0`` is then refused by the key it is for)."""
     try:
         return json.loads(raw)
     except json.JSONDecodeError:
@@ -125,8 +121,6 @@ def _axis_value(raw: str, spec: str):
         pass
     if re.fullmatch(r"0[xX][0-9a-fA-F]+", raw):
         return int(raw, 16)
-    if _NUMBERISH.match(raw):
-        raise config_error("--axis", spec, f"values that are numbers, quoted strings or words: {raw!r} starts like a number but is not one")
     return raw
 
 
@@ -827,7 +821,7 @@ def _frame(axes: Mapping[str, Sequence], keys: Sequence[tuple[tuple, int | None]
         rows.append(row)
     df = pd.DataFrame(rows)
     if df.empty:  # no point has run: the columns every table has
-        return pd.DataFrame(columns=[*axes, "seed", "point_id", "error"])
+        return pd.DataFrame(columns=[*axes, *ID_COLUMNS])
     cols = list(axes) + [c for c in ID_COLUMNS[:3] if c in df] + [c for c in df if c not in axes and c not in ID_COLUMNS] + ["error"]
     df = df[cols]
     for c in df.columns:
@@ -888,11 +882,15 @@ def load(folder: str | os.PathLike):
         raise config_error("folder", str(folder), "a sweep folder (with sweep.json from hostio sweep --out)")
     m = manifest(outp)
     if not (outp / "points.jsonl").exists() and (outp / "results.parquet").is_file():
-        # The run log is gone but the finished table is there: it is the results.
+        # The run log is gone but the finished table is there: it is the results, if it is this
+        # sweep's (the points of an earlier sweep into the folder would carry other ids).
         try:
-            return pd.read_parquet(outp / "results.parquet")
+            table = pd.read_parquet(outp / "results.parquet")
         except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
             raise config_error(str(outp / "results.parquet"), "(unreadable)", f"a results table written by hostio sweep ({type(exc).__name__}: {exc})") from None
+        ids = {p["id"] for p in m["points"]}
+        if "point_id" in table and set(table["point_id"]) <= ids:
+            return table
     log = read_log(outp / "points.jsonl")
     keys = [(tuple(p["values"]), p["seed"]) for p in m["points"]]
     recs = [log.get(p["id"]) for p in m["points"]]

@@ -221,9 +221,12 @@ pub enum NicDesign {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum TxRelease {
-    /// As completions arrive, at every TX burst (DPDK mlx5 PMD: `mlx5_tx_handle_completion`): a
-    /// completion, written after every 32nd frame (or sooner on an eMPW ring whose frames since
-    /// the last one fill an eighth of it), releases every slot up to its frame.
+    /// As completions arrive, at every TX burst (DPDK mlx5 PMD: `mlx5_tx_handle_completion`): the
+    /// driver asks for a completion on a burst's last frame once the frames since the last one
+    /// reach the rings' interval (32 on the ConnectX-5-like rings, 8 on the coherent NIC's
+    /// queues; sooner when inlined frames fill an eighth of the ring), and it releases every slot
+    /// up to that frame once the frame has left the wire. Rings without completions (the
+    /// coherent NIC's shared pool) release each slot by itself.
     Completion,
     /// Only when the ring is short of room: completed buffers are freed, oldest first, only
     /// while fewer than the burst's packets plus 32 slots are free (DPDK ixgbe/i40e
@@ -2011,6 +2014,20 @@ impl Scenario {
                 ));
             }
         }
+        // The mlx5 PMD raises a TX ring of MLX5_TX_COMP_THRESH (32) descriptors or fewer to 33,
+        // then to the next power of two (`mlx5_tx_queue_pre_setup`): it asks for a completion
+        // every 32 frames and needs more slots than that.
+        let mut scenario = self.clone();
+        for (name, n) in scenario.nics.iter_mut() {
+            if matches!(n.attachment, Attach::Pcie | Attach::Integrated) && n.tx_descriptors <= 32 {
+                warnings.push(format!(
+                    "{}: tx_descriptors = {} is raised to 64, as the mlx5 PMD does (it asks for a TX completion every 32 frames and needs more slots than that)",
+                    table_key("nics", name),
+                    n.tx_descriptors
+                ));
+                n.tx_descriptors = 64;
+            }
+        }
         // A NIC an app polls but no traffic reaches: the run is valid and forwards nothing.
         for name in self.nics.keys() {
             let polled = self.apps.values().any(|a| a.nic.as_deref() == Some(name.as_str()));
@@ -2018,7 +2035,7 @@ impl Scenario {
                 warnings.push(format!("{}: no [traffic.<name>] table sends to it: its apps receive and forward nothing", table_key("nics", name)));
             }
         }
-        Ok(Resolved { scenario: self.clone(), platform: plat, io_mask, replacement, warnings })
+        Ok(Resolved { scenario, platform: plat, io_mask, replacement, warnings })
     }
 }
 

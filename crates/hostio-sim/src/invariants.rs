@@ -29,8 +29,11 @@ pub struct QueueLedger {
     pub tx_clean: u64,
     /// Positions of the posted slots whose frames close a block of completions, oldest first.
     pub tx_comp_ends: Vec<u64>,
-    /// Posted slots after the last of them (the open block).
+    /// Posted slots after the last of them (the open block), and their eMPW segments.
     pub tx_open: u64,
+    pub tx_open_segs: u64,
+    /// Slots per completion the NIC's rings ask for (0: each slot releases itself).
+    pub tx_comp_every: u64,
 }
 
 /// Where one NIC's frames are at the end of a run.
@@ -79,10 +82,14 @@ pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
                 bad.push(format!("nics.{} queue {i}: TX ring out of order (clean {}, head {}, size {})", n.name, q.tx_clean, q.tx_head, q.tx_n));
             }
             // Every slot not yet released is covered by a completion to come, or lies in the open
-            // block, which is shorter than a full ring (so a full ring always has one to wait for).
+            // block, which a burst's end leaves shorter than a completion's worth of slots and
+            // holding fewer than an eighth of the ring's eMPW segments (so a full ring, or full
+            // segments, always have a completion to wait for).
             let ends = &q.tx_comp_ends;
             let ordered = ends.windows(2).all(|w| w[0] < w[1]) && ends.first().map_or(true, |&e| e >= q.tx_clean) && ends.last().map_or(true, |&e| e < q.tx_head);
-            let covered = ends.last().map_or(q.tx_clean, |&e| e + 1) + q.tx_open == q.tx_head && q.tx_open < q.tx_n;
+            let covered = ends.last().map_or(q.tx_clean, |&e| e + 1) + q.tx_open == q.tx_head
+                && q.tx_open < q.tx_comp_every.max(1)
+                && q.tx_open_segs < 4 * q.tx_n;
             if !(ordered && covered) {
                 bad.push(format!("nics.{} queue {i}: TX completions out of order (clean {}, head {}, completions after {:?}, open block {})", n.name, q.tx_clean, q.tx_head, ends, q.tx_open));
             }

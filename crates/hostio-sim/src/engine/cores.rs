@@ -8,8 +8,9 @@
 //! buffers, without waiting), then processes the packets one per event: the header line (once its
 //! prefetch is in the L2), the app's own work, a `copy` app's copy of the frame into its own
 //! buffer (or the NIC's clone of it), its cycles, the header write (MAC swap). At the end of the
-//! burst it transmits: it frees the TX buffers whose completion the NIC has written
-//! (`TxRing::post_slot` says which frames get one), at every burst as the mlx5 PMD does, or —
+//! burst it transmits: it frees the TX buffers whose completion has come (the frame that closes
+//! their block has left the wire; `TxRing::close_burst` says which frames close one), at every
+//! burst as the mlx5 PMD does, or —
 //! `tx_release = "threshold"` — only while fewer than the burst's packets plus 32 TX slots are
 //! free; writes a TX descriptor per packet (on eMPW rings its WQE segments, copying a frame the
 //! NIC inlines into them) and rings the doorbell once the descriptors are complete; a host whose
@@ -536,6 +537,8 @@ impl Engine {
             tx.ready[slot] = visible;
             self.mbufs[tx.mbuf[slot] as usize].flush_ps += flush_ps;
         }
+        let seg_limit = if rings.empw && inline_max > 0 { tx.n / 2 } else { u64::MAX };
+        tx.close_burst(rings.tx_completion_every, seg_limit);
         self.schedule_tx_fetch(ni, q, visible);
         self.cores[c].tx_pending.drain(..k);
         t = doorbell;

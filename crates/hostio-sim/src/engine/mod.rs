@@ -908,6 +908,8 @@ impl Engine {
                             tx_clean: q.tx.clean,
                             tx_comp_ends: q.tx.comp_ends.iter().copied().collect(),
                             tx_open: q.tx.head - q.tx.block_start,
+                            tx_open_segs: q.tx.block_segs,
+                            tx_comp_every: n.attach.rings().tx_completion_every,
                         }
                     })
                     .collect(),
