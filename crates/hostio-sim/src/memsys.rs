@@ -515,6 +515,40 @@ mod tests {
     const LPP: u64 = LINES_PER_PAGE as u64;
     const HUGE_LINES: u64 = FRAMES_PER_HUGEPAGE * LPP;
 
+    /// A core's read that misses its socket's caches and goes to the other socket's DRAM pays a
+    /// UPI round trip more than one from its own socket's DRAM (same DRAM latency, both idle).
+    #[test]
+    fn a_core_read_from_the_other_sockets_dram_pays_a_upi_round_trip() {
+        use crate::cache::{HierParams, Hierarchy, SliceHash};
+        use crate::config::Replacement;
+        use crate::mem::{Mba, Memory};
+        let p = HierParams {
+            slices: 1,
+            sets_per_slice: 128,
+            ways: 11,
+            l2_sets: 64,
+            l2_ways: 8,
+            cores: 1,
+            inclusive: false,
+            io_mask: 0x600,
+            recycled_mask: 0,
+            policy: Replacement::Lru,
+            seed: 1,
+            hash: SliceHash::Parity,
+        };
+        // Two pages: the first homed on socket 0, the second on socket 1.
+        let pa: Vec<u64> = (0..2 * LPP).collect();
+        let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0), used: true };
+        let t = Timing { cycle_ps: 400.0, l2_ps: 5_000, llc_ps: 30_000, c2c_ps: 50_000, upi_ps: 55_000 };
+        let mut m = MemSys::new(vec![socket(), socket()], vec![0, 1], Vec::new(), 2, t);
+        let mut mba = Mba::new(100, 10.0);
+        let (local, served) = m.core_access(0, 0, &mut mba, 5, false, 1_000_000);
+        assert_eq!(served, Served::Dram);
+        let (remote, served) = m.core_access(0, 0, &mut mba, LPP as u32 + 5, false, 1_000_000);
+        assert_eq!(served, Served::Dram);
+        assert_eq!(remote - local, 2 * 55_000, "local {local} ps, remote {remote} ps");
+    }
+
     #[test]
     fn dpdk_memory_is_contiguous_in_1_gib_frames_and_the_rest_in_scattered_4_kib_pages() {
         let mut s = AddressSpace::new();

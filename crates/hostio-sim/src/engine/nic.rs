@@ -778,6 +778,35 @@ mod tests {
         assert!(sent > 1_500, "{sent} frames posted in 200 µs");
     }
 
+    /// The replenished descriptors reach the NIC when the burst's replenishing writes are done,
+    /// not when they start: with the burst's completions and mbuf headers in the core's L2 (its
+    /// reads cost a few ns) and the replenishing buffers' headers and the descriptor lines in
+    /// DRAM, the descriptors become visible a DRAM access or more after the burst starts.
+    #[test]
+    fn replenished_descriptors_wait_for_their_writes() {
+        let mut e = engine(1, 64, "rx_descriptors = 32");
+        e.prefill_rings();
+        let us = 1_000_000;
+        let lines: Vec<u32> = e.mbufs.iter().map(|m| m.meta_line).chain((0..8).map(|l| e.nics[0].queues[0].rx.desc_line + l)).collect();
+        for l in lines {
+            e.mem.sockets[0].hier.invalidate(l);
+        }
+        for slot in 0..32 {
+            let m = e.nics[0].queues[0].rx.mbuf[slot] as usize;
+            e.mbufs[m].len = 64;
+            e.nics[0].queues[0].rx.ready[slot] = 0;
+            let (cq, meta) = (e.nics[0].queues[0].rx.cq[slot], e.mbufs[m].meta_line);
+            e.core_mem(0, cq, false, 0);
+            e.core_mem(0, meta, true, 0);
+        }
+        e.nics[0].queues[0].rx.nic_pos = 32;
+        e.now = us;
+        e.on_core(0);
+        let &(written, _) = e.nics[0].queues[0].rx.posts.back().expect("the burst replenished the ring");
+        let dram = e.mem.sockets[0].mem.loaded_latency(us);
+        assert!(written >= us + dram, "written {} ns after the burst's start; a DRAM access takes {} ns", (written - us) / 1000, dram / 1000);
+    }
+
     /// Two queues' fetched frames: queue 0's, fetched first, has its data at 5 µs (a DRAM
     /// read); queue 1's, fetched later, at 2 µs (inlined). The wire takes queue 1's first, and
     /// queue 0's when its data has arrived, not in fetch order.
