@@ -748,6 +748,8 @@ def test_quick_keeps_a_points_own_warmup(tmp_path, monkeypatch):
 
     def run_points(todo, **kw):
         seen.extend(ov for _, ov in todo)
+        kw["out"].mkdir(parents=True, exist_ok=True)  # the run log, as the real one keeps it
+        (kw["out"] / "points.jsonl").touch()
         return [{"error": "not run"} for _ in todo]
 
     monkeypatch.setattr(repro.sweep, "run_points", run_points)
@@ -762,7 +764,8 @@ def test_quick_keeps_a_points_own_warmup(tmp_path, monkeypatch):
 
 
 def test_failed_experiment_leaves_no_stale_figure_or_comparison(tmp_path, monkeypatch):
-    (tmp_path / "points").mkdir()  # an earlier reproduction's folder
+    (tmp_path / "points" / "fig10").mkdir(parents=True)  # an earlier reproduction's folder
+    (tmp_path / "points" / "fig10" / "points.jsonl").touch()
     (tmp_path / "fig10.png").write_text("old")
     (tmp_path / "fig10_testbed.csv").write_text("old")
     monkeypatch.setattr(repro.sweep, "run_points", lambda todo, **kw: [{"error": "boom"} for _ in todo])

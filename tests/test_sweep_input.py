@@ -132,12 +132,14 @@ def test_an_unreachable_scheduler_leaves_out_untouched(tmp_path):
         assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("reply,needle", [(None, "nothing came within 1 s"), (b"HTTP/1.1 400 Bad Request\r\n\r\n", "not a Dask scheduler"),
-                                          (b"", "closed the connection")])
+@pytest.mark.parametrize("reply,needle", [(None, "no handshake came within 1 s"), (b"HTTP/1.1 400 Bad Request\r\n\r\n", "not a Dask scheduler"),
+                                          (b"", "closed the connection"), ((40).to_bytes(8, "little"), "no handshake came within 1 s"),
+                                          ((4).to_bytes(8, "little") + b"abcd", "not a Dask scheduler")])
 def test_a_program_that_is_not_a_scheduler_is_refused_in_time(tmp_path, monkeypatch, reply, needle):
     """Something else listening at the address (a silent program, a web server such as the
-    dashboard's port, one that hangs up): Dask's client would wait forever for the first, and
-    read the second's reply as a message length of exabytes."""
+    dashboard's port, one that hangs up, one that sends a length and stalls, one whose message is
+    no handshake): Dask's client would wait forever for the first and the fourth, and read the
+    second's reply as a message length of exabytes."""
     import socket
     import threading
 
@@ -569,3 +571,46 @@ def test_load_without_the_run_log_reads_the_finished_table_or_gives_the_columns(
     (out / "results.parquet").unlink()
     df = hostio.load(out)
     assert len(df) == 0 and list(df.columns) == ["nics.nic0.rx_descriptors", "seed", "point_id", "scenario_hash", "error"]
+
+
+def test_a_marker_hostio_did_not_write_does_not_make_a_folder_hostios(tmp_path):
+    """A sweep.json that is not a sweep's manifest, or a points/ that holds no runs, does not
+    let hostio replace the user's files beside it."""
+    s = tmp_path / "s"
+    s.mkdir()
+    (s / "sweep.json").write_text('{"my": "own notes"}')
+    (s / "table.csv").write_text("user,data\n")
+    one_line_error(cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", *SHORT_CLI, "--out", str(s)), "would replace", "sweep.json")
+    r = tmp_path / "r"
+    (r / "points").mkdir(parents=True)
+    (r / "summary.md").write_text("my summary\n")
+    one_line_error(cli("reproduce", "--quick", "--only", "pause", "--seeds", "1", "--quiet", "--out", str(r)), "would replace", "summary.md")
+    assert (s / "sweep.json").read_text() == '{"my": "own notes"}' and (r / "summary.md").read_text() == "my summary\n"
+    assert not (s / ".lock").exists() and not (r / ".lock").exists()
+
+
+def test_odd_folder_contents_give_one_line_errors(tmp_path):
+    o = tmp_path / "o"
+    (o / "sweep.json").mkdir(parents=True)  # a folder where a file goes: refused before the lock file
+    one_line_error(cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", *SHORT_CLI, "--out", str(o)), "--out")
+    assert [p.name for p in o.iterdir()] == ["sweep.json"]
+    r = tmp_path / "r"
+    r.mkdir()
+    (r / "points").write_text("mine")
+    one_line_error(cli("reproduce", "--quick", "--only", "pause", "--quiet", "--out", str(r)), "points is a file here")
+    p = tmp_path / "p"
+    p.mkdir()
+    (p / "summary.md").write_text("# t\n\n|---|\n|---|\n\ntext\n")  # a table of separator rows only
+    assert cli("report", str(p), "--out", str(p / "r.html"), timeout=30).returncode == 0
+
+
+def test_reproduce_replaces_a_linked_summary_instead_of_writing_through_it(tmp_path):
+    out = tmp_path / "r"
+    cmd = ["reproduce", "--quick", "--only", "pause", "--seeds", "1", "--quiet", "--out", str(out)]
+    assert cli(*cmd).returncode == 0
+    mine = tmp_path / "mine.txt"
+    mine.write_text("mine")
+    (out / "summary.md").unlink()
+    (out / "summary.md").symlink_to(mine)
+    assert cli(*cmd).returncode == 0
+    assert mine.read_text() == "mine" and not (out / "summary.md").is_symlink()

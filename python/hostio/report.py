@@ -332,9 +332,10 @@ def markdown(md: str, folder: Path) -> str:
                     rows.append(cells)
                 i += 1
             i -= 1
-            head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
-            rest = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
-            out.append(f"<table><tr>{head}</tr>{rest}</table>")
+            if rows:  # (separator rows only: nothing to show)
+                head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
+                rest = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
+                out.append(f"<table><tr>{head}</tr>{rest}</table>")
         elif ln.startswith("- "):
             out.append("<ul>")
             while i < len(lines) and lines[i].startswith("- "):

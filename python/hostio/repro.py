@@ -1672,6 +1672,18 @@ def _missing_table(claim_rows: list[dict]) -> list[str]:
     return out + [""]
 
 
+def _is_reproduction(outp: Path) -> bool:
+    """``outp/points`` is a folder of hostio reproduce's runs: a folder per experiment that holds
+    its run log (``points.jsonl``), and nothing else."""
+    pts = outp / "points"
+    try:
+        entries = list(pts.iterdir()) if pts.is_dir() else None
+    except OSError:
+        return False
+    ids = {e.id for e in EXPERIMENTS}
+    return bool(entries) and all(e.name in ids and (e / "points.jsonl").is_file() for e in entries)
+
+
 def reproduce(
     out: str | Path,
     *,
@@ -1726,8 +1738,8 @@ def reproduce(
         raise config_error("--out", str(out), "a folder (this path is a file)")
     if (outp / "sweep.json").exists():
         raise config_error("--out", str(out), "a folder of hostio reproduce, or a new one (this one holds a sweep: its sweep.json)")
-    sweep.check_own_folder(outp, "points/", "hostio reproduce",
-                           ["summary.md", "summary.json", "claims.csv"] + [f"{e.id}{end}" for e in EXPERIMENTS for end in (".csv", "_summary.csv", ".png", "_testbed.csv")])
+    names = ["summary.md", "summary.json", "claims.csv"] + [f"{e.id}{end}" for e in EXPERIMENTS for end in (".csv", "_summary.csv", ".png", "_testbed.csv")]
+    sweep.check_own_folder(outp, "points/ of runs", "hostio reproduce", names, _is_reproduction)
     quick_ov = QUICK if quick else []
     texts: dict = {}
 
@@ -1742,6 +1754,8 @@ def reproduce(
             text = _scenario_text(p.scenario, texts)
             if not isinstance(text, ConfigError):  # a bundled scenario that fails is reported per point
                 sim.resolved(text, set=p.overrides + ["run.seed=1"] + extra_of(p))
+    if (outp / "points").exists() and not (outp / "points").is_dir():
+        raise config_error("--out", str(out), "a folder whose points/ is a folder of hostio reproduce's runs (points is a file here)")
     try:
         outp.mkdir(parents=True, exist_ok=True)
         (outp / "points").mkdir(exist_ok=True)  # also what marks the folder as a reproduction's
@@ -1831,9 +1845,10 @@ def reproduce(
     head += _missing_table(claim_rows)
     if failed_exps:
         head += [f"Experiments with failed runs (no claims evaluated): {', '.join(failed_exps)}.", ""]
-    (outp / "summary.md").write_text("\n".join(head + sections))
+    text = "\n".join(head + sections)
+    sweep.write_atomic(outp / "summary.md", lambda p: p.write_text(text, encoding="utf-8"))
     sweep.write_csv(claim_rows, outp / "claims.csv")
-    (outp / "summary.json").write_text(json.dumps(claim_rows, indent=2, allow_nan=False))
+    sweep.write_atomic(outp / "summary.json", lambda p: p.write_text(json.dumps(claim_rows, indent=2, allow_nan=False), encoding="utf-8"))
     if progress:
         print(f"{agree}/{len(claim_rows)} claims agree ({agree_all} on every seed alone); summary: {outp / 'summary.md'}")
     return not failed_exps

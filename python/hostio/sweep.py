@@ -53,6 +53,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 import tomllib
 import types
 from pathlib import Path
@@ -96,7 +97,7 @@ def parse_axis(spec: str) -> tuple[str, list]:
         raise config_error("--axis", spec, "KEY.PATH=V1,V2,... with a key before the =")
     key = sim.normal_key(key.strip(), "--axis", spec)
     out = []
-    for raw in vals.split(","):
+    for raw in _split_values(vals):
         raw = raw.strip()
         if not raw:
             raise config_error("--axis", spec, "a comma-separated list of values without empty items")
@@ -104,20 +105,44 @@ def parse_axis(spec: str) -> tuple[str, list]:
     return key, out
 
 
+def _split_values(text: str) -> list[str]:
+    """``text`` split at the commas outside double quotes and brackets (``"a,b"``, ``[1,2]``
+    stay whole)."""
+    parts, cur, depth, quoted, escaped = [], [], 0, False, False
+    for ch in text:
+        if quoted:
+            quoted = not (ch == '"' and not escaped)
+            escaped = ch == "\\" and not escaped
+        elif ch == '"':
+            quoted = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
 def _axis_value(raw: str):
     """One axis value: JSON (numbers, strings in quotes, true/false, lists), else a number or
     boolean as ``--set`` reads it (TOML: ``+2``, ``1_000``, ``0x600``, ``inf``, ``nan``; ``0X600``
     too), else the text as a string, as ``--set`` takes it (``lru``, ``25g``; a malformed number
     such as ``0x6g0`` is then refused by the key it is for)."""
+    # ValueError covers both parsers' errors and an integer too long to convert.
     try:
         return json.loads(raw)
-    except json.JSONDecodeError:
+    except ValueError:
         pass
     try:
         v = tomllib.loads(f"v = {raw}")["v"]
         if isinstance(v, (bool, int, float)):
             return v
-    except tomllib.TOMLDecodeError:
+    except ValueError:
         pass
     if re.fullmatch(r"0[xX][0-9a-fA-F]+", raw):
         return int(raw, 16)
@@ -196,6 +221,9 @@ def check_axes(axes, option: str = "--axis") -> dict[str, list]:
                 raise config_error(f"{option} {norm}", v, "values that are numbers, strings or true/false")
             if not isinstance(v, (str, bool, int, float)) and hasattr(v, "item"):
                 v = v.item()  # a NumPy scalar: the Python number it holds (sweep.json is JSON)
+            if type(v) is int and not sim.TOML_INT[0] <= v <= sim.TOML_INT[1]:
+                shown = str(v) if v.bit_length() < 4000 else f"an integer of {v.bit_length()} bits"
+                raise config_error(f"{option} {norm}", shown, f"integers in {sim.TOML_INT[0]}..={sim.TOML_INT[1]} (TOML's)")
             ident = (type(v) is bool, v)
             if ident in seen:
                 raise config_error(f"{option} {norm}", v, "each value once (it is given twice)")
@@ -388,17 +416,26 @@ def well_formed(rec) -> bool:
                for k in _RECORD_METRICS)
 
 
-def check_own_folder(outp: Path, marker: str, writer: str, names: Iterable[str]) -> None:
-    """Refuse ``--out`` when it is a folder ``writer`` did not write (it has no ``marker``, a file
-    or, ending in ``/``, a folder) that holds a file of one of the ``names`` ``writer`` writes:
-    hostio would replace it without asking. Other files are left alone."""
-    if not outp.is_dir() or (outp / marker.rstrip("/")).exists():
+def check_own_folder(outp: Path, marker: str, writer: str, names: Iterable[str], ours) -> None:
+    """Refuse ``--out`` when it is a folder ``writer`` did not write (``ours(outp)`` is false: no
+    valid ``marker``) that holds a file of one of the ``names`` ``writer`` writes: hostio would
+    replace it without asking. Other files are left alone."""
+    if not outp.is_dir() or ours(outp):
         return
     theirs = sorted(n for n in set(names) if os.path.lexists(outp / n))
     if theirs:
         shown = ", ".join(theirs[:3]) + (", ..." if len(theirs) > 3 else "")
         raise config_error("--out", str(outp), f"a new folder, or one {writer} wrote (with its {marker}): this one holds "
                                                f"files of the names it writes ({shown}), which it would replace")
+
+
+def _is_sweep_folder(outp: Path) -> bool:
+    """``outp/sweep.json`` is one that hostio sweep wrote (it parses as its manifest)."""
+    try:
+        manifest(outp)
+    except (ConfigError, OSError):
+        return False
+    return True
 
 
 def _writable(path: Path) -> Path:
@@ -601,25 +638,51 @@ def dask_client(scheduler: str, jobs: int):
 
 
 def _probe(scheduler: str) -> None:
-    """Connect to ``tcp://HOST:PORT`` and read what a Dask scheduler sends first (the length of
-    its handshake message, 8 bytes), each within ``CONNECT_S`` seconds. Dask's own client waits
+    """Connect to ``tcp://HOST:PORT`` and read the message a Dask scheduler sends first (its
+    handshake: an 8-byte length, then frames naming ``pickle-protocol``), the name lookup, the
+    connection and the message each within ``CONNECT_S`` seconds. Dask's own client waits
     without limit for that message, and reads a reply of another program (an HTTP server: the
     dashboard's port typed for the scheduler's) as a length, so both are refused here."""
     host, _, port = scheduler[6:].rpartition(":")
+    host = host.strip("[]")
+
+    def fail(why: str):
+        return config_error("--scheduler", scheduler, f"{SCHEDULERS} ({why})")
+
+    pool = cf.ThreadPoolExecutor(1)
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_S) as conn:
-            head = b""
-            while len(head) < 8:
-                chunk = conn.recv(8 - len(head))
-                if not chunk:
-                    raise ConnectionError("it closed the connection without a word")
-                head += chunk
+        addrs = pool.submit(socket.getaddrinfo, host, int(port), type=socket.SOCK_STREAM).result(timeout=CONNECT_S)
+    except cf.TimeoutError:
+        raise fail(f"it did not answer: looking up {host!r} took over {CONNECT_S} s") from None
     except (OSError, UnicodeError) as exc:
-        why = f"nothing came within {CONNECT_S} s" if isinstance(exc, TimeoutError) else str(exc)
-        raise config_error("--scheduler", scheduler, f"{SCHEDULERS} (it did not answer: {why})") from None
-    # A Dask handshake is some tens of bytes; anything else is not a Dask scheduler.
-    if not 8 <= struct.unpack("<Q", head)[0] <= 1 << 20:
-        raise config_error("--scheduler", scheduler, f"{SCHEDULERS} (the program there answered {head!r}: not a Dask scheduler)")
+        raise fail(f"it did not answer: {exc}") from None
+    finally:
+        pool.shutdown(wait=False)
+    family, kind, proto, _, addr = addrs[0]
+    head = b""
+    try:
+        with socket.socket(family, kind, proto) as conn:
+            conn.settimeout(CONNECT_S)
+            conn.connect(addr)
+            deadline = time.monotonic() + CONNECT_S
+            need = 8
+            while len(head) < need:
+                conn.settimeout(max(0.01, deadline - time.monotonic()))
+                chunk = conn.recv(need - len(head))
+                if not chunk:
+                    raise ConnectionError(f"it closed the connection after {len(head)} bytes" if head else "it closed the connection without a word")
+                head += chunk
+                if len(head) == 8:
+                    n = struct.unpack("<Q", head)[0]
+                    # A Dask handshake is some tens of bytes.
+                    if not 8 <= n <= 1 << 16:
+                        raise fail(f"the program there answered {head!r}: not a Dask scheduler")
+                    need = 8 + n
+    except (OSError, UnicodeError) as exc:
+        why = f"no handshake came within {CONNECT_S} s" if isinstance(exc, TimeoutError) else str(exc)
+        raise fail(f"it did not answer: {why}") from None
+    if b"pickle-protocol" not in head:
+        raise fail(f"the program there answered {head[:40]!r}...: not a Dask scheduler")
 
 
 def check_reachable(scheduler: str) -> None:
@@ -695,10 +758,10 @@ def sweep(
     check_reachable(scheduler)
     if any((outp / name).exists() for name in ("summary.json", "claims.csv")):
         raise config_error("--out", str(out), "a folder of hostio sweep, or a new one (this one holds a reproduction: its summary.json or claims.csv)")
-    check_own_folder(outp, "sweep.json", "hostio sweep", RESULT_FILES)
+    check_own_folder(outp, "sweep.json", "hostio sweep", RESULT_FILES, _is_sweep_folder)
+    for name in ("sweep.json", "results.parquet", "table.csv"):
+        _writable(outp / name)  # before the lock file goes into the folder
     with locked(outp):
-        for name in ("sweep.json", "results.parquet", "table.csv"):
-            _writable(outp / name)
         manifest = {
             "hostio": _version(), "engine": engine_id(), "scenario": text, "set": base, "axes": dict(axes), "seeds": seed_list,
             "points": [{"id": pid, "values": list(v), "seed": s}
@@ -890,6 +953,8 @@ def load(folder: str | os.PathLike):
             raise config_error(str(outp / "results.parquet"), "(unreadable)", f"a results table written by hostio sweep ({type(exc).__name__}: {exc})") from None
         ids = {p["id"] for p in m["points"]}
         if "point_id" in table and set(table["point_id"]) <= ids:
+            done = set(table.loc[table["error"].isna(), "point_id"]) if "error" in table else set()
+            table.attrs["complete"] = done == ids
             return table
     log = read_log(outp / "points.jsonl")
     keys = [(tuple(p["values"]), p["seed"]) for p in m["points"]]
