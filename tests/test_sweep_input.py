@@ -134,7 +134,7 @@ def test_an_unreachable_scheduler_leaves_out_untouched(tmp_path):
 
 @pytest.mark.parametrize("reply,needle", [(None, "no handshake came within 1 s"), (b"HTTP/1.1 400 Bad Request\r\n\r\n", "not a Dask scheduler"),
                                           (b"", "closed the connection"), ((40).to_bytes(8, "little"), "no handshake came within 1 s"),
-                                          ((4).to_bytes(8, "little") + b"abcd", "not a Dask scheduler")])
+                                          ((20).to_bytes(8, "little") + b"x" * 20, "not a Dask scheduler")])
 def test_a_program_that_is_not_a_scheduler_is_refused_in_time(tmp_path, monkeypatch, reply, needle):
     """Something else listening at the address (a silent program, a web server such as the
     dashboard's port, one that hangs up, one that sends a length and stalls, one whose message is
@@ -591,9 +591,12 @@ def test_a_marker_hostio_did_not_write_does_not_make_a_folder_hostios(tmp_path):
 
 def test_odd_folder_contents_give_one_line_errors(tmp_path):
     o = tmp_path / "o"
-    (o / "sweep.json").mkdir(parents=True)  # a folder where a file goes: refused before the lock file
-    one_line_error(cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", *SHORT_CLI, "--out", str(o)), "--out")
-    assert [p.name for p in o.iterdir()] == ["sweep.json"]
+    hostio.sweep("quickstart", AXES, set=SHORT, out=o, jobs=1, progress=False)
+    (o / ".lock").unlink()
+    (o / "table.csv").unlink()
+    (o / "table.csv").mkdir()  # a folder where a file goes: refused before the lock file
+    one_line_error(cli("sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128,256", *SHORT_CLI, "--out", str(o)), "--out", "table.csv")
+    assert not (o / ".lock").exists()
     r = tmp_path / "r"
     r.mkdir()
     (r / "points").write_text("mine")
@@ -612,5 +615,27 @@ def test_reproduce_replaces_a_linked_summary_instead_of_writing_through_it(tmp_p
     mine.write_text("mine")
     (out / "summary.md").unlink()
     (out / "summary.md").symlink_to(mine)
+    (out / "pause.png").unlink()
+    (out / "pause.png").symlink_to(mine)
+    (out / "points" / ".DS_Store").write_text("")  # a stray file does not make the folder someone else's
     assert cli(*cmd).returncode == 0
-    assert mine.read_text() == "mine" and not (out / "summary.md").is_symlink()
+    assert mine.read_text() == "mine" and not (out / "summary.md").is_symlink() and not (out / "pause.png").is_symlink()
+
+
+def test_axis_values_split_outside_quotes_and_brackets_and_integers_stay_in_tomls_range():
+    assert sweep.parse_axis('nics.nic0.design="a,b",cx5') == ("nics.nic0.design", ["a,b", "cx5"])
+    assert sweep.parse_axis('k=[1,2],{"a":1,"b":2},"q\\"x,y"') == ("k", [[1, 2], {"a": 1, "b": 2}, 'q"x,y'])
+    for bad in ('k="abc,def', "k=x[,y"):
+        with pytest.raises(ConfigError, match="closed"):
+            sweep.parse_axis(bad)
+    with pytest.raises(ConfigError, match="TOML"):
+        sweep.check_axes({"nics.nic0.rx_descriptors": [2 ** 63]})
+
+
+def test_a_name_lookup_that_hangs_is_given_up_in_time(monkeypatch):
+    monkeypatch.setattr(sweep, "CONNECT_S", 1)
+    monkeypatch.setattr(sweep, "_lookup", lambda host, port: time.sleep(5))
+    t0 = time.monotonic()
+    with pytest.raises(ConfigError, match="looking up 'slow.example' took over 1 s"):
+        sweep._probe("tcp://slow.example:8786")
+    assert time.monotonic() - t0 < 3

@@ -401,7 +401,7 @@ def _hit_lines(ax, rows, x: str, legend_loc: str = "best", testbed_id: str | Non
 
 def _save(fig, path: Path) -> None:
     fig.tight_layout()
-    fig.savefig(path)
+    sweep.write_atomic(path, lambda p: fig.savefig(p, format="png"))
     import matplotlib.pyplot as plt
 
     plt.close(fig)
@@ -1673,15 +1673,12 @@ def _missing_table(claim_rows: list[dict]) -> list[str]:
 
 
 def _is_reproduction(outp: Path) -> bool:
-    """``outp/points`` is a folder of hostio reproduce's runs: a folder per experiment that holds
-    its run log (``points.jsonl``), and nothing else."""
-    pts = outp / "points"
+    """``outp/points`` holds hostio reproduce's runs: some experiment's folder with its run log
+    (``points.jsonl``)."""
     try:
-        entries = list(pts.iterdir()) if pts.is_dir() else None
+        return any((outp / "points" / e.id / "points.jsonl").is_file() for e in EXPERIMENTS)
     except OSError:
         return False
-    ids = {e.id for e in EXPERIMENTS}
-    return bool(entries) and all(e.name in ids and (e / "points.jsonl").is_file() for e in entries)
 
 
 def reproduce(

@@ -96,8 +96,11 @@ def parse_axis(spec: str) -> tuple[str, list]:
     if not key.strip():
         raise config_error("--axis", spec, "KEY.PATH=V1,V2,... with a key before the =")
     key = sim.normal_key(key.strip(), "--axis", spec)
+    parts = _split_values(vals)
+    if parts is None:
+        raise config_error("--axis", spec, "a comma-separated list of values whose double quotes and brackets are closed")
     out = []
-    for raw in _split_values(vals):
+    for raw in parts:
         raw = raw.strip()
         if not raw:
             raise config_error("--axis", spec, "a comma-separated list of values without empty items")
@@ -105,9 +108,9 @@ def parse_axis(spec: str) -> tuple[str, list]:
     return key, out
 
 
-def _split_values(text: str) -> list[str]:
+def _split_values(text: str) -> list[str] | None:
     """``text`` split at the commas outside double quotes and brackets (``"a,b"``, ``[1,2]``
-    stay whole)."""
+    stay whole); None when a quote or bracket is left open."""
     parts, cur, depth, quoted, escaped = [], [], 0, False, False
     for ch in text:
         if quoted:
@@ -125,7 +128,7 @@ def _split_values(text: str) -> list[str]:
             continue
         cur.append(ch)
     parts.append("".join(cur))
-    return parts
+    return None if quoted or depth else parts
 
 
 def _axis_value(raw: str):
@@ -433,7 +436,7 @@ def _is_sweep_folder(outp: Path) -> bool:
     """``outp/sweep.json`` is one that hostio sweep wrote (it parses as its manifest)."""
     try:
         manifest(outp)
-    except (ConfigError, OSError):
+    except (ConfigError, OSError, RecursionError):
         return False
     return True
 
@@ -637,6 +640,38 @@ def dask_client(scheduler: str, jobs: int):
         yield client
 
 
+def _lookup(host: str, port: str):
+    """The addresses of ``host:port`` for a TCP connection, or the exception the lookup raised."""
+    try:
+        return socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError, ValueError) as exc:
+        return exc
+
+
+def _first_message(family, kind, proto, addr, fail) -> bytes:
+    """Connect to ``addr`` and read the first message a Dask peer sends (an 8-byte length, then
+    that many bytes), the connection and the message each within ``CONNECT_S`` seconds."""
+    head = b""
+    with socket.socket(family, kind, proto) as conn:
+        conn.settimeout(CONNECT_S)
+        conn.connect(addr)
+        deadline = time.monotonic() + CONNECT_S
+        need = 8
+        while len(head) < need:
+            conn.settimeout(max(0.01, deadline - time.monotonic()))
+            chunk = conn.recv(need - len(head))
+            if not chunk:
+                raise ConnectionError(f"it closed the connection after {len(head)} bytes" if head else "it closed the connection without a word")
+            head += chunk
+            if len(head) == 8:
+                n = struct.unpack("<Q", head)[0]
+                # A Dask handshake is some tens of bytes.
+                if not 8 <= n <= 1 << 16:
+                    raise fail(f"the program there answered {head!r}: not a Dask scheduler")
+                need = 8 + n
+    return head
+
+
 def _probe(scheduler: str) -> None:
     """Connect to ``tcp://HOST:PORT`` and read the message a Dask scheduler sends first (its
     handshake: an 8-byte length, then frames naming ``pickle-protocol``), the name lookup, the
@@ -649,38 +684,26 @@ def _probe(scheduler: str) -> None:
     def fail(why: str):
         return config_error("--scheduler", scheduler, f"{SCHEDULERS} ({why})")
 
-    pool = cf.ThreadPoolExecutor(1)
-    try:
-        addrs = pool.submit(socket.getaddrinfo, host, int(port), type=socket.SOCK_STREAM).result(timeout=CONNECT_S)
-    except cf.TimeoutError:
-        raise fail(f"it did not answer: looking up {host!r} took over {CONNECT_S} s") from None
-    except (OSError, UnicodeError) as exc:
-        raise fail(f"it did not answer: {exc}") from None
-    finally:
-        pool.shutdown(wait=False)
-    family, kind, proto, _, addr = addrs[0]
-    head = b""
-    try:
-        with socket.socket(family, kind, proto) as conn:
-            conn.settimeout(CONNECT_S)
-            conn.connect(addr)
-            deadline = time.monotonic() + CONNECT_S
-            need = 8
-            while len(head) < need:
-                conn.settimeout(max(0.01, deadline - time.monotonic()))
-                chunk = conn.recv(need - len(head))
-                if not chunk:
-                    raise ConnectionError(f"it closed the connection after {len(head)} bytes" if head else "it closed the connection without a word")
-                head += chunk
-                if len(head) == 8:
-                    n = struct.unpack("<Q", head)[0]
-                    # A Dask handshake is some tens of bytes.
-                    if not 8 <= n <= 1 << 16:
-                        raise fail(f"the program there answered {head!r}: not a Dask scheduler")
-                    need = 8 + n
-    except (OSError, UnicodeError) as exc:
-        why = f"no handshake came within {CONNECT_S} s" if isinstance(exc, TimeoutError) else str(exc)
-        raise fail(f"it did not answer: {why}") from None
+    # The name lookup runs in a daemon thread: one that outlasts its time does not hold the
+    # process (getaddrinfo cannot be interrupted).
+    found: list = []
+    lookup = threading.Thread(target=lambda: found.append(_lookup(host, port)), daemon=True)
+    lookup.start()
+    lookup.join(CONNECT_S)
+    if not found:
+        raise fail(f"it did not answer: looking up {host!r} took over {CONNECT_S} s")
+    if isinstance(found[0], Exception):
+        raise fail(f"it did not answer: {found[0]}")
+    # Every address in turn, as Dask's client tries them (localhost may give ::1 first).
+    why = "the name has no address"
+    for family, kind, proto, _, addr in found[0]:
+        try:
+            head = _first_message(family, kind, proto, addr, fail)
+            break
+        except (OSError, UnicodeError) as exc:
+            why = f"no handshake came within {CONNECT_S} s" if isinstance(exc, TimeoutError) else str(exc)
+    else:
+        raise fail(f"it did not answer: {why}")
     if b"pickle-protocol" not in head:
         raise fail(f"the program there answered {head[:40]!r}...: not a Dask scheduler")
 
