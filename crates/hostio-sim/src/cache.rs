@@ -1278,11 +1278,11 @@ impl Hierarchy {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// 1 slice × 4 sets × 11 ways, 2 cores with 2-set × 2-way L2s; I/O mask 0x600.
-    fn small_params() -> HierParams {
+    pub(crate) fn small_params() -> HierParams {
         HierParams {
             slices: 1,
             sets_per_slice: 4,

@@ -519,23 +519,9 @@ mod tests {
     /// UPI round trip more than one from its own socket's DRAM (same DRAM latency, both idle).
     #[test]
     fn a_core_read_from_the_other_sockets_dram_pays_a_upi_round_trip() {
-        use crate::cache::{HierParams, Hierarchy, SliceHash};
-        use crate::config::Replacement;
+        use crate::cache::Hierarchy;
         use crate::mem::{Mba, Memory};
-        let p = HierParams {
-            slices: 1,
-            sets_per_slice: 128,
-            ways: 11,
-            l2_sets: 64,
-            l2_ways: 8,
-            cores: 1,
-            inclusive: false,
-            io_mask: 0x600,
-            recycled_mask: 0,
-            policy: Replacement::Lru,
-            seed: 1,
-            hash: SliceHash::Parity,
-        };
+        let p = crate::cache::tests::small_params();
         // Two pages: the first homed on socket 0, the second on socket 1.
         let pa: Vec<u64> = (0..2 * LPP).collect();
         let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0), used: true };
