@@ -8,12 +8,13 @@ list: some 2 GB at the limit); --repeat is 1..1000; --footprint-mib (1..4096, de
 the span of both traces: at 64 MiB hostio's directory (8 B per line) and set records no longer
 fit the host's caches, smaller spans show the simulator's own cost per access.
 
-hostio is driven with device writes and all 11 ways open to them (`ddio_ways=11`): DDIO's
-write-allocate path is then an 11-way LLC evicting in LRU order (18 slices x 2048 sets, the slice
-chosen by hostio's address hash), whose insertion is chosen by set dueling (the simulator's DDIO
-model): on the uniform trace it inserts at MRU like LRU; on the stream, which LRU thrashes, it
-keeps part of the stream cached, so hostio's hit rate there is above pycachesim's 0. pycachesim gets one LRU cache of 36864 sets x 11 ways x 64 B, fed the same
-addresses through its bulk `load(iterable)` call (the address list is built before timing).
+hostio is driven with device writes and all 11 ways open to them (`ddio_ways=11`), inserted at
+the most recently used position (`ddio_insertion="mru"`): DDIO's write-allocate path is then an
+11-way LRU LLC (18 slices x 2048 sets, the slice chosen by hostio's address hash), the policy
+pycachesim simulates, so both give the same hit rates but for the slice hash's spread (the
+simulator's default, set dueling, keeps part of the stream cached where LRU keeps none).
+pycachesim gets one LRU cache of 36864 sets x 11 ways x 64 B, fed the same addresses through its
+bulk `load(iterable)` call (the address list is built before timing).
 Traces: uniform random lines over the footprint, and a sequential stream over it. Each figure is the
 median of `--repeat` runs on fresh caches; the two simulators take turns (one run each per
 round, each first in every other round), so that both see the same host, and the ratio is the
@@ -49,7 +50,7 @@ def traces(n: int, footprint: int = FOOTPRINT) -> dict:
 
 
 def run_hostio(a: np.ndarray) -> tuple[float, float]:
-    h = Hierarchy("skylake-gold-6140", ddio_ways=WAYS)
+    h = Hierarchy("skylake-gold-6140", ddio_ways=WAYS, ddio_insertion="mru")
     t = time.perf_counter()
     lv = h.access(a, "dev_write")
     dt = time.perf_counter() - t

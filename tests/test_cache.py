@@ -329,3 +329,17 @@ def test_cat_masks_cores_and_sockets_follow_the_scenarios_rules():
     with pytest.raises(ConfigError, match=r"^sockets = 2: left out: a Hierarchy is one socket"):
         Hierarchy(sockets=2)
     h.set_cat(17, 0x7F0)
+
+
+def test_ddio_insertion_mru_is_strict_lru_and_adaptive_keeps_part_of_a_thrashing_stream():
+    """A stream over twice the LLC: strict LRU (``mru``) evicts every line before its reuse, set
+    dueling (the default) keeps part of it cached."""
+    h = Hierarchy("skylake-gold-6140", ddio_ways=11)
+    lines = 2 * 18 * 2048 * 11  # twice the Skylake preset LLC's lines
+    trace = (np.arange(3 * lines, dtype=np.uint64) % lines) * 64
+    mru = Hierarchy("skylake-gold-6140", ddio_ways=11, ddio_insertion="mru").access(trace, "dev_write")
+    adaptive = h.access(trace, "dev_write")
+    assert np.count_nonzero(mru) == 0
+    assert np.count_nonzero(adaptive[lines:]) > 0.05 * 2 * lines
+    with pytest.raises(hostio.ConfigError, match="ddio_insertion"):
+        Hierarchy("skylake-gold-6140", ddio_insertion="lru")

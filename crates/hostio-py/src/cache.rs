@@ -247,6 +247,7 @@ impl TraceCache {
             policy: r.replacement,
             seed: r.scenario.run.seed,
             hash: p.slice_hash,
+            adaptive_io: r.scenario.platform.ddio_insertion == hostio_sim::config::DdioInsertion::Adaptive,
         };
         Ok(TraceCache {
             h: Hierarchy::new(&params, &[]),

@@ -492,6 +492,9 @@ pub struct HierParams {
     pub policy: Replacement,
     pub seed: u64,
     pub hash: SliceHash,
+    /// Device allocations are inserted by set dueling (true) or always at the most recently used
+    /// position (false: strict LRU).
+    pub adaptive_io: bool,
 }
 
 /// How physical line addresses map to LLC slices.
@@ -656,7 +659,7 @@ impl Hierarchy {
             dir: Vec::new(),
             rng: Rng::new(p.seed ^ 0x5eed_cac4e),
             psel: PSEL_MAX / 2,
-            duel: p.sets_per_slice >= LEADER_EVERY,
+            duel: p.adaptive_io && p.sets_per_slice >= LEADER_EVERY,
             bip_count: 0,
             stats: HierStats::default(),
             pending_writebacks: 0,
@@ -1296,6 +1299,7 @@ pub(crate) mod tests {
             policy: Replacement::Lru,
             seed: 1,
             hash: SliceHash::Parity,
+            adaptive_io: true,
         }
     }
 

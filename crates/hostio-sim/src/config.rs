@@ -157,6 +157,19 @@ pub enum Replacement {
     Random,
 }
 
+/// Where DDIO's write-allocates enter the I/O ways' LRU order (`platform.ddio_insertion`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum DdioInsertion {
+    /// Set dueling between insertion at the most recently used position and bimodal insertion
+    /// (DIP): hostio's modelling choice for the I/O ways, see the `cache` module docs.
+    #[default]
+    Adaptive,
+    /// Always at the most recently used position: strict LRU, as in cache simulators that model
+    /// LRU (pycachesim's `LRU`), and the baseline the adaptive choice is weighed against.
+    Mru,
+}
+
 /// `[platform]`: which machine, and the DDIO/LLC knobs.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -179,6 +192,8 @@ pub struct PlatformCfg {
     pub llc_mib_per_slice: Option<f64>,
     /// Override: replacement of core fills (device allocations stay LRU).
     pub replacement: Option<Replacement>,
+    /// Where DDIO's write-allocates enter the I/O ways' LRU order (default `adaptive`).
+    pub ddio_insertion: DdioInsertion,
     /// Number of sockets (1 or 2).
     pub sockets: u32,
 }
@@ -194,6 +209,7 @@ impl Default for PlatformCfg {
             llc_slices: None,
             llc_mib_per_slice: None,
             replacement: None,
+            ddio_insertion: DdioInsertion::Adaptive,
             sockets: 2,
         }
     }
@@ -1159,6 +1175,7 @@ fn enum_variants(leaf: &str) -> Option<String> {
         "tx_release" => listed::<TxRelease>(),
         "design" => listed::<NicDesign>(),
         "replacement" => listed::<Replacement>(),
+        "ddio_insertion" => listed::<DdioInsertion>(),
         "size_mix" => listed::<SizeMix>(),
         "kind" => listed::<AppKind>(),
         "attachment" => listed::<Attach>(),

@@ -344,6 +344,7 @@ mod tests {
             policy: Replacement::Lru,
             seed: 1,
             hash: SliceHash::Parity,
+            adaptive_io: true,
         };
         let pa: Vec<u64> = (0..LINES_PER_PAGE as u64).collect();
         let s = Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(95.0, 130.0), used: true };

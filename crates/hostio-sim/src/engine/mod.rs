@@ -461,6 +461,7 @@ impl Engine {
                     policy: r.replacement,
                     seed: sc.run.seed.wrapping_add(s as u64),
                     hash: plat.slice_hash,
+                    adaptive_io: sc.platform.ddio_insertion == crate::config::DdioInsertion::Adaptive,
                 },
                 &[],
             );
