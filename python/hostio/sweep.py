@@ -67,7 +67,7 @@ SCHEDULERS = "local, dask, or tcp://HOST:PORT of a running Dask scheduler"
 MAX_RUNS = 1_000_000
 #: Seconds to wait for a ``tcp://`` scheduler to have at least one worker.
 WORKER_WAIT_S = 30
-#: Seconds for a ``tcp://`` scheduler to accept the connection, and again to send its first bytes.
+#: Seconds each for a ``tcp://`` scheduler's name lookup, its connection and its handshake message.
 CONNECT_S = 10
 #: Columns of the results table that are not metrics.
 ID_COLUMNS = ("seed", "point_id", "scenario_hash", "error")
