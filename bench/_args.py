@@ -47,3 +47,8 @@ def out_dir(ap: argparse.ArgumentParser, out: str, *names: str) -> None:
         ap.error(one_line(e))
     except OSError as e:
         ap.error(one_line(f"argument --out: {out!r}: a directory this user can create or write ({e.strerror or e})"))
+
+
+def summary(doc: str) -> str:
+    """A script's docstring's first paragraph as one line, for argparse's description."""
+    return " ".join(doc.strip().split("\n\n")[0].split())

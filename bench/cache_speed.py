@@ -32,7 +32,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from _args import int_in  # noqa: E402
+from _args import int_in, summary  # noqa: E402
 from hostio.cache import Hierarchy  # noqa: E402
 
 FOOTPRINT = 64 << 20
@@ -73,7 +73,7 @@ def run_pycachesim(addrs: list) -> tuple[float, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     ap.add_argument("--accesses", type=int_in(1, MAX_ACCESSES, " accesses per trace"), default=2_000_000)
     ap.add_argument("--repeat", type=int_in(1, 1000, " runs"), default=5)
     ap.add_argument("--footprint-mib", type=int_in(1, 4096, " MiB"), default=FOOTPRINT >> 20)

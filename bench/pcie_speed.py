@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from _args import summary
 from hostio import pcie
 
 
@@ -18,7 +19,7 @@ def rate(label: str, fn, units: int, repeat: int = 5) -> None:
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # no options: refuse any
+    argparse.ArgumentParser(description=summary(__doc__)).parse_args()  # no options: refuse any
     sizes = list(range(1, 4097))
     rate("bandwidth sweep (sizes)", lambda: pcie.bandwidth(sizes), len(sizes))
     frames = list(range(64, 1519))

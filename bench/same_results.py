@@ -16,6 +16,7 @@ import sys
 
 import hostio
 from hostio import outfile
+from _args import summary
 from hostio.cli import one_line
 from hostio.errors import USER_ERRORS
 
@@ -79,7 +80,7 @@ def load_reference(path: str) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--save", metavar="FILE", help="write the reference here (- for standard output)")
     g.add_argument("--check", metavar="FILE", help="compare with the reference a --save wrote")

@@ -15,7 +15,7 @@ import statistics
 import time
 
 import hostio
-from _args import int_in, number_in
+from _args import int_in, number_in, summary
 
 SCENARIO = """
 [run]
@@ -47,7 +47,7 @@ CASES = {
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=summary(__doc__))
     ap.add_argument("--sim-ms", type=number_in(0.001, 10000, " ms (run.duration_us 1..1e7)"), default=200.0,
                     help="simulated milliseconds per run, 0.001..10000 (default 200)")
     ap.add_argument("--repeat", type=int_in(1, 1000), default=5, help="runs per case, 1..1000 (default 5)")

@@ -138,6 +138,20 @@ def test_validation_report_command(capsys, tmp_path):
                                                               "lat_vs_size.png", "lat_vs_window.png"]
 
 
+def test_validation_report_without_the_data_set_says_where_it_comes_from(capsys, tmp_path, monkeypatch):
+    # A clone with no data set next to it: nothing found under the checkout or the variable.
+    monkeypatch.setenv("HOSTIO_PCIE_BENCH_DATA", str(tmp_path / "nowhere"))
+    import runpy
+
+    mod = runpy.run_path(str(ROOT / "validation/pcie/report.py"))
+    monkeypatch.setattr(Path, "is_dir", lambda self: False if "pcie-bench" in str(self) or "nowhere" in str(self) else Path.exists(self))
+    assert mod["find_data"](None) is None
+    rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "new"))
+    assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert "--data = '(not given)'" in err and "github.com/pcie-bench/data" in err and "HOSTIO_PCIE_BENCH_DATA" in err
+    assert not (tmp_path / "new").exists()
+
+
 def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
     import shutil
 

@@ -312,12 +312,17 @@ def test_seeds_and_summary_on_the_command_line(tmp_path):
     p = cli("sweep", "quickstart", "--axis", "traffic.t0.packet_size=512,1500", "--seeds", "3", "--out", str(tmp_path),
             "--jobs", "2", *sum((["--set", s] for s in SHORT), []))
     assert p.returncode == 0, p.stderr
-    assert "6 points done, 0 failed" in p.stdout and "median over seeds" in p.stdout
+    assert "6 runs done, 0 failed" in p.stdout and "median over seeds" in p.stdout
     df = pd.read_parquet(tmp_path / "results.parquet")
     assert sorted(df["seed"].unique()) == [1, 2, 3]
     s = sweep.summarize(df, ["traffic.t0.packet_size"])
     assert list(s["seeds"]) == [3, 3]
     assert (s["throughput_gbps.min"] <= s["throughput_gbps"]).all() and (s["throughput_gbps"] <= s["throughput_gbps.max"]).all()
+    # A column the table lacks, or axes given as one string, is named.
+    for axes, metrics, key in ((["traffic.t0.packet_size"], ["nosuch"], "metrics = 'nosuch'"), (["nosuch"], None, "axes = 'nosuch'"),
+                               ("traffic.t0.packet_size", None, "axes = ")):
+        with pytest.raises(hostio.ConfigError, match=key):
+            sweep.summarize(df, axes, metrics)
 
 
 def test_every_point_is_validated_before_any_runs(tmp_path):

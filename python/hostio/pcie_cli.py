@@ -380,8 +380,9 @@ def cmd_validate(args) -> int:
             ours = False
         if not ours:
             raise config_error("--out", args.out, allowed)
-    if args.data is not None and not (Path(args.data) / mod["PLAIN"]).is_dir():
-        raise config_error("--data", args.data, f"a pcie-bench data directory holding {mod['PLAIN']}/")
+    found = mod["find_data"](args.data)
+    if found is None:
+        raise config_error("--data", args.data if args.data is not None else "(not given)", mod["not_found"](args.data))
     # The folders this run makes (the first of them missing now, and those below it): removed
     # again, if empty, when the report fails.
     made = [p for p in [out, *out.parents] if not p.exists()]
@@ -395,10 +396,10 @@ def cmd_validate(args) -> int:
     ok = False
     try:
         said = io.StringIO()
-        data = args.data if args.data is not None else str(mod["find_data"](None))
+        data = str(found)
         try:
             with contextlib.redirect_stdout(said):
-                rc = int(mod["main"](["--out", str(tmp)] + (["--data", args.data] if args.data else [])) or 0)
+                rc = int(mod["main"](["--out", str(tmp), "--data", data]) or 0)
         except (KeyError, ValueError, IndexError, TypeError, ArithmeticError, StopIteration, csv.Error) as exc:
             # Damaged CSVs: a missing column or row, a cell that is not a number, no rows, bad bytes.
             raise config_error("--data", data, f"pcie-bench's CSVs as it writes them (reading them failed: {type(exc).__name__}: {exc})") from None
@@ -488,5 +489,6 @@ def register(subparsers) -> None:
 
     v = sub.add_parser("validate", help="write the model-vs-measurement report (tables + PNGs)")
     v.add_argument("--out", required=True, help="output directory")
-    v.add_argument("--data", default=None, help="pcie-bench data directory (default: shared/validation/pcie-bench)")
+    v.add_argument("--data", default=None, help="pcie-bench data directory (github.com/pcie-bench/data; default: $HOSTIO_PCIE_BENCH_DATA, else "
+                        "shared/validation/pcie-bench in the checkout or next to it)")
     v.set_defaults(func=cmd_validate)

@@ -100,6 +100,18 @@ def _ns(v) -> str:
     return "n/a" if v is None else f"{v:.0f}"
 
 
+def _num(v, digits: int = 4) -> str:
+    """A metric for a table: counts and other values from 10,000 up as whole numbers with
+    thousands separators, smaller ones to ``digits`` significant digits; n/a for no value."""
+    if v is None or v != v:
+        return "n/a"
+    if isinstance(v, bool):
+        return str(v)
+    if abs(v) >= 1e4 and abs(v) < 1e18 or isinstance(v, int):
+        return f"{v:,.0f}"
+    return f"{v:.{digits}g}"
+
+
 def summary(r: dict, name: str) -> str:
     m = r["metrics"]
     lat = m["latency_ns"]
@@ -116,14 +128,16 @@ def summary(r: dict, name: str) -> str:
         f"DDIO       PCIe write hit rate {_pct(m['pcie_write_hit_rate'])}, read hit rate {_pct(m['pcie_read_hit_rate'])}; "
         f"allocations {m['ddio_allocations']:,}, evictions {m['ddio_evictions']:,}",
         f"latency    p50 {_ns(lat['p50'])} ns, p90 {_ns(lat['p90'])}, p99 {_ns(lat['p99'])}, p99.9 {_ns(lat['p999'])}, "
-        f"max {_ns(lat['max'])}",
+        f"max {_ns(lat['max'])}" if lat["p50"] is not None else
+        "latency    n/a: no frame that arrived in the measured window was transmitted within it (a longer run.duration_us, "
+        "or fewer descriptors, gives it one)",
         f"memory     read {m['memory_read_gbps']:.1f} Gb/s, write {m['memory_write_gbps']:.1f} Gb/s",
     ]
     for nname, n in m["nics"].items():
         if n["attachment"] == "pcie":
             link = f"PCIe d2h {n['pcie_d2h_utilization'] * 100:.1f} %, h2d {n['pcie_h2d_utilization'] * 100:.1f} %"
         else:
-            link = ", ".join(f"{k} {v:.3g}" for k, v in n["attachment_metrics"].items()) or "no link"
+            link = ", ".join(f"{k} {_num(v, 3)}" for k, v in n["attachment_metrics"].items()) or "no link"
         lines.append(f"NIC        {nname}: {n['attachment']}; {link}")
     for w in r.get("warnings", []):
         lines.append(f"warning    {w}")
@@ -205,15 +219,14 @@ def cmd_sweep(args) -> int:
     df = sweeps.sweep(path, axes, set=args.set, seeds=args.seeds, out=out, jobs=args.jobs,
                       scheduler=args.scheduler, progress=not args.quiet)
     failed = df[df["error"].notna()]
-    print(f"{len(df) - len(failed)} points done, {len(failed)} failed; table: {out / 'results.parquet'} (and table.csv)")
+    print(f"{len(df) - len(failed)} runs done, {len(failed)} failed; table: {out / 'results.parquet'} (and table.csv)")
     if args.seeds and args.seeds > 1 and len(failed) < len(df):
         summ = sweeps.summarize(df, list(axes))
         cols = [c for c in summ.columns if not c.endswith((".min", ".max"))]
         print("median over seeds [min, max]:")
         for r in summ.to_dict("records"):
             cells = [f"{k}={r[k]}" for k in axes]
-            num = lambda v: "n/a" if v is None or v != v else f"{v:.4g}"  # noqa: E731 (NaN: no value)
-            cells += [f"{m} {num(r[m])} [{num(r[m + '.min'])}, {num(r[m + '.max'])}]" for m in cols if m not in axes and m != "seeds"]
+            cells += [f"{m} {_num(r[m])} [{_num(r[m + '.min'])}, {_num(r[m + '.max'])}]" for m in cols if m not in axes and m != "seeds"]
             print("  " + "  ".join(cells))
     for r in failed.to_dict("records"):
         where = " ".join(f"{k}={r[k]}" for k in axes)

@@ -1009,8 +1009,16 @@ def summarize(df, axes: Sequence[str], metrics: Sequence[str] | None = None):
     import pandas as pd
 
     ok = df[df["error"].isna()] if "error" in df else df
+    if isinstance(axes, str) or isinstance(metrics, str):
+        raise config_error("axes" if isinstance(axes, str) else "metrics", axes if isinstance(axes, str) else metrics,
+                           "a list of column names, e.g. ['nics.nic0.rx_descriptors']")
     metrics = list(metrics or [c for c in ("throughput_gbps", "latency_ns.p99", "pcie_write_hit_rate", "dropped_packets")
                                if c in ok])
+    for name, cols in (("axes", list(axes)), ("metrics", metrics)):
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            shown = ", ".join(map(str, df.columns)) if len(df.columns) <= 40 else f"{len(df.columns)} columns, e.g. {', '.join(map(str, df.columns[:10]))}"
+            raise config_error(name, missing[0] if len(missing) == 1 else missing, f"columns of the table ({shown})")
     if ok.empty:
         return pd.DataFrame(columns=list(axes) + ["seeds"] + metrics)
     g = ok.groupby(list(axes), sort=False, dropna=False) if axes else [((), ok)]

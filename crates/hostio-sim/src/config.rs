@@ -918,8 +918,13 @@ impl Platform {
         use std::io::Read;
         let err = |why: String| ConfigError::new("platform.preset", format!("file:{path}"), why);
         let not_regular = || err("a regular file (a platform file written by `hostio probe --platform-out`)".into());
+        // A relative path is the current directory's; a file not found there names where it looked.
+        let place = match std::path::Path::new(path).is_relative().then(std::env::current_dir) {
+            Some(Ok(cwd)) => format!(" (relative to the current directory: {})", cwd.join(path).display()),
+            _ => String::new(),
+        };
         // Checked before opening: opening a FIFO would wait for a writer.
-        let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read the platform file: {e}")))?;
+        let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read the platform file{place}: {e}")))?;
         if !meta.is_file() {
             return Err(not_regular());
         }

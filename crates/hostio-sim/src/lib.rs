@@ -67,7 +67,13 @@ impl Run {
 
     pub fn from_scenario(sc: Scenario) -> Result<Run, ConfigError> {
         let resolved = sc.resolve()?;
-        let canon = serde_json::to_string(&resolved.scenario).expect("serialisable");
+        let mut canon = serde_json::to_string(&resolved.scenario).expect("serialisable");
+        if resolved.scenario.platform.preset.starts_with("file:") {
+            // A platform file counts by its facts, not by how its path is spelled.
+            let mut sc = resolved.scenario.clone();
+            sc.platform.preset = "file".into();
+            canon = serde_json::to_string(&(&sc, &resolved.platform)).expect("serialisable");
+        }
         let hash = format!("{:016x}", result::fnv1a64(canon.as_bytes()));
         let seed = resolved.scenario.run.seed;
         let started = std::time::Instant::now();

@@ -124,7 +124,7 @@ pub struct SimResult {
     pub version: &'static str,
     pub seed: u64,
     /// FNV-1a 64 of the scenario's canonical JSON (defaults and overrides applied; a platform
-    /// file is covered by its path, not its contents).
+    /// file is covered by the facts it holds, not by its path).
     pub scenario_hash: String,
     pub scenario: Scenario,
     pub platform: Platform,

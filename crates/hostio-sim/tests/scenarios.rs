@@ -326,6 +326,29 @@ fn selective_dca_and_io_ways_need_a_platform_with_ddio() {
     }
 }
 
+/// A platform file counts in the scenario hash by its facts: two spellings of its path give the
+/// same hash, and changed facts a different one; a relative path that is not there names where
+/// it was looked for.
+#[test]
+fn a_platform_file_is_hashed_by_its_facts_not_its_path() {
+    let dir = std::env::temp_dir().join(format!("hostio-hash-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let base = hostio_sim::config::Platform::preset("skylake-gold-6140").unwrap().to_file_toml(&[]).unwrap();
+    std::fs::write(dir.join("p.toml"), &base).unwrap();
+    let hash = |path: String| {
+        let ov = [format!("platform.preset=\"file:{path}\""), "run.duration_us=5".to_string(), "run.warmup_us=0".to_string()];
+        run_text(&base_text(), &ov, None).unwrap().scenario_hash
+    };
+    let plain = hash(dir.join("p.toml").display().to_string());
+    assert_eq!(plain, hash(dir.join("sub/../p.toml").display().to_string()));
+    let changed: String = base.lines().map(|l| if l.starts_with("dram_latency_ns = ") { "dram_latency_ns = 95.0\n".to_string() } else { format!("{l}\n") }).collect();
+    assert_ne!(changed, base);
+    std::fs::write(dir.join("p.toml"), changed).unwrap();
+    assert_ne!(plain, hash(dir.join("p.toml").display().to_string()));
+    let e = run_text(&base_text(), &["platform.preset=\"file:no-such-platform.toml\"".to_string()], None).unwrap_err().to_string();
+    assert!(e.contains("relative to the current directory: ") && e.contains("no-such-platform.toml"), "{e}");
+}
+
 fn base_text() -> String {
     base("")
 }
