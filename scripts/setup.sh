@@ -9,11 +9,19 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.deps-stamp
 want=$(sha256sum pyproject.toml | cut -c1-16)
+changed=0
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  changed=1
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
   .venv/bin/python -m pip install -q "maturin>=1.5,<2" "matplotlib>=3.7" "pytest>=7" "hypothesis>=6.90"
   echo "$want" > "$stamp"
 fi
-# Release build of the compiled module, installed editable so python/hostio is used in place.
-VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release --quiet
+# Release build of the compiled module, installed editable so python/hostio is used in place;
+# once installed, and while pyproject.toml is unchanged, later runs only rebuild the module in
+# place (no pip output).
+installed=()
+if [ "$changed" = 0 ] && .venv/bin/python -c "import importlib.util as u, sys; sys.exit(u.find_spec('hostio') is None)" 2>/dev/null; then
+  installed=(--skip-install)
+fi
+VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release --quiet "${installed[@]}"
 .venv/bin/python -c "import hostio; print('hostio', hostio.__version__, 'ready in .venv')"

@@ -44,6 +44,21 @@ def test_text_note_shows_before_and_after_and_p99_goal():
     assert adv["after"]["latency_ns.p99"]["max"] <= adv["slo"]
 
 
+def test_a_goal_no_setting_meets_keeps_the_scenario_when_every_setting_is_further_from_it():
+    # 4096 descriptors miss more than the 1024 the scenario has: nothing to recommend.
+    adv = advise.advise("quickstart", goal="misses", slo=0.0001, knobs=advise.parse_knobs("nics.nic0.rx_descriptors=4096"),
+                        set=["traffic.t0.packet_size=1500"] + SHORT, seeds=1, jobs=1, progress=False)
+    assert not adv["met"] and adv["changed"] == [] and adv["settings"] == {"nics.nic0.rx_descriptors": 1024}
+    assert adv["after"] == adv["before"]
+    text = advise.describe(adv)
+    assert "(1 seed: " in text and "as given: none of 1 searched comes closer" in text and "comes closer to it than the scenario" in text
+    # One that does come closer is still shown, as the closest.
+    adv = advise.advise("quickstart", goal="misses", slo=0.0001, knobs=advise.parse_knobs("nics.nic0.rx_descriptors=256,4096"),
+                        set=["traffic.t0.packet_size=1500"] + SHORT, seeds=1, jobs=1, progress=False)
+    assert not adv["met"] and adv["settings"] == {"nics.nic0.rx_descriptors": 256}
+    assert adv["after"]["dma_write_miss_rate"]["median"] < adv["before"]["dma_write_miss_rate"]["median"]
+
+
 def test_knob_parsing_and_errors():
     assert advise.parse_knobs("platform.ddio_ways,nics.nic0.rx_descriptors=256,512,apps.fwd.cores") == {
         "platform.ddio_ways": None, "nics.nic0.rx_descriptors": [256, 512], "apps.fwd.cores": None}

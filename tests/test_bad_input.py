@@ -845,3 +845,11 @@ def test_a_sweep_axis_key_with_an_unpaired_surrogate_is_named_as_the_axis(tmp_pa
     with pytest.raises(hostio.ConfigError, match=r"^axes = .*: a KEY\.PATH string of valid Unicode text$"):
         hostio.sweep("quickstart", {'apps."x\ud800y".cores': [1, 2]}, out=tmp_path / "s")
     assert not (tmp_path / "s").exists()
+
+
+def test_a_scenario_name_that_is_not_bundled_lists_the_bundled_ones_and_their_file_names_work():
+    line = one_line_error(hostio_cli("run", "nosuch"), "scenario = 'nosuch'", "quickstart", "ddio/single_core")
+    assert line.count(",") == len(sim.bundled_scenarios()) - 1, line
+    p = hostio_cli("run", "ddio/single_core.toml", *SHORT, cwd="/")
+    assert p.returncode == 0 and "ddio/single_core.toml" in p.stdout, p.stderr
+

@@ -441,7 +441,8 @@ def test_state_errors_name_the_state_option(tmp_path, capsys):
     root = make_host(tmp_path)
     missing = tmp_path / "a: b" / "none.json"
     assert _one_line(capsys, ["restore", "--state", str(missing), "--root", str(root)]) == \
-        f"hostio: error: --state = '{missing}': a state file written by an earlier `hostio ddio` change"
+        f"hostio: error: --state = '{missing}': a state file written by an earlier `hostio ddio` change " \
+        "(there is none: no change to undo, or it was written elsewhere, see --state)"
     # The default path is --state's value too.
     assert _one_line(capsys, ["restore", "--root", str(root)]).startswith(f"hostio: error: --state = '{_state(root)}': ")
     # A state file that cannot be written is refused before any register is.

@@ -48,7 +48,7 @@ def test_pair_measurements(capsys):
 def test_pair_test_refused_on_one_cpu(capsys):
     rc, out, err = run_cli(["--cpus", "0", "--tests", "c2c"], capsys)
     assert rc == 2 and out == ""
-    assert "need two cpus" in err and err.count("\n") == 1
+    assert "c2c needs two cpus" in err and "--cpus gives only [0]" in err and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("args,msg", [

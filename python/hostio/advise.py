@@ -321,10 +321,14 @@ def advise(
     by_key = {tuple(st.items()): s for st, s in tried}
     if ok:
         best, met = ok[0], True
+        after = by_key[tuple(best.items())]
     else:  # nothing meets it: the setting closest to the goal, said so
         sign = -1 if goal == "throughput" else 1
-        best, met = min(tried, key=lambda t: sign * t[1][metric]["median"])[0], False
-    after = by_key[tuple(best.items())]
+        best, after = min(tried, key=lambda t: sign * t[1][metric]["median"])
+        met = False
+        if before[metric] is not None and sign * before[metric]["median"] <= sign * after[metric]["median"]:
+            # No searched setting comes closer than the scenario as given: nothing to change.
+            best, after = {k: current[k] for k in best}, before
     changed = [k for k in best if best[k] != current[k]]
     return {
         "goal": goal,
@@ -372,7 +376,8 @@ def lesson(changed: Sequence[str], met: bool) -> str:
                           + f" by changing {', '.join(changed)} (the DDIO paper's lessons cover descriptors, DDIO ways and cores).")
         else:
             leaves.append("The scenario as given is already the cheapest setting that meets the goal." if met else
-                          "No searched setting meets the goal; widen the knobs' values or relax --slo.")
+                          "No searched setting meets the goal or comes closer to it than the scenario as given; "
+                          "widen the knobs' values or relax --slo.")
     elif not met:
         leaves.insert(0, "No searched setting meets the goal; this one comes closest.")
     return " ".join(leaves)
@@ -413,9 +418,11 @@ def describe(adv: dict) -> str:
     """The advice as text: goal, setting, before/after table, lesson, commands."""
     rel = {"p99": "<=", "throughput": ">=", "misses": "<="}[adv["goal"]]
     lines = [
-        f"goal      {adv['metric']} {rel} {adv['slo']:.4g} on every seed ({len(adv['seeds'])} seeds: {', '.join(map(str, adv['seeds']))})"
+        f"goal      {adv['metric']} {rel} {adv['slo']:.4g} on every seed ({len(adv['seeds'])} seed{'s' if len(adv['seeds']) != 1 else ''}: {', '.join(map(str, adv['seeds']))})"
         + ("" if adv["met"] else "  -- NOT MET by any searched setting"),
-        f"setting   {' '.join(adv['set'])}   (cheapest of {adv['searched']} searched; changed: {', '.join(adv['changed']) or 'nothing'})",
+        f"setting   {' '.join(adv['set'])}   "
+        + (f"(cheapest of {adv['searched']} searched; changed: {', '.join(adv['changed']) or 'nothing'})" if adv["met"] or adv["changed"]
+           else f"(as given: none of {adv['searched']} searched comes closer)"),
         "",
         f"{'metric: median [min, max]':<26}{'before':>32}{'after':>32}",
     ]

@@ -558,7 +558,8 @@ def plan_port(host: Host, nic: str, enable: bool) -> tuple[list[dict], str]:
 def plan_restore(host: Host, state_path: str) -> list[dict]:
     require_root(host)
     if not os.path.exists(state_path):
-        raise config_error("state", state_path, "a state file written by an earlier `hostio ddio` change")
+        raise config_error("state", state_path, "a state file written by an earlier `hostio ddio` change "
+                           "(there is none: no change to undo, or it was written elsewhere, see --state)")
     state = _load_state(state_path)
     changes = []
     for e in state["entries"]:

@@ -136,6 +136,9 @@ def _ringbench(args) -> int:
         raise config_error("--mlp", args.mlp, "1..64 overlapped misses")
     if args.line_ns is not None and not (math.isfinite(args.line_ns) and 0 < args.line_ns <= 1e6):
         raise config_error("--line-ns", args.line_ns, "a positive finite latency in ns (at most 1e6)")
+    for opt, value, known in (("--signaling", args.signaling, rb.SIGNALINGS), ("--layout", args.layout, rb.LAYOUTS)):
+        if value not in (*known, "all"):
+            raise config_error(opt, value, f"{', '.join(known)} or all")
     sigs = rb.SIGNALINGS if args.signaling == "all" else (args.signaling,)
     lays = rb.LAYOUTS if args.layout == "all" else (args.layout,)
     batches = _int_list("--batch", args.batch)

@@ -370,8 +370,10 @@ def cmd_validate(args) -> int:
     # not write (`--out .` in a checkout would replace the project's).
     out = Path(args.out)
     allowed = "an output directory whose README.md, if any, is an earlier pcie validation report"
-    if not args.out.strip() or (out.exists() and not out.is_dir()):
+    if not args.out.strip():
         raise config_error("--out", args.out, allowed)
+    if out.exists() and not out.is_dir():
+        raise config_error("--out", args.out, "a directory to write the report into (this path is a file)")
     readme = out / "README.md"
     if readme.exists():
         try:

@@ -485,7 +485,7 @@ def fig6_plot(rows, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=110, sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4), dpi=110, sharey=True)
     for ax, key, name in ((axes[0], "write_hit", "PCIe write hit rate"), (axes[1], "read_hit", "PCIe read hit rate")):
         for s in SIZES:
             color = _line(ax, _sel(rows, packet_size=s), "rx_descriptors", key, f"{s} B")
@@ -496,8 +496,9 @@ def fig6_plot(rows, path):
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("hit rate (hostio: median, min–max over seeds)")
     axes[0].scatter([128, 4096], [0.90, 0.40], marker="*", s=140, color="k", zorder=5, label="paper (1500 B)")
-    axes[0].errorbar([], [], yerr=[], ls="none", marker="x", capsize=3, color="k", label=f"{TESTBED_LABEL}, 256–1500 B")
-    axes[0].legend(fontsize=8)
+    axes[0].errorbar([], [], yerr=[], ls="none", marker="x", capsize=3, color="k", label=f"{TESTBED_LABEL}, 256–1500 B".replace("; ", ";\n"))
+    # Beside the plots: inside, it would hide the 1500 B curve where it falls.
+    axes[1].legend(*axes[0].get_legend_handles_labels(), fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.suptitle("Fig. 6: 1 core L2 forwarding at 100 Gb/s (Skylake Gold 6140)", fontsize=10)
     _save(fig, path)
 

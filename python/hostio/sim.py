@@ -144,12 +144,20 @@ def _is_file(p: Path) -> bool:
 
 def scenario_path(name: str) -> Path:
     """Path of a bundled scenario, e.g. ``"quickstart"`` or ``"ddio/single_core"``."""
-    base = resources.files("hostio") / "scenarios"
-    p = Path(str(base)) / f"{name}.toml"
+    p = _scenarios_dir() / f"{name}.toml"
     if not _is_file(p):
-        known = sorted(str(q.relative_to(Path(str(base))).with_suffix("")) for q in Path(str(base)).rglob("*.toml"))
-        raise config_error("scenario", name, "one of the bundled scenarios: " + ", ".join(known))
+        raise config_error("scenario", name, "one of the bundled scenarios: " + ", ".join(bundled_scenarios()))
     return p
+
+
+def _scenarios_dir() -> Path:
+    return Path(str(resources.files("hostio") / "scenarios"))
+
+
+def bundled_scenarios() -> list[str]:
+    """Names of the bundled scenarios (for :func:`scenario_path`), sorted."""
+    base = _scenarios_dir()
+    return sorted(q.relative_to(base).with_suffix("").as_posix() for q in base.rglob("*.toml"))
 
 
 #: What a scenario argument may be.

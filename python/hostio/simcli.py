@@ -85,10 +85,13 @@ def resolve_scenario(arg: str) -> str:
     """A file path, or the name of a bundled scenario."""
     if os.path.isfile(arg):
         return arg
-    try:
-        return str(sim.scenario_path(arg))
-    except ConfigError:
-        raise config_error("scenario", arg, "an existing TOML file or a bundled scenario name (e.g. quickstart)") from None
+    # A bundled scenario, by its name or as the file name it has in the package.
+    for name in (arg, arg[: -len(".toml")]) if arg.endswith(".toml") else (arg,):
+        try:
+            return str(sim.scenario_path(name))
+        except ConfigError:
+            pass
+    raise config_error("scenario", arg, f"an existing TOML file or a bundled scenario ({', '.join(sim.bundled_scenarios())})")
 
 
 def _pct(v) -> str:

@@ -1745,6 +1745,12 @@ impl Scenario {
             }
             io_mask = m;
         }
+        if def == 0 && p.ddio {
+            warnings.push(format!(
+                "{}: the platform has no DDIO (its ddio_default_mask is 0): every device write goes to DRAM and no PCIe write hit rate is measured",
+                plat.name
+            ));
+        }
         if plat.ddio_ways_ignored && io_mask != def {
             warnings.push(format!(
                 "{}: IIO LLC WAYS writes are accepted but have no measured effect on this generation; simulating the default mask {def:#x}",

@@ -319,7 +319,9 @@ fn selective_dca_and_io_ways_need_a_platform_with_ddio() {
     let path = dir.join("noddio.toml");
     std::fs::write(&path, text).unwrap();
     let preset = format!("platform.preset=\"file:{}\"", path.display());
-    assert!(run_text(&base_text(), &[preset.clone()], None).is_ok());
+    let r = run_text(&base_text(), &[preset.clone()], None).unwrap();
+    assert!(r.warnings.iter().any(|w| w.contains("has no DDIO")), "{:?}", r.warnings);
+    assert_eq!(r.metrics.pcie_write_hit_rate, None);
     for key in ["ddio_lines=2", "ddio_mask=0x600"] {
         let e = run_text(&base_text(), &[preset.clone(), format!("nics.nic0.{key}")], None).unwrap_err().to_string();
         assert!(e.starts_with(&format!("nics.nic0.{}", key.split('=').next().unwrap())) && e.contains("DDIO is off"), "{e}");
