@@ -179,7 +179,7 @@ class Hierarchy:
         """A core index of this socket."""
         i = integer(core)
         if i is None or not 0 <= i < self._cores:
-            raise config_error("core", core, f"an integer in 0..{self._cores} (cores per socket)")
+            raise config_error("core", core, f"an integer in 0..{self._cores - 1} (cores per socket: {self._cores})")
         return i
 
     def stats(self) -> dict:

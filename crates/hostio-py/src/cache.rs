@@ -271,7 +271,7 @@ impl TraceCache {
             config_err(ConfigError::new("kind", format!("{kind:?}"), format!("one of {}", KINDS.join(", "))))
         })?;
         if core >= self.cores {
-            return Err(config_err(ConfigError::new("core", core, format!("0..{} (cores per socket)", self.cores))));
+            return Err(config_err(ConfigError::new("core", core, format!("0..={} (cores per socket: {})", self.cores - 1, self.cores))));
         }
         let addrs = addrs.as_slice(py).ok_or_else(|| {
             config_err(ConfigError::new("addresses", "a strided buffer", "a C-contiguous array"))
@@ -336,7 +336,7 @@ impl TraceCache {
     /// Set a core's CAT fill mask.
     fn set_cat(&mut self, core: usize, mask: u32) -> PyResult<()> {
         if core >= self.cores {
-            return Err(config_err(ConfigError::new("core", core, format!("0..{} (cores per socket)", self.cores))));
+            return Err(config_err(ConfigError::new("core", core, format!("0..={} (cores per socket: {})", self.cores - 1, self.cores))));
         }
         let full = hostio_sim::config::full_mask(self.llc_ways);
         if mask == 0 || mask & !full != 0 || !hostio_sim::config::is_contiguous(mask) {

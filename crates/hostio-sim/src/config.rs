@@ -1163,7 +1163,7 @@ fn deserialize_value<T: serde::de::DeserializeOwned>(original: &toml::Value, pre
         let inner = one_line(&full);
         let key = if path == "." { prefix.trim_end_matches(": ").to_string() } else { format!("{prefix}{path}") };
         let node = value_at(original, e.path());
-        if let Some(err) = node.and_then(|n| enum_type_error(n, &path, &key).or_else(|| type_error(n, &key, &full))) {
+        if let Some(err) = node.and_then(|n| enum_type_error(n, &path, &key, &full).or_else(|| type_error(n, &key, &full))) {
             return err;
         }
         ConfigError::new(if key.is_empty() { "scenario".to_string() } else { key }, "", inner)
@@ -1268,11 +1268,12 @@ fn shown(node: &toml::Value) -> String {
 
 /// An enum-typed key given a number, a boolean, an array or a table: serde says only "invalid type:
 /// unit variant"; this names the key, the value and the variants.
-fn enum_type_error(node: &toml::Value, path: &str, key: &str) -> Option<ConfigError> {
-    if node.is_str() {
-        return None; // a wrong name: serde's "unknown variant `x`, expected ..." says it all
-    }
+fn enum_type_error(node: &toml::Value, path: &str, key: &str, inner: &str) -> Option<ConfigError> {
     let variants = enum_variants(path.rsplit('.').next()?)?;
+    if node.is_str() {
+        // A wrong name (serde's "unknown variant `x`, expected ..."), in the `key = value: allowed` form.
+        return inner.starts_with("unknown variant").then(|| ConfigError::new(key, shown(node), format!("one of {variants}")));
+    }
     Some(ConfigError::new(key, shown(node), format!("a string, one of {variants}")))
 }
 
@@ -1773,7 +1774,7 @@ impl Scenario {
         for (name, n) in &self.nics {
             let k = |f: &str| format!("{}.{f}", table_key("nics", name));
             if n.socket >= p.sockets {
-                return Err(ConfigError::new(k("socket"), n.socket, format!("0..{} (platform.sockets)", p.sockets)));
+                return Err(ConfigError::new(k("socket"), n.socket, format!("0..={} (platform.sockets = {})", p.sockets - 1, p.sockets)));
             }
             if !(n.line_rate_gbps >= 1.0 && n.line_rate_gbps <= 800.0) {
                 return Err(ConfigError::new(k("line_rate_gbps"), n.line_rate_gbps, "1..=800 Gb/s"));
@@ -1871,11 +1872,11 @@ impl Scenario {
         for (name, a) in &self.apps {
             let k = |f: &str| format!("{}.{f}", table_key("apps", name));
             if a.socket >= p.sockets {
-                return Err(ConfigError::new(k("socket"), a.socket, format!("0..{} (platform.sockets)", p.sockets)));
+                return Err(ConfigError::new(k("socket"), a.socket, format!("0..={} (platform.sockets = {})", p.sockets - 1, p.sockets)));
             }
             if let Some(ms) = a.mempool_socket {
                 if ms >= p.sockets {
-                    return Err(ConfigError::new(k("mempool_socket"), ms, format!("0..{} (platform.sockets)", p.sockets)));
+                    return Err(ConfigError::new(k("mempool_socket"), ms, format!("0..={} (platform.sockets = {})", p.sockets - 1, p.sockets)));
                 }
                 if a.nic.as_deref().and_then(|n| self.nics.get(n)).is_some_and(|n| n.attachment == Attach::MemoryChannel) {
                     return Err(ConfigError::new(k("mempool_socket"), ms, "unset: a memory-channel NIC's buffers live in its own DRAM"));
