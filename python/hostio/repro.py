@@ -388,15 +388,17 @@ def _bars(ax, names, rows, key, scale: float = 1.0, **kw) -> None:
     ax.bar(names, med, yerr=yerr, capsize=4, **kw)
 
 
-def _hit_lines(ax, rows, x: str, legend_loc: str = "best", testbed_id: str | None = None) -> None:
+def _hit_lines(ax, rows, x: str, legend_loc: str | None = "best", testbed_id: str | None = None) -> None:
     """The two PCIe hit-rate curves against the column ``x``, and the testbed's measurements of
-    experiment ``testbed_id`` beside them (crosses in the curves' colours)."""
+    experiment ``testbed_id`` beside them (crosses in the curves' colours); no legend when
+    ``legend_loc`` is None (the caller draws one)."""
     cw = _line(ax, rows, x, "write_hit", "PCIe write hit")
     cr = _line(ax, rows, x, "read_hit", "PCIe read hit", marker="s")
     if testbed_id:
         _testbed_marks(ax, testbed_id, x, "write_hit", f"{TESTBED_LABEL}: write", cw)
         _testbed_marks(ax, testbed_id, x, "read_hit", f"{TESTBED_LABEL}: read", cr)
-    ax.legend(loc=legend_loc, fontsize=8)
+    if legend_loc is not None:
+        ax.legend(loc=legend_loc, fontsize=8)
 
 
 def _save(fig, path: Path) -> None:
@@ -700,12 +702,15 @@ def fig9_points():
 
 def fig9_plot(rows, path):
     fig, ax = _fig("Fig. 9: per-packet computation, 2 cores, 1500 B, 100 Gb/s", "mt19937 calls per packet (7 cycles each)", "hit rate")
-    _hit_lines(ax, rows, "mt19937_calls", legend_loc="lower left", testbed_id="fig9")
+    _hit_lines(ax, rows, "mt19937_calls", legend_loc=None, testbed_id="fig9")
     ax2 = ax.twinx()
     _line(ax2, rows, "mt19937_calls", "throughput_gbps", "throughput", marker="o", color="k", ls="--")
     _testbed_marks(ax2, "fig9", "mt19937_calls", "throughput_gbps", f"{TESTBED_LABEL}: throughput", "k")
     ax2.set_ylabel("throughput (Gb/s)")
-    ax2.legend(loc="upper right", fontsize=8)
+    # One legend for both axes, below them: inside, it would hide the curves at 1.0 and 100 Gb/s.
+    (h1, l1), (h2, l2) = ax.get_legend_handles_labels(), ax2.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    fig.set_size_inches(8.6, 5.2)
     _save(fig, path)
 
 
