@@ -48,7 +48,7 @@ def test_sweep_report_with_heat_maps(tmp_path):
     refs = check_self_contained(page)
     assert refs.imgs == len(report.FIGURE_METRICS)  # one heat-map grid per metric
     assert "<code>traffic.t0.packet_size</code>" in page and "[platform]" in page and "pyarrow" in page
-    assert "16 of 16 points (complete); 16 ran, 0 failed" in page
+    assert "16 of 16 runs (8 points × 2 seeds) (complete); 16 ran, 0 failed" in page
 
 
 def test_a_metric_the_points_lack_is_drawn_empty_without_warnings(tmp_path):

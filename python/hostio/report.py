@@ -125,7 +125,8 @@ def sweep_page(folder: Path) -> str:
     body = [f"<h1>hostio sweep: {html.escape(folder.name)}</h1>"]
     state = "complete" if df.attrs.get("complete") else "<span class='bad'>partial</span>"
     seeds = m.get("seeds")
-    body.append(f"<p>{len(df)} of {total} points ({state}); {len(ok)} ran, {len(df) - len(ok)} failed. "
+    points = f" ({total // len(seeds)} points × {len(seeds)} seeds)" if seeds and len(seeds) > 1 and total % len(seeds) == 0 else ""
+    body.append(f"<p>{len(df)} of {total} runs{points} ({state}); {len(ok)} ran, {len(df) - len(ok)} failed. "
                 f"Axes: {', '.join(f'<code>{html.escape(k)}</code> ({len(v)})' for k, v in axes.items())}; "
                 f"seeds: {html.escape(', '.join(map(str, seeds)) if seeds else 'the scenario' + chr(39) + 's own')}.</p>")
     metrics = [(c, label) for c, label in FIGURE_METRICS if c in ok]
