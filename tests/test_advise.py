@@ -57,6 +57,7 @@ def test_a_goal_no_setting_meets_keeps_the_scenario_when_every_setting_is_furthe
                         set=["traffic.t0.packet_size=1500"] + SHORT, seeds=1, jobs=1, progress=False)
     assert not adv["met"] and adv["settings"] == {"nics.nic0.rx_descriptors": 256}
     assert adv["after"]["dma_write_miss_rate"]["median"] < adv["before"]["dma_write_miss_rate"]["median"]
+    assert "(closest of 2 searched; changed: nics.nic0.rx_descriptors)" in advise.describe(adv)
 
 
 def test_knob_parsing_and_errors():

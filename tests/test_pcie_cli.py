@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -139,16 +140,22 @@ def test_validation_report_command(capsys, tmp_path):
 
 
 def test_validation_report_without_the_data_set_says_where_it_comes_from(capsys, tmp_path, monkeypatch):
-    # A clone with no data set next to it: nothing found under the checkout or the variable.
-    monkeypatch.setenv("HOSTIO_PCIE_BENCH_DATA", str(tmp_path / "nowhere"))
+    # A clone with no data set next to it: nothing found under the checkout.
+    monkeypatch.delenv("HOSTIO_PCIE_BENCH_DATA", raising=False)
     import runpy
 
     mod = runpy.run_path(str(ROOT / "validation/pcie/report.py"))
-    monkeypatch.setattr(Path, "is_dir", lambda self: False if "pcie-bench" in str(self) or "nowhere" in str(self) else Path.exists(self))
+    is_dir = Path.is_dir
+    monkeypatch.setattr(Path, "is_dir", lambda self: False if "pcie-bench" in str(self) else is_dir(self))
     assert mod["find_data"](None) is None
     rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "new"))
     assert rc == 2 and err.count("\n") == 1 and "Traceback" not in err, err
     assert "--data = '(not given)'" in err and "github.com/pcie-bench/data" in err and "HOSTIO_PCIE_BENCH_DATA" in err
+    assert not (tmp_path / "new").exists()
+    # The variable, when set, is the one place looked at, and is named.
+    monkeypatch.setenv("HOSTIO_PCIE_BENCH_DATA", str(tmp_path))
+    rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "new"))
+    assert rc == 2 and err.startswith(f"hostio: error: HOSTIO_PCIE_BENCH_DATA = '{tmp_path}': a folder holding"), err
     assert not (tmp_path / "new").exists()
 
 
@@ -181,3 +188,7 @@ def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
     rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "n" / "a" / "b"), "--data", str(bad))
     assert rc == 2 and "--data = " in err and "bw_dma_sz_sweep.csv" in err, err
     assert not (tmp_path / "n").exists()
+    # A FIFO in its place is refused, not waited on.
+    os.mkfifo(sweep_csv)
+    rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "new"), "--data", str(bad))
+    assert rc == 2 and "bw_dma_sz_sweep.csv is not a regular file" in err, err

@@ -421,7 +421,8 @@ def describe(adv: dict) -> str:
         f"goal      {adv['metric']} {rel} {adv['slo']:.4g} on every seed ({len(adv['seeds'])} seed{'s' if len(adv['seeds']) != 1 else ''}: {', '.join(map(str, adv['seeds']))})"
         + ("" if adv["met"] else "  -- NOT MET by any searched setting"),
         f"setting   {' '.join(adv['set'])}   "
-        + (f"(cheapest of {adv['searched']} searched; changed: {', '.join(adv['changed']) or 'nothing'})" if adv["met"] or adv["changed"]
+        + (f"(cheapest of {adv['searched']} searched; changed: {', '.join(adv['changed']) or 'nothing'})" if adv["met"]
+           else f"(closest of {adv['searched']} searched; changed: {', '.join(adv['changed'])})" if adv["changed"]
            else f"(as given: none of {adv['searched']} searched comes closer)"),
         "",
         f"{'metric: median [min, max]':<26}{'before':>32}{'after':>32}",

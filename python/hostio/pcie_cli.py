@@ -383,8 +383,9 @@ def cmd_validate(args) -> int:
         if not ours:
             raise config_error("--out", args.out, allowed)
     found = mod["find_data"](args.data)
+    data_key, data_value = mod["data_key"](args.data)
     if found is None:
-        raise config_error("--data", args.data if args.data is not None else "(not given)", mod["not_found"](args.data))
+        raise config_error(data_key, data_value if data_value is not None else "(not given)", mod["not_found"](args.data))
     # The folders this run makes (the first of them missing now, and those below it): removed
     # again, if empty, when the report fails.
     made = [p for p in [out, *out.parents] if not p.exists()]
@@ -404,14 +405,14 @@ def cmd_validate(args) -> int:
                 rc = int(mod["main"](["--out", str(tmp), "--data", data]) or 0)
         except (KeyError, ValueError, IndexError, TypeError, ArithmeticError, StopIteration, csv.Error) as exc:
             # Damaged CSVs: a missing column or row, a cell that is not a number, no rows, bad bytes.
-            raise config_error("--data", data, f"pcie-bench's CSVs as it writes them (reading them failed: {type(exc).__name__}: {exc})") from None
+            raise config_error(data_key, data, f"pcie-bench's CSVs as it writes them (reading them failed: {type(exc).__name__}: {exc})") from None
         except OSError as exc:
             # A file of the data set (as named, a link not followed), not one of the report's.
             where = os.path.abspath(exc.filename) if exc.filename is not None else None
             if where is None or any(where.startswith(os.path.abspath(p) + os.sep) for p in (tmp, out)) \
                     or not where.startswith(os.path.abspath(data) + os.sep):
                 raise
-            raise config_error("--data", data, f"a pcie-bench data set with all its files ({exc.filename}: {exc.strerror or exc})") from None
+            raise config_error(data_key, data, f"a pcie-bench data set with all its files ({exc.filename}: {exc.strerror or exc})") from None
         for f in sorted(tmp.iterdir()):
             os.replace(f, out / f.name)
         ok = True

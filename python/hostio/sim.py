@@ -144,10 +144,12 @@ def _is_file(p: Path) -> bool:
 
 def scenario_path(name: str) -> Path:
     """Path of a bundled scenario, e.g. ``"quickstart"`` or ``"ddio/single_core"``."""
-    p = _scenarios_dir() / f"{name}.toml"
-    if not _is_file(p):
-        raise config_error("scenario", name, "one of the bundled scenarios: " + ", ".join(bundled_scenarios()))
-    return p
+    known = bundled_scenarios()
+    # Only a name of the bundle (with or without `.toml`): no path that leads out of it.
+    stem = name[: -len(".toml")] if name.endswith(".toml") else name
+    if stem not in known:
+        raise config_error("scenario", name, "one of the bundled scenarios: " + ", ".join(known))
+    return _scenarios_dir() / f"{stem}.toml"
 
 
 def _scenarios_dir() -> Path:
@@ -249,7 +251,7 @@ def _source(scenario: Scenario) -> tuple[str, bool]:
         try:
             path = scenario_path(s)
         except ValueError:
-            raise config_error("scenario", s, SCENARIO_KINDS) from None
+            raise config_error("scenario", s, f"{SCENARIO_KINDS} (bundled: {', '.join(bundled_scenarios())})") from None
     return _read_text(path), False
 
 

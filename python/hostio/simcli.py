@@ -85,13 +85,10 @@ def resolve_scenario(arg: str) -> str:
     """A file path, or the name of a bundled scenario."""
     if os.path.isfile(arg):
         return arg
-    # A bundled scenario, by its name or as the file name it has in the package.
-    for name in (arg, arg[: -len(".toml")]) if arg.endswith(".toml") else (arg,):
-        try:
-            return str(sim.scenario_path(name))
-        except ConfigError:
-            pass
-    raise config_error("scenario", arg, f"an existing TOML file or a bundled scenario ({', '.join(sim.bundled_scenarios())})")
+    try:  # a bundled scenario, by its name or as the file name it has in the package
+        return str(sim.scenario_path(arg))
+    except ConfigError:
+        raise config_error("scenario", arg, f"an existing TOML file or a bundled scenario ({', '.join(sim.bundled_scenarios())})") from None
 
 
 def _pct(v) -> str:

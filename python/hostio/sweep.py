@@ -1005,22 +1005,38 @@ def metric_columns(df, axes: Sequence[str] = ()) -> list[str]:
 
 def summarize(df, axes: Sequence[str], metrics: Sequence[str] | None = None):
     """Median and spread over seeds: per point of the axes, ``<metric>`` (median), ``<metric>.min``,
-    ``<metric>.max`` and ``seeds`` (how many ran)."""
+    ``<metric>.max`` and ``seeds`` (how many ran). ``axes`` and ``metrics`` are lists of the
+    table's column names (``metrics=None``: throughput, p99 latency, PCIe write hit rate and drops,
+    those the table has); a metric must hold numbers."""
     import pandas as pd
 
+    if not isinstance(df, pd.DataFrame):
+        raise config_error("df", type(df).__name__, "a pandas DataFrame (hostio.sweep's or hostio.load's table)")
+    names = "a list of column names, e.g. ['nics.nic0.rx_descriptors']"
+    for key, cols in (("axes", axes), ("metrics", metrics)):
+        if key == "metrics" and cols is None:
+            continue
+        if isinstance(cols, (str, bytes)) or not isinstance(cols, Sequence) or not all(isinstance(c, str) for c in cols):
+            raise config_error(key, cols if isinstance(cols, (str, bytes)) else type(cols).__name__ if not isinstance(cols, Sequence)
+                               else next(c for c in cols if not isinstance(c, str)), names)
     ok = df[df["error"].isna()] if "error" in df else df
-    if isinstance(axes, str) or isinstance(metrics, str):
-        raise config_error("axes" if isinstance(axes, str) else "metrics", axes if isinstance(axes, str) else metrics,
-                           "a list of column names, e.g. ['nics.nic0.rx_descriptors']")
-    metrics = list(metrics or [c for c in ("throughput_gbps", "latency_ns.p99", "pcie_write_hit_rate", "dropped_packets")
-                               if c in ok])
+    metrics = list(metrics) if metrics is not None else [
+        c for c in ("throughput_gbps", "latency_ns.p99", "pcie_write_hit_rate", "dropped_packets") if c in ok]
     for name, cols in (("axes", list(axes)), ("metrics", metrics)):
         missing = [c for c in cols if c not in df.columns]
         if missing:
             shown = ", ".join(map(str, df.columns)) if len(df.columns) <= 40 else f"{len(df.columns)} columns, e.g. {', '.join(map(str, df.columns[:10]))}"
             raise config_error(name, missing[0] if len(missing) == 1 else missing, f"columns of the table ({shown})")
+    for m in metrics:
+        col = pd.to_numeric(ok[m], errors="coerce")
+        if (col.isna() & ok[m].notna()).any():
+            raise config_error("metrics", m, "columns of numbers (a metric, not a label such as scenario_hash)")
+    for a in axes:
+        if ok[a].map(lambda v: isinstance(v, (list, dict, set))).any():
+            raise config_error("axes", a, "columns of single values (one axis value per row)")
+    cols = list(axes) + ["seeds"] + [c for m in metrics for c in (m, m + ".min", m + ".max")]
     if ok.empty:
-        return pd.DataFrame(columns=list(axes) + ["seeds"] + metrics)
+        return pd.DataFrame(columns=cols)
     g = ok.groupby(list(axes), sort=False, dropna=False) if axes else [((), ok)]
     rows = []
     for key, part in g:
@@ -1028,12 +1044,12 @@ def summarize(df, axes: Sequence[str], metrics: Sequence[str] | None = None):
         row = dict(zip(axes, key))
         row["seeds"] = len(part)
         for m in metrics:
-            col = part[m].astype("float64")
+            col = pd.to_numeric(part[m], errors="coerce").astype("float64")
             row[m] = col.median()
             row[m + ".min"] = col.min()
             row[m + ".max"] = col.max()
         rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=cols)
 
 
 def write_csv(rows: Sequence[dict], path: str | os.PathLike) -> None:

@@ -32,15 +32,28 @@ CACHE = {"HWarm": "warm", "Cold": "cold", "DWarm": "device_warm", "DThrash": "th
 
 #: Where the data set comes from, for messages.
 SOURCE = "pcie-bench's data set, github.com/pcie-bench/data"
+#: The environment variable naming the data set's folder.
+ENV = "HOSTIO_PCIE_BENCH_DATA"
+
+
+def data_key(arg: str | None) -> tuple[str, str | None]:
+    """The option or variable that named the data set's folder, and its value (None: neither, the
+    default places)."""
+    if arg is not None:
+        return "--data", arg
+    if os.environ.get(ENV):
+        return ENV, os.environ[ENV]
+    return "--data", None
 
 
 def data_places(arg: str | None) -> list[str]:
-    """Where the data set is looked for: ``arg`` when given, else ``$HOSTIO_PCIE_BENCH_DATA``, then
-    ``shared/validation/pcie-bench`` in the checkout and next to it."""
+    """Where the data set is looked for: ``arg`` when given, else ``$HOSTIO_PCIE_BENCH_DATA`` when
+    set, else ``shared/validation/pcie-bench`` in the checkout and next to it."""
     if arg is not None:
         return [arg]
-    return [str(c) for c in (os.environ.get("HOSTIO_PCIE_BENCH_DATA"), ROOT / "shared/validation/pcie-bench",
-                             ROOT.parent / "shared/validation/pcie-bench") if c]
+    if os.environ.get(ENV):
+        return [os.environ[ENV]]  # named: the only place looked at
+    return [str(ROOT / "shared/validation/pcie-bench"), str(ROOT.parent / "shared/validation/pcie-bench")]
 
 
 def find_data(arg: str | None) -> Path | None:
@@ -52,14 +65,17 @@ def find_data(arg: str | None) -> Path | None:
 
 
 def not_found(arg: str | None) -> str:
-    if arg is not None:
+    if data_key(arg)[1] is not None:
         return f"a folder holding {PLAIN}/ of {SOURCE}"
     return (f"a folder holding {PLAIN}/ of {SOURCE}; none of {', '.join(data_places(None))} has it "
-            "(pass --data DIR or set HOSTIO_PCIE_BENCH_DATA)")
+            f"(pass --data DIR or set {ENV})")
 
 
 def rows(data: Path, run: str, name: str) -> list[dict]:
-    with open(data / RUNS[run] / name, newline="") as f:
+    path = data / RUNS[run] / name
+    if not path.is_file():  # a FIFO would block the open, a device never end
+        raise ValueError(f"{RUNS[run]}/{name} is not a regular file")
+    with open(path, newline="") as f:
         out = list(csv.DictReader(f))
     if not out:
         raise ValueError(f"{RUNS[run]}/{name} has no rows")
@@ -93,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     data = find_data(args.data)
     if data is None:
-        ap.error(f"--data {'= ' + repr(args.data) if args.data is not None else 'not given'}: {not_found(args.data)}")
+        key, value = data_key(args.data)
+        ap.error(f"{key} {'= ' + repr(value) if value is not None else 'not given'}: {not_found(args.data)}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 

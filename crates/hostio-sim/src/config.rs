@@ -918,9 +918,16 @@ impl Platform {
         use std::io::Read;
         let err = |why: String| ConfigError::new("platform.preset", format!("file:{path}"), why);
         let not_regular = || err("a regular file (a platform file written by `hostio probe --platform-out`)".into());
-        // A relative path is the current directory's; a file not found there names where it looked.
+        if path.is_empty() {
+            return Err(err("file:PATH with the platform file's path after `file:`".into()));
+        }
+        // A relative path is the current directory's; a file not found there names where it looked
+        // (the directory only: the path itself is in the value).
         let place = match std::path::Path::new(path).is_relative().then(std::env::current_dir) {
-            Some(Ok(cwd)) => format!(" (relative to the current directory: {})", cwd.join(path).display()),
+            Some(Ok(cwd)) => {
+                let dir = cwd.display().to_string();
+                format!(" (relative to the current directory, {})", cut_at(&dir, 60, dir.chars().count()))
+            }
             _ => String::new(),
         };
         // Checked before opening: opening a FIFO would wait for a writer.

@@ -348,7 +348,9 @@ fn a_platform_file_is_hashed_by_its_facts_not_its_path() {
     std::fs::write(dir.join("p.toml"), changed).unwrap();
     assert_ne!(plain, hash(dir.join("p.toml").display().to_string()));
     let e = run_text(&base_text(), &["platform.preset=\"file:no-such-platform.toml\"".to_string()], None).unwrap_err().to_string();
-    assert!(e.contains("relative to the current directory: ") && e.contains("no-such-platform.toml"), "{e}");
+    assert!(e.contains("relative to the current directory, ") && e.contains("no-such-platform.toml"), "{e}");
+    let e = run_text(&base_text(), &["platform.preset=\"file:\"".to_string()], None).unwrap_err().to_string();
+    assert!(e.ends_with("file:PATH with the platform file's path after `file:`"), "{e}");
 }
 
 fn base_text() -> String {
