@@ -25,6 +25,7 @@ def test_advisor_fixes_leaky_dma_and_its_prediction_reproduces():
     assert adv["after"]["dma_write_miss_rate"]["max"] <= 0.05
     assert adv["settings"]["platform.ddio_ways"] == 2  # fewer descriptors is cheaper than cache ways
     assert adv["settings"]["nics.nic0.rx_descriptors"] < 4096
+    assert adv["changed"] == ["nics.nic0.rx_descriptors"]  # the ways stay as the scenario has them
     assert "Leaky DMA" in adv["lesson"] and "§9" in adv["lesson"]
     assert any(f"--rxd={adv['settings']['nics.nic0.rx_descriptors']}" in c for c in adv["commands"])
     assert any("hostio ddio set --ways 2" in c for c in adv["commands"])
@@ -161,3 +162,55 @@ def test_lines_sent_to_dram_by_selective_dca_count_as_misses():
          "latency_ns": {"p99": 1.0}, "dropped_packets": 0, "pause_frames": 0, "memory_write_gbps": 0.0}
     assert _metrics({"metrics": m})["dma_write_miss_rate"] == pytest.approx(22 / 24)
     assert _metrics({"metrics": dict(m, dma_write_bypass_lines=0, pcie_write_hit_rate=0.75)})["dma_write_miss_rate"] == pytest.approx(0.25)
+
+
+# ---- the goal's rules, on fabricated records (no simulation) -----------------------------------
+
+def _fake_runs(monkeypatch, table):
+    """`run_points` answers each point from `table`: apps.fwd.cores value (None: the scenario as
+    given) → one (throughput_gbps, p99 ns, miss rate) per seed."""
+    def run_points(points, **kw):
+        recs = []
+        for i, (_, ov) in enumerate(points):
+            seed = int(next(o for o in ov if o.startswith("run.seed="))[9:])
+            cores = next((int(o.split("=")[1]) for o in ov if o.startswith("apps.fwd.cores=")), None)
+            gbps, p99, miss = table[cores][seed - 1]
+            m = {"throughput_gbps": gbps, "latency_ns": {"p99": p99}, "pcie_write_hit_rate": 1.0 - miss,
+                 "pcie_write_lines": 100, "dma_write_bypass_lines": 0, "dropped_packets": 0, "pause_frames": 0,
+                 "memory_write_gbps": 0.0}
+            recs.append({"index": i, "id": str(i), "overrides": ov, "result": {"metrics": m}})
+        return recs
+
+    monkeypatch.setattr(advise.sweeps, "run_points", run_points)
+
+
+def _advise_cores(goal, slo=None):
+    return advise.advise("quickstart", goal=goal, slo=slo, knobs={"apps.fwd.cores": [2, 4]}, seeds=3, jobs=1, progress=False)
+
+
+def test_a_throughput_goal_must_hold_on_every_seed_not_the_median(monkeypatch):
+    # 2 cores (cheaper) reach 10 Gb/s on two seeds but 5 on the third; 4 cores hold 9 on every one.
+    _fake_runs(monkeypatch, {None: [(1, 1e4, 0.1)] * 3, 2: [(10, 1e4, 0.1), (10, 1e4, 0.1), (5, 1e4, 0.1)],
+                             4: [(9, 1e4, 0.1)] * 3})
+    adv = _advise_cores("throughput", slo=8)
+    assert adv["met"] and adv["settings"] == {"apps.fwd.cores": 4}
+    assert adv["after"]["throughput_gbps"]["min"] == 9
+
+
+@pytest.mark.parametrize("goal, slo", [("misses", 0.05), ("p99", 2e4)])
+def test_a_setting_that_meets_the_goal_by_dropping_throughput_is_rejected(monkeypatch, goal, slo):
+    # The scenario forwards 10 Gb/s (median; 9 on one seed): the floor is 9.9. 2 cores meet the
+    # misses and p99 targets at 9.85 Gb/s, under the floor; 4 cores meet them at 10.
+    _fake_runs(monkeypatch, {None: [(10, 1e5, 0.5), (10, 1e5, 0.5), (9, 1e5, 0.5)],
+                             2: [(9.85, 1e4, 0.01)] * 3, 4: [(10, 1e4, 0.01)] * 3})
+    adv = _advise_cores(goal, slo=slo)
+    assert adv["met"] and adv["settings"] == {"apps.fwd.cores": 4} and adv["changed"] == ["apps.fwd.cores"]
+
+
+def test_the_default_p99_slo_is_a_tenth_above_the_best_median(monkeypatch):
+    # p99 medians 100 µs (4 cores) and 300 µs (2 cores), in ns as latency_ns.p99 is.
+    _fake_runs(monkeypatch, {None: [(10, 5e5, 0.1)] * 3, 2: [(10, 3e5, 0.1), (10, 3e5, 0.1), (10, 2.9e5, 0.1)],
+                             4: [(10, 1e5, 0.1), (10, 1e5, 0.1), (10, 0.9e5, 0.1)]})
+    adv = _advise_cores("p99")
+    assert adv["slo"] == pytest.approx(1.1 * 1e5)
+    assert adv["met"] and adv["settings"] == {"apps.fwd.cores": 4}

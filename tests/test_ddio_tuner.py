@@ -521,3 +521,79 @@ def test_a_state_file_in_a_missing_folder_is_refused_not_created(tmp_path, capsy
     line = _one_line(capsys, ["set", "--ways", "4", "--state", str(state), "--root", str(root)])
     assert line == f"hostio: error: --state = '{state}': a path in an existing directory ({state.parent} does not exist)"
     assert not (tmp_path / "nowhere").exists() and msr_of(root, 0) == 0x600
+
+
+# ---- the root port walk, the socket list, the LLC's level, restore's end -----------------------------
+
+def _put_config(root: Path, bdf: str, cfg: bytes) -> None:
+    (root / "sys/bus/pci/devices" / bdf).mkdir(parents=True, exist_ok=True)
+    (root / "sys/bus/pci/devices" / bdf / "config").write_bytes(cfg)
+
+
+def test_a_root_port_whose_bus_range_ends_below_the_nic_is_not_its_port(tmp_path):
+    # An Intel root port on buses 0x10..0x10: below the NIC's 0x18, and narrower than the real
+    # port's 0x17..0x18, so a walk that checks only sec <= bus would pick it.
+    root = make_host(tmp_path)
+    _put_config(root, "0000:00:02.0", _config(header=1, sec=0x10, sub=0x10, port_type=4, perfctrl=0x80))
+    assert t.Host(str(root), euid=0).find_root_port(NIC) == ROOT_PORT
+
+
+def test_a_multi_function_root_port_is_a_bridge_too(tmp_path, capsys):
+    # Header type 0x81: a type-1 header with the multi-function bit set.
+    root = make_host(tmp_path)
+    cfg = bytearray(_config(header=1, sec=0x17, sub=0x18, port_type=4, perfctrl=0x80))
+    cfg[0x0E] = 0x81
+    _put_config(root, ROOT_PORT, bytes(cfg))
+    assert t.Host(str(root), euid=0).find_root_port(NIC) == ROOT_PORT
+    assert run_cli(["disable", "--nic", NIC, "--root", str(root)], capsys)[0] == 0
+    assert perfctrl_of(root) == 0x08
+
+
+def test_one_socket_gets_one_msr_write_on_its_first_cpu(tmp_path, capsys):
+    root = make_host(tmp_path, sockets=1)
+    assert t.Host(str(root), euid=0).socket_cpus() == [0]
+    rc, out, _ = run_cli(["set", "--ways", "4", "--root", str(root)], capsys)
+    assert rc == 0, out
+    assert [e["target"] for e in json.loads(_state(root).read_text())["entries"]] == ["0"]
+    assert msr_of(root, 0) == 0x780 and msr_of(root, 1) == 0x600
+
+
+def test_restore_retires_the_state_file(tmp_path, capsys):
+    root = make_host(tmp_path)
+    assert run_cli(["set", "--ways", "4", "--root", str(root)], capsys)[0] == 0
+    assert run_cli(["restore", "--root", str(root)], capsys)[0] == 0
+    assert not _state(root).exists() and Path(f"{_state(root)}.restored").exists()
+    # Nothing left to undo: a second restore is refused and writes nothing.
+    t.Host(str(root), euid=0).msr_write(0, t.MSR_IIO_LLC_WAYS, 0x700)  # changed since, by someone else
+    assert _one_line(capsys, ["restore", "--root", str(root)]).startswith(f"hostio: error: --state = '{_state(root)}': ")
+    assert msr_of(root, 0) == 0x700
+    # The next change saves the value the register has now, not the one the old file held.
+    assert run_cli(["set", "--ways", "6", "--root", str(root)], capsys)[0] == 0
+    entries = json.loads(_state(root).read_text())["entries"]
+    assert {(e["target"], e["old"]) for e in entries} == {("0", 0x700), ("1", 0x600)}
+
+
+def test_status_reads_nosnoop_from_bit_3(tmp_path, capsys):
+    root = make_host(tmp_path)
+    assert run_cli(["disable", "--nic", NIC, "--root", str(root)], capsys)[0] == 0
+    st = t.status(t.Host(str(root), euid=0))
+    nic = st["nics"][0]
+    assert nic["perfctrlsts_0"] == "0x00000008"
+    assert nic["nosnoop_op_wr_en"] is True and nic["allocating_writes"] is False
+    assert "allocating writes off, NoSnoopOpWrEn on" in t.format_status(st)
+
+
+@pytest.mark.parametrize("order", [sorted, lambda names: sorted(names, reverse=True)])
+def test_llc_ways_are_the_highest_cache_levels(tmp_path, monkeypatch, order):
+    # L1 with 8 ways, L2 with 16 (more ways than the LLC), L3 with 11, listed in either order.
+    root = make_host(tmp_path)
+    cache = root / "sys/devices/system/cpu/cpu0/cache"
+    for idx, level, ways in (("index0", 1, 8), ("index2", 2, 16)):
+        (cache / idx).mkdir()
+        (cache / idx / "level").write_text(f"{level}\n")
+        (cache / idx / "ways_of_associativity").write_text(f"{ways}\n")
+    real = os.listdir
+    monkeypatch.setattr(t.os, "listdir", lambda p: order(real(p)) if str(p) == str(cache) else real(p))
+    host = t.Host(str(root), euid=0)
+    assert host.llc_ways() == 11
+    assert t.status(host)["default_mask"] == "0x600"

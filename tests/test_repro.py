@@ -881,3 +881,94 @@ def test_conditional_tags_follow_the_failure_their_note_explains():
     f10 = lambda ws: rows_of([({"cores": n}, {"write_hit": w}) for n, w in zip(repro.CORES, ws)])  # noqa: E731
     assert tags(repro.fig10_claims(f10([0.85, 0.99, 0.93, 0.63, 0.41])))[0] == "tx-backlog"
     assert tags(repro.fig10_claims(f10([0.85, 0.9, 0.93, 0.95, 0.97])))[0] == ""
+
+
+# ------------------------------------------------------------------------------------------------
+# Bounds of the criteria: the value on each side of every threshold
+# ------------------------------------------------------------------------------------------------
+
+
+def test_a_rise_of_exactly_flat_is_a_tie_and_a_larger_one_is_a_rise():
+    # Fig. 6 "> 512 B falls" and its Haswell counterpart: +FLAT between two descriptor counts is
+    # within the seed's spread; +0.011 is a rise.
+    for rise, want in ((repro.FLAT, True), (0.011, False)):
+        w = {**FIG6_1500, 2048: 0.39, 4096: round(0.39 + rise, 6)}
+        assert verdicts(repro.fig6_claims(fig6_rows(w1500=w, read4096=w[4096])))[3] is want, rise
+        rows = rows_of([({"rx_descriptors": d, "packet_size": 1500}, {"write_hit": w[d], "read_hit": w[d]}) for d in repro.DESCS])
+        assert verdicts(repro.fig6_haswell_claims(rows)) == [want], rise
+
+
+def test_fig5_allows_a_fall_of_two_flat_per_step_and_no_more():
+    def rows(ws):
+        return rows_of([({"ddio_ways": w}, {"write_hit": h, "read_hit": 1.0}) for w, h in zip(repro.WAYS, ws)])
+
+    rising = [0.5 + 0.04 * i for i in range(len(repro.WAYS))]
+    for dip, want in ((2 * repro.FLAT, True), (0.03, False)):
+        ws = list(rising)
+        ws[5] = round(ws[4] - dip, 6)
+        assert verdicts(repro.fig5_claims(rows(ws))) == [want], dip
+
+
+def test_fig8_bounds_97_gbps_reads_and_the_93_to_100_mean():
+    # 97 Gb/s belongs to "good until ~98": a low read hit there alone breaks the claim.
+    rows = fig8_rows()
+    for r in rows:
+        if r["rate_gbps"] == 97:
+            r["read_hit"] = 0.90
+    assert verdicts(repro.fig8_claims(rows))[0] is False
+    # "above ~75 Gb/s" is the mean over 93–100 Gb/s: 0.35 at 93 and 97 and 0.2 at 99 and 100 is a
+    # drop of 0.025 from 0.3, no worsening (the mean over 99–100 alone would be 0.1).
+    rows = fig8_rows(mid=0.3)
+    for r in rows:
+        r["write_hit"] = 0.3 if r["rate_gbps"] < 90 else 0.35 if r["rate_gbps"] in (93, 97) else 0.2
+    assert verdicts(repro.fig8_claims(rows))[3] is False
+
+
+def test_fig9_points_between_95_and_99_percent_count_for_neither_side():
+    rows = []
+    for c in repro.CALLS:
+        t, w = (93.0, 0.6) if c <= 50 else (90.0, 0.9) if c < 100 else (40.0, 0.7)  # 90 is 96.8 % of 93
+        rows.append(({"mt19937_calls": c}, {"throughput_gbps": t, "read_hit": 0.9, "write_hit": w}))
+    assert verdicts(repro.fig9_claims(rows_of(rows)))[2] is True  # 0.7 >= 0.6 + 0.05
+
+
+def test_pause_count_within_a_factor_two_of_the_papers():
+    def rows(per_m):
+        return rows_of([({"rx_descriptors": 1024}, {"pause_per_mpkt": per_m})])
+
+    assert [verdicts(repro.pause_claims(rows(v)))[0] for v in (1100.0, 1120.0, 4470.0, 4480.0)] == [False, True, True, False]
+
+
+def test_fig14_more_ways_must_cut_the_p99_by_a_tenth():
+    def rows(i, ii, iii, iv, v):
+        return rows_of([({"case": c, "description": d}, {"hp.p99_ns": p}) for (c, d, _, _), p in zip(repro.CASES, (i, ii, iii, iv, v))])
+
+    assert verdicts(repro.fig14_claims(rows(1000, 1300, 1200, 1150, 1200)))[2] is False  # 1200 / 1300 = 0.92
+    assert verdicts(repro.fig14_claims(rows(1000, 1300, 1170, 1150, 1200)))[2] is True  # 0.90
+
+
+def test_claim_rows_keep_the_criterion_apart_from_the_claim():
+    c = repro.Claim("the claim", "paper", "hostio", True, "x >= 1")
+    row = repro._claim_row("e", c, "", 5)
+    assert row["criterion"] == "x >= 1" and row["claim"] == "the claim" and row["seeds"] == 5
+
+
+def test_summary_counts_claims_that_agree_on_every_seed_alone(tmp_path, monkeypatch):
+    # One claim agrees on the medians but on one seed of two only: not "on every seed alone".
+    def claims(rows):
+        v = rows[0]["pause_frames"] if rows else 0
+        return [repro.Claim("no pause", "0", str(v), v == 0, "pause frames == 0")]
+
+    def points():
+        return [repro.Point("ddio/pause", [], {"rx_descriptors": 1024})]
+
+    exp = repro.Experiment("split", "split verdicts", "Fig. 0", points, repro.pause_plot, claims)
+    monkeypatch.setattr(repro, "EXPERIMENTS", [exp])
+    monkeypatch.setattr(repro, "aggregate", lambda runs, labels, _agg=repro.aggregate: (
+        {**_agg(runs, labels), "pause_frames": 0} if len(runs) > 1 else {**_agg(runs, labels), "pause_frames": runs[0]["seed"] - 1}))
+    assert repro.reproduce(tmp_path, seeds=2, progress=False, overrides=["run.warmup_us=20", "run.duration_us=20"])
+    md = (tmp_path / "summary.md").read_text()
+    assert "1 of 1 claims agree, 0 of them on every seed alone; 1 claim agrees on some seeds and not on others." in md, md[:400]
+    row = json.loads((tmp_path / "summary.json").read_text())[0]
+    assert row["agrees"] and row["seeds_agreeing"] == 1 and row["seeds"] == 2
+

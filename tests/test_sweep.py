@@ -155,6 +155,30 @@ def test_changed_platform_file_recomputes(tmp_path):
     assert values(b) == values(fresh)
 
 
+def test_a_failed_point_is_run_again_on_resume(tmp_path):
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    log = tmp_path / "points.jsonl"
+    recs = [json.loads(ln) for ln in log.read_text().splitlines()]
+    recs[1] = {"id": recs[1]["id"], "error": "boom"}
+    log.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    assert not hostio.load(tmp_path).attrs["complete"]
+    df = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert df["error"].isna().all() and df["throughput_gbps"].notna().all()
+    assert len(log.read_text().splitlines()) == 3  # the failed point ran again; the other did not
+
+
+def test_a_sweep_without_seeds_has_the_scenarios_seed():
+    df = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, jobs=1, progress=False)
+    assert list(df["seed"]) == [1] and df["seed"].dtype == "int64"
+
+
+def test_summarize_takes_the_median_of_the_runs_that_did_not_fail():
+    df = pd.DataFrame({"a": [1, 1, 1, 1], "seed": [1, 2, 3, 4], "throughput_gbps": [1.0, 2.0, 9.0, float("nan")],
+                       "error": [None, None, None, "boom"]})
+    s = sweep.summarize(df, ["a"], ["throughput_gbps"])
+    assert s.to_dict("records") == [{"a": 1, "seeds": 3, "throughput_gbps": 2.0, "throughput_gbps.min": 1.0, "throughput_gbps.max": 9.0}]
+
+
 def test_torn_last_record_is_recomputed(tmp_path):
     hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
     log = tmp_path / "points.jsonl"

@@ -4,6 +4,7 @@ leaves nothing half-written."""
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -60,7 +61,8 @@ def test_malformed_records_are_rerun_and_reported_missing(tmp_path, bad):
     assert len(df) == 1 and not df.attrs["complete"]
     p = cli("report", str(tmp_path), "--out", str(tmp_path / "r.html"))
     assert p.returncode == 0, p.stderr
-    assert "1 of 2 points" in (tmp_path / "r.html").read_text()
+    page = (tmp_path / "r.html").read_text()
+    assert "1 of 2 runs" in page and "partial" in page and "(complete)" not in page
     df = run_sweep(tmp_path)
     assert len(df) == 2 and df["error"].isna().all() and df["throughput_gbps"].notna().all()
     assert hostio.load(tmp_path).attrs["complete"]
@@ -566,8 +568,24 @@ def test_seeds_as_a_numpy_array_and_an_experiment_named_twice():
 def test_load_without_the_run_log_reads_the_finished_table_or_gives_the_columns(tmp_path):
     out = tmp_path / "s"
     done = hostio.sweep("quickstart", AXES, set=SHORT, out=out, jobs=1, progress=False)
+    # Another sweep's finished table in the folder is not this one's results.
+    other = tmp_path / "o"
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [512]}, set=SHORT, out=other, jobs=1, progress=False)
+    shutil.copy(out / "results.parquet", tmp_path / "mine.parquet")
+    shutil.copy(other / "results.parquet", out / "results.parquet")
     (out / "points.jsonl").unlink()
-    assert hostio.load(out).shape == done.shape
+    df = hostio.load(out)
+    assert len(df) == 0 and list(df.columns)[0] == "nics.nic0.rx_descriptors"
+    shutil.copy(tmp_path / "mine.parquet", out / "results.parquet")
+    loaded = hostio.load(out)
+    assert loaded.shape == done.shape and loaded.attrs["complete"]
+    # A table with a failed point is the sweep's, but not complete.
+    import pandas as pd
+
+    table = pd.read_parquet(out / "results.parquet")
+    table.loc[1, "error"] = "boom"
+    table.to_parquet(out / "results.parquet", index=False)
+    assert not hostio.load(out).attrs["complete"]
     (out / "results.parquet").unlink()
     df = hostio.load(out)
     assert len(df) == 0 and list(df.columns) == ["nics.nic0.rx_descriptors", "seed", "point_id", "scenario_hash", "error"]
