@@ -439,6 +439,15 @@ def test_latency_is_null_without_completed_packets():
     assert "latency    n/a: no frame that arrived in the measured window was transmitted within it" in summary(r, "x")
 
 
+def test_counts_print_as_whole_numbers_and_small_values_to_four_digits():
+    import numpy as np
+
+    from hostio.simcli import _num
+    cases = [(None, "n/a"), (float("nan"), "n/a"), (1234, "1,234"), (1234.0, "1,234"), (np.int64(12345), "12,345"),
+             (24370.0, "24,370"), (9999.6, "10,000"), (0.3426, "0.3426"), (123.456, "123.5"), (1e20, "1e+20")]
+    assert [_num(v) for v, _ in cases] == [want for _, want in cases]
+
+
 def _platform_file(path, **kw):
     facts = {k: v for k, v in {**sim.presets()["skylake-gold-6140"], **kw}.items() if v is not None}
     path.write_text("".join(f"{k} = {json.dumps(v) if isinstance(v, str) else str(v).lower() if isinstance(v, bool) else v}\n"

@@ -326,9 +326,9 @@ def advise(
         sign = -1 if goal == "throughput" else 1
         best, after = min(tried, key=lambda t: sign * t[1][metric]["median"])
         met = False
-        if before[metric] is not None and sign * before[metric]["median"] <= sign * after[metric]["median"]:
-            # No searched setting comes closer than the scenario as given: nothing to change.
-            best, after = {k: current[k] for k in best}, before
+        if before[metric] is not None and (meets(before) or sign * before[metric]["median"] <= sign * after[metric]["median"]):
+            # The scenario as given meets the goal, or no searched setting comes closer: nothing to change.
+            best, after, met = {k: current[k] for k in best}, before, meets(before)
     changed = [k for k in best if best[k] != current[k]]
     return {
         "goal": goal,

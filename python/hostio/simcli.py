@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import numbers
 import os
 import sys
 from pathlib import Path
@@ -107,7 +108,7 @@ def _num(v, digits: int = 4) -> str:
         return "n/a"
     if isinstance(v, bool):
         return str(v)
-    if abs(v) >= 1e4 and abs(v) < 1e18 or isinstance(v, int):
+    if isinstance(v, numbers.Integral) or abs(v) < 1e18 and (abs(v) >= 9999.5 or float(v).is_integer()):
         return f"{v:,.0f}"
     return f"{v:.{digits}g}"
 

@@ -1753,9 +1753,9 @@ impl Scenario {
             }
             io_mask = m;
         }
-        if def == 0 && p.ddio {
+        if def == 0 && p.ddio && self.nics.values().any(|n| matches!(n.attachment, Attach::Pcie | Attach::Integrated)) {
             warnings.push(format!(
-                "{}: the platform has no DDIO (its ddio_default_mask is 0): every device write goes to DRAM and no PCIe write hit rate is measured",
+                "{}: the platform has no DDIO (its ddio_default_mask is 0): every write of a PCIe or on-die NIC goes to DRAM and no PCIe write hit rate is measured",
                 plat.name
             ));
         }

@@ -322,6 +322,9 @@ fn selective_dca_and_io_ways_need_a_platform_with_ddio() {
     let r = run_text(&base_text(), &[preset.clone()], None).unwrap();
     assert!(r.warnings.iter().any(|w| w.contains("has no DDIO")), "{:?}", r.warnings);
     assert_eq!(r.metrics.pcie_write_hit_rate, None);
+    // A coherent NIC writes into its own cache, not through DDIO: no warning.
+    let r = run_text(&base_text(), &[preset.clone(), "nics.nic0.attachment=\"coherent\"".to_string()], None).unwrap();
+    assert!(!r.warnings.iter().any(|w| w.contains("has no DDIO")), "{:?}", r.warnings);
     for key in ["ddio_lines=2", "ddio_mask=0x600"] {
         let e = run_text(&base_text(), &[preset.clone(), format!("nics.nic0.{key}")], None).unwrap_err().to_string();
         assert!(e.starts_with(&format!("nics.nic0.{}", key.split('=').next().unwrap())) && e.contains("DDIO is off"), "{e}");
@@ -351,6 +354,7 @@ fn a_platform_file_is_hashed_by_its_facts_not_its_path() {
     assert!(e.contains("relative to the current directory, ") && e.contains("no-such-platform.toml"), "{e}");
     let e = run_text(&base_text(), &["platform.preset=\"file:\"".to_string()], None).unwrap_err().to_string();
     assert!(e.ends_with("file:PATH with the platform file's path after `file:`"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn base_text() -> String {
