@@ -972,3 +972,25 @@ def test_summary_counts_claims_that_agree_on_every_seed_alone(tmp_path, monkeypa
     row = json.loads((tmp_path / "summary.json").read_text())[0]
     assert row["agrees"] and row["seeds_agreeing"] == 1 and row["seeds"] == 2
 
+
+def test_claims_are_decided_on_the_medians_not_on_the_extremes_over_seeds():
+    # The same medians with a wide min–max give the same verdicts: the range only shows the spread.
+    def spread(rows):
+        out = []
+        for r in rows:
+            r = dict(r)
+            for k in [k for k in r if f"{k}_min" in r]:
+                v = r[k]
+                if isinstance(v, (int, float)) and math.isfinite(v):
+                    r[f"{k}_min"], r[f"{k}_max"] = v - abs(v) - 1, v + abs(v) + 1
+            out.append(r)
+        return out
+
+    fig14 = rows_of([({"case": c, "description": d}, {"hp.p99_ns": p}) for (c, d, _, _), p in zip(repro.CASES, (1000, 1300, 1100, 1020, 1080))])
+    pause = rows_of([({"rx_descriptors": 1024}, {"pause_per_mpkt": 2000.0})])
+    for claims, rows in ((repro.fig6_claims, fig6_rows()), (repro.fig8_claims, fig8_rows()), (repro.fig9_claims, fig9_rows()),
+                         (repro.fig14_claims, fig14), (repro.pause_claims, pause)):
+        want = verdicts(claims(rows))
+        assert all(want), claims.__name__
+        assert verdicts(claims(spread(rows))) == want, claims.__name__
+
