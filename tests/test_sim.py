@@ -169,6 +169,7 @@ def test_cli_bad_toml_file(tmp_path):
     bad.write_text("[run\nseed = 1\n")
     p = hostio_cli("run", str(bad))
     assert p.returncode == 2 and "not valid TOML" in p.stderr and "Traceback" not in p.stderr
+    assert p.stderr.startswith(f"hostio: error: scenario = {str(bad)!r}: a TOML file (not valid TOML: "), p.stderr
 
 
 def test_cli_sweep_writes_table(tmp_path):

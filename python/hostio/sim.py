@@ -232,9 +232,14 @@ def _plain(value, key: str, depth: int = 0):
 def _read_text(path: Path) -> str:
     data = path.read_bytes()
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise config_error("scenario", str(path), f"UTF-8 text (byte {data[e.start]:#04x} at offset {e.start} is not)") from None
+    try:  # a file that is not TOML is named (the simulator's own parser would not know the path)
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise config_error("scenario", str(path), f"a TOML file (not valid TOML: {e})") from None
+    return text
 
 
 def _source(scenario: Scenario) -> tuple[str, bool]:
