@@ -514,7 +514,7 @@ def _run(points, ids, done, log, jobs, label, progress, scheduler) -> list[dict]
         if rec is not None and "result" in rec:  # failed points are tried again
             records[i] = {"index": i, "id": pid, "overrides": list(points[i][1]), "result": rec["result"]}
     todo = [(i, t, list(o)) for i, (t, o) in enumerate(points) if i not in records]
-    bar = tqdm(total=len(points), initial=len(records), desc=label.strip(), unit="pt", file=sys.stderr,
+    bar = tqdm(total=len(points), initial=len(records), desc=label.strip(), unit="run", file=sys.stderr,
                disable=not (progress and sys.stderr.isatty()), dynamic_ncols=True)
     failed = 0
 
