@@ -587,16 +587,16 @@ pub fn levels(curve: &[(usize, f64)], l1: usize, l2: usize, llc: usize) -> Level
 mod tests {
     use super::*;
 
-    #[test]
-    fn levels_of_a_synthetic_curve() {
-        // L1 32 KiB @1 ns, L2 1 MiB @4 ns, LLC 32 MiB @12 ns, DRAM @90 ns.
+    /// L1 32 KiB @1 ns, L2 1 MiB @4 ns, LLC 32 MiB @12 ns, DRAM @90 ns; `at_64k` replaces the
+    /// 64 KiB point's latency.
+    fn synthetic(at_64k: Option<f64>) -> Vec<(usize, f64)> {
         let mut c = vec![];
         let mut b = 4096;
         while b <= 256 << 20 {
             let ns = if b <= 32 << 10 {
                 1.0
             } else if b <= 1 << 20 {
-                4.0
+                if b == 64 << 10 { at_64k.unwrap_or(4.0) } else { 4.0 }
             } else if b <= 32 << 20 {
                 12.0
             } else {
@@ -605,9 +605,23 @@ mod tests {
             c.push((b, ns));
             b *= 2;
         }
-        let l = levels(&c, 32 << 10, 1 << 20, 32 << 20);
+        c
+    }
+
+    #[test]
+    fn levels_of_a_synthetic_curve() {
+        let l = levels(&synthetic(None), 32 << 10, 1 << 20, 32 << 20);
         assert_eq!(l.latency_ns, [Some(1.0), Some(4.0), Some(12.0), Some(90.0)]);
         assert_eq!(l.detected_bytes, [Some(32 << 10), Some(1 << 20), Some(32 << 20)]);
+    }
+
+    /// A level's edge is where the latency passes the geometric mean of two plateaus: 2.2 ns at
+    /// 64 KiB is above √(1 × 4) = 2 ns, so the L1 ends at 32 KiB (the arithmetic mean, 2.5 ns,
+    /// would put it at 64 KiB).
+    #[test]
+    fn level_edges_use_the_geometric_mean_of_the_plateaus() {
+        let l = levels(&synthetic(Some(2.2)), 32 << 10, 1 << 20, 32 << 20);
+        assert_eq!(l.detected_bytes[0], Some(32 << 10));
     }
 
     #[test]

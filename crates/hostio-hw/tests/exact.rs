@@ -1,10 +1,9 @@
-//! Exact values of the coherent-link and descriptor-ring models, CPUID decoding, the summary
-//! statistics and the probe's level detection, at points the other tests do not reach. Each
+//! Exact values of the coherent-link and descriptor-ring models, CPUID decoding and the summary
+//! statistics, at points the other tests do not reach. Each
 //! value was computed by the model as it stands; each assertion fails if the term it names is
 //! dropped or changed.
 use hostio_hw::coherent::*;
 use hostio_hw::geometry::*;
-use hostio_hw::probe;
 use hostio_hw::ring::{self, RingConfig};
 use hostio_hw::util::Summary;
 
@@ -87,29 +86,4 @@ fn summary_median_and_spread() {
     assert_eq!(Summary::of(&[1.0, 2.0, 3.0, 4.0]).median, 3.0);
     let v: Vec<f64> = (1..=101).map(|x| x as f64).collect();
     assert_eq!(Summary::of(&v).spread(), 80.0 / 51.0);
-}
-
-/// A level's edge is where the latency passes the geometric mean of two plateaus: 2.2 ns at
-/// 64 KiB is above √(1 × 4) = 2 ns, so the L1 ends at 32 KiB (the arithmetic mean, 2.5 ns, would
-/// put it at 64 KiB).
-#[test]
-fn level_edges_use_the_geometric_mean_of_the_plateaus() {
-    let mut curve = vec![];
-    let mut b = 4096usize;
-    while b <= 256 << 20 {
-        let ns = if b <= 32 << 10 {
-            1.0
-        } else if b == 64 << 10 {
-            2.2
-        } else if b <= 1 << 20 {
-            4.0
-        } else if b <= 32 << 20 {
-            12.0
-        } else {
-            90.0
-        };
-        curve.push((b, ns));
-        b *= 2;
-    }
-    assert_eq!(probe::levels(&curve, 32 << 10, 1 << 20, 32 << 20).detected_bytes[0], Some(32 << 10));
 }
