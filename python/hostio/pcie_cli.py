@@ -382,10 +382,6 @@ def cmd_validate(args) -> int:
             ours = False
         if not ours:
             raise config_error("--out", args.out, allowed)
-    found = mod["find_data"](args.data)
-    data_key, data_value = mod["data_key"](args.data)
-    if found is None:
-        raise config_error(data_key, data_value if data_value is not None else "(not given)", mod["not_found"](args.data))
     # The folders this run makes (the first of them missing now, and those below it): removed
     # again, if empty, when the report fails.
     made = [p for p in [out, *out.parents] if not p.exists()]
@@ -398,6 +394,11 @@ def cmd_validate(args) -> int:
         raise config_error("--out", args.out, f"a directory this user may create ({exc.strerror or exc})") from None
     ok = False
     try:
+        # Looked for once --out is known to be usable (a folder made for it goes again below).
+        found = mod["find_data"](args.data)
+        data_key, data_value = mod["data_key"](args.data)
+        if found is None:
+            raise config_error(data_key, data_value if data_value is not None else "(not given)", mod["not_found"](args.data))
         said = io.StringIO()
         data = str(found)
         try:
