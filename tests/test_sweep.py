@@ -456,14 +456,16 @@ def test_a_second_ctrl_c_cuts_the_table_writing_short_and_keeps_the_finished_poi
     # finished are being written and stops that too; the finished point stays in points.jsonl.
     real_run, real_write = sweep._run_points, sweep.write_tables
 
+    # raise_signal delivers to this (the main) thread; os.kill to the process may pick another
+    # thread (one an earlier test left, such as a name lookup), and the sleep would not end.
     def one_point_then_ctrl_c(points, ids, *rest):
         real_run(points[:1], ids[:1], *rest)
-        os.kill(os.getpid(), signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)
         time.sleep(10)  # KeyboardInterrupt arrives here
         raise AssertionError("SIGINT did not interrupt")
 
     def ctrl_c_again_then_write(df, folder):
-        os.kill(os.getpid(), signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)
         time.sleep(5)  # and here
         real_write(df, folder)
 
