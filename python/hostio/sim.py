@@ -143,7 +143,8 @@ def _is_file(p: Path) -> bool:
 
 
 def scenario_path(name: str) -> Path:
-    """Path of a bundled scenario, e.g. ``"quickstart"`` or ``"ddio/single_core"``."""
+    """Path of a bundled scenario, e.g. ``"quickstart"`` or ``"ddio/single_core"`` (``.toml`` may
+    follow the name); any other name, a path included, is a ConfigError listing the bundled ones."""
     known = bundled_scenarios()
     # Only a name of the bundle (with or without `.toml`): no path that leads out of it.
     stem = name[: -len(".toml")] if name.endswith(".toml") else name

@@ -1012,13 +1012,16 @@ def summarize(df, axes: Sequence[str], metrics: Sequence[str] | None = None):
 
     if not isinstance(df, pd.DataFrame):
         raise config_error("df", type(df).__name__, "a pandas DataFrame (hostio.sweep's or hostio.load's table)")
-    names = "a list of column names, e.g. ['nics.nic0.rx_descriptors']"
-    for key, cols in (("axes", axes), ("metrics", metrics)):
-        if key == "metrics" and cols is None:
-            continue
-        if isinstance(cols, (str, bytes)) or not isinstance(cols, Sequence) or not all(isinstance(c, str) for c in cols):
-            raise config_error(key, cols if isinstance(cols, (str, bytes)) else type(cols).__name__ if not isinstance(cols, Sequence)
-                               else next(c for c in cols if not isinstance(c, str)), names)
+    for key, cols in (("axes", axes), ("metrics", [] if metrics is None else metrics)):
+        # One string is not a list of names; a list must hold names only.
+        if isinstance(cols, (str, bytes)):
+            bad = cols
+        elif not isinstance(cols, Sequence):
+            bad = type(cols).__name__
+        else:
+            bad = next((c for c in cols if not isinstance(c, str)), None)
+        if bad is not None:
+            raise config_error(key, bad, "a list of column names, e.g. ['nics.nic0.rx_descriptors']")
     ok = df[df["error"].isna()] if "error" in df else df
     metrics = list(metrics) if metrics is not None else [
         c for c in ("throughput_gbps", "latency_ns.p99", "pcie_write_hit_rate", "dropped_packets") if c in ok]
