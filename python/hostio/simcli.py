@@ -102,8 +102,9 @@ def _ns(v) -> str:
 
 
 def _num(v, digits: int = 4) -> str:
-    """A metric for a table: counts and other values from 10,000 up as whole numbers with
-    thousands separators, smaller ones to ``digits`` significant digits; n/a for no value."""
+    """A metric for a table: whole numbers (counts, as int, NumPy int or float) and values from
+    9,999.5 up rounded to whole numbers with thousands separators, others to ``digits``
+    significant digits (beyond 1e18 too); n/a for no value."""
     if v is None or v != v:
         return "n/a"
     if isinstance(v, bool):
