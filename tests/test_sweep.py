@@ -451,33 +451,46 @@ def test_a_local_dask_cluster_does_not_warn_about_a_taken_port(tmp_path):
     assert p.stderr == "", p.stderr
 
 
-def test_a_second_ctrl_c_cuts_the_table_writing_short_and_keeps_the_finished_points(tmp_path, monkeypatch):
+SECOND_CTRL_C = """
+import signal, sys, time
+import hostio
+from hostio import sweep
+out, short = sys.argv[1], sys.argv[2:]
+real_run, real_write = sweep._run_points, sweep.write_tables
+
+def one_point_then_ctrl_c(points, ids, *rest):
+    real_run(points[:1], ids[:1], *rest)
+    signal.raise_signal(signal.SIGINT)
+    time.sleep(10)  # KeyboardInterrupt arrives here
+    raise AssertionError("SIGINT did not interrupt")
+
+def ctrl_c_again_then_write(df, folder):
+    signal.raise_signal(signal.SIGINT)
+    time.sleep(5)  # and here
+    real_write(df, folder)
+
+sweep._run_points, sweep.write_tables = one_point_then_ctrl_c, ctrl_c_again_then_write
+handler = signal.getsignal(signal.SIGINT)
+try:
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=short, out=out, jobs=1, progress=False)
+except KeyboardInterrupt:
+    pass
+else:
+    raise AssertionError("no KeyboardInterrupt")
+assert signal.getsignal(signal.SIGINT) is handler  # put back
+"""
+
+
+def test_a_second_ctrl_c_cuts_the_table_writing_short_and_keeps_the_finished_points(tmp_path):
     # The first Ctrl-C stops the sweep, the next one arrives while the tables of the points
     # finished are being written and stops that too; the finished point stays in points.jsonl.
-    real_run, real_write = sweep._run_points, sweep.write_tables
-
-    # raise_signal delivers to this (the main) thread; os.kill to the process may pick another
-    # thread (one an earlier test left, such as a name lookup), and the sleep would not end.
-    def one_point_then_ctrl_c(points, ids, *rest):
-        real_run(points[:1], ids[:1], *rest)
-        signal.raise_signal(signal.SIGINT)
-        time.sleep(10)  # KeyboardInterrupt arrives here
-        raise AssertionError("SIGINT did not interrupt")
-
-    def ctrl_c_again_then_write(df, folder):
-        signal.raise_signal(signal.SIGINT)
-        time.sleep(5)  # and here
-        real_write(df, folder)
-
-    monkeypatch.setattr(sweep, "_run_points", one_point_then_ctrl_c)
-    monkeypatch.setattr(sweep, "write_tables", ctrl_c_again_then_write)
-    handler = signal.getsignal(signal.SIGINT)
-    with pytest.raises(KeyboardInterrupt):
-        hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    # In a process of its own: the signals must find Python's own SIGINT handler, whatever
+    # earlier tests in this process did.
+    p = subprocess.run([sys.executable, "-c", SECOND_CTRL_C, str(tmp_path), *SHORT], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
     assert not (tmp_path / "results.parquet").exists()
     df = hostio.load(tmp_path)
     assert len(df) == 1 and not df.attrs["complete"]
-    assert signal.getsignal(signal.SIGINT) is handler  # put back
 
 
 def test_rapid_ctrl_c_on_the_command_line_keeps_finished_points(tmp_path):
