@@ -1,7 +1,6 @@
 """Sweeps: schedulers, seeds, typed tables, honest resume, locking, failures, interruption."""
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
