@@ -173,7 +173,9 @@ def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
     # A row too short, no rows, another separator, a cell that is no finite number.
     first = text.splitlines()[1].split(",")
     nan_row = ",".join(first[:11] + ["nan"] + first[12:])  # its BW (GB/s)
-    for damage in (text + "garbage\n", "", text.replace(",", ";", 3), text.replace(text.splitlines()[1], nan_row, 1)):
+    neg_row = ",".join(first[:11] + ["-5"] + first[12:])  # a negative bandwidth
+    for damage in (text + "garbage\n", "", text.replace(",", ";", 3), text.replace(text.splitlines()[1], nan_row, 1),
+                   text.replace(text.splitlines()[1], neg_row, 1)):
         sweep_csv.write_text(damage)
         rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "new"), "--data", str(bad))
         assert rc == 2 and err.count("\n") == 1 and "--data = " in err and "Traceback" not in err, err
@@ -188,6 +190,14 @@ def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
     rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "n" / "a" / "b"), "--data", str(bad))
     assert rc == 2 and "--data = " in err and "bw_dma_sz_sweep.csv" in err, err
     assert not (tmp_path / "n").exists()
+    # A report is not written into the data set.
+    sweep_csv.write_text(text)
+    inside = bad / "nfp6000-1.2GHz_hsw-Xeon-E5-2620v3_dell-t630"
+    before = sorted(p.name for p in inside.iterdir())
+    rc, out, err = run(capsys, "pcie", "validate", "--out", str(inside), "--data", str(bad))
+    assert rc == 2 and "--out = " in err and "outside the pcie-bench data set" in err, err
+    assert sorted(p.name for p in inside.iterdir()) == before
+    sweep_csv.unlink()
     # A FIFO in its place is refused, not waited on.
     os.mkfifo(sweep_csv)
     rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "new"), "--data", str(bad))

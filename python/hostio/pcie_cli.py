@@ -399,6 +399,8 @@ def cmd_validate(args) -> int:
         data_key, data_value = mod["data_key"](args.data)
         if found is None:
             raise config_error(data_key, data_value if data_value is not None else "(not given)", mod["not_found"](args.data))
+        if found.resolve() == out.resolve() or found.resolve() in out.resolve().parents:
+            raise config_error("--out", args.out, f"a directory outside the pcie-bench data set ({found})")
         said = io.StringIO()
         data = str(found)
         try:

@@ -83,9 +83,11 @@ def rows(data: Path, run: str, name: str) -> list[dict]:
 
 
 def n(x: str) -> float:
+    """A measurement of the data set: sizes, windows, latencies, bandwidths and CDF values are
+    all finite and not negative."""
     v = float(x)
-    if not math.isfinite(v):
-        raise ValueError(f"a measurement that is not a finite number: {x!r}")
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"a measurement that is not a finite number of 0 or more: {x!r}")
     return v
 
 
