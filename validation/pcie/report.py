@@ -5,8 +5,9 @@
     .venv/bin/hostio pcie validate --out DIR
 
 Data: the pcie-bench data set (NFP-6000 on a Haswell Xeon E5-2620 v3, gen 3 x8; plain, IOMMU with
-superpages, IOMMU with 4 KiB pages), found in ``--data``, ``$HOSTIO_PCIE_BENCH_DATA``,
-``shared/validation/pcie-bench`` of the checkout or next to it. Every number in the report is
+superpages, IOMMU with 4 KiB pages; github.com/pcie-bench/data), in ``--data`` when given, else in
+``$HOSTIO_PCIE_BENCH_DATA`` when set, else in ``shared/validation/pcie-bench`` of the checkout or
+next to it; measurements must be finite and not negative. Every number in the report is
 computed here from the CSV files and ``hostio.pcie``; nothing is typed in by hand except the
 published facts of the SIGCOMM'18 paper in the last table, which carry their source.
 """
