@@ -164,6 +164,10 @@ def test_platform_out_end_to_end(tmp_path, capsys):
     out = tmp_path / "platform.toml"
     mib = 2 * _llc_bytes() / (1 << 20)
     rc, _, err = run_cli(["--quick", "--reps", "1", "--max-mib", f"{mib:g}", "--platform-out", str(out)], capsys)
+    if rc == 2 and "cannot keep data in the LLC now" in err:
+        # Measured twice at DRAM speed: another tenant of this host holds the LLC (the refusal
+        # itself is tested above with a modelled machine).
+        pytest.skip("this host's LLC is held by another tenant: " + err.splitlines()[-1])
     assert rc == 0, err
     text = out.read_text()
     assert text.startswith("# hostio platform file")
@@ -190,3 +194,50 @@ def test_a_platform_file_that_cannot_be_made_is_refused_before_measuring(tmp_pat
         rc, _, err = run_cli(["--quick", *args, "--json", str(tmp_path / "p.json"), "--platform-out", str(tmp_path / "p.toml")], capsys)
         assert rc == 2 and err.startswith(f"hostio: error: {option} = ") and "--platform-out" in err, err
         assert list(tmp_path.iterdir()) == []
+
+
+def _fake_chase(llc_ns_at_reps):
+    """A pointer chase on a modelled machine: L1 1 ns, L2 4 ns, DRAM 150 ns; LLC-sized sets take
+    `llc_ns_at_reps(reps)` (another tenant evicting the LLC on a first pass, say). Records calls."""
+    calls = []
+    g = probe.geometry()["levels"]
+    l1, l2 = g["l1d"]["size_bytes"], g["l2"]["size_bytes"]
+    llc = _llc_bytes()
+
+    def chase(cfg_json):
+        cfg = json.loads(cfg_json)
+        b, reps = cfg["bytes"], cfg["reps"]
+        calls.append((b, reps))
+        ns = 1.0 if b <= l1 else 4.0 if b <= l2 else llc_ns_at_reps(reps) if b <= llc else 150.0
+        return json.dumps({"ns": {"median": ns, "min": ns, "max": ns, "p10": ns, "p90": ns}})
+    return chase, calls
+
+
+@pytest.mark.skipif(not 0 < _llc_bytes() <= 64 << 20, reason="needs an LLC ≤ 64 MiB")
+def test_an_llc_plateau_missed_on_the_first_pass_is_measured_again(monkeypatch):
+    # First pass: the LLC-sized sets run at DRAM speed. They are measured again with three times
+    # the repetitions, and the LLC latency comes from the second pass.
+    chase, calls = _fake_chase(lambda reps: 15.0 if reps >= 3 * 2 else 150.0)
+    monkeypatch.setattr(probe._core, "hw_chase", chase)
+    llc = _llc_bytes()
+    r = probe.run_probe(probe.ProbeOptions(quick=True, reps=2, max_mib=2 * llc / (1 << 20), tests=("latency",)))
+    assert r["latency_ns"]["llc"] == 15.0 and r["latency_ns"]["dram"] == 150.0
+    l2 = probe.geometry()["levels"]["l2"]["size_bytes"]
+    again = [b for b, reps in calls if reps == 6]
+    assert again and all(2 * l2 <= b <= llc // 2 for b in again)
+    assert not r["notes"]
+
+
+@pytest.mark.skipif(not 0 < _llc_bytes() <= 64 << 20, reason="needs an LLC ≤ 64 MiB")
+def test_an_llc_never_seen_is_said_so_and_refused_for_a_platform_file(monkeypatch):
+    chase, calls = _fake_chase(lambda reps: 150.0)
+    monkeypatch.setattr(probe._core, "hw_chase", chase)
+    llc = _llc_bytes()
+    r = probe.run_probe(probe.ProbeOptions(quick=True, reps=2, max_mib=2 * llc / (1 << 20), tests=("latency",)))
+    assert r["latency_ns"]["llc"] is None and r["latency_ns"]["l2"] == 4.0
+    assert any(reps == 6 for _, reps in calls)
+    assert any("cannot keep data in the LLC" in n for n in r["notes"])
+    rep = _report()
+    rep["latency_ns"]["llc"] = None
+    with pytest.raises(HostioError, match="llc_latency_ns: no working set between 2 × L2 and LLC / 2"):
+        probe.platform_toml(rep)
