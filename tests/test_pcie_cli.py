@@ -179,8 +179,14 @@ def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
         sweep_csv.write_text(damage)
         rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "new"), "--data", str(bad))
         assert rc == 2 and err.count("\n") == 1 and "--data = " in err and "Traceback" not in err, err
+        # The damaged file is named, with the line (and the column) when a row is at fault.
+        assert "bw_dma_sz_sweep.csv" in err, err
         assert not (tmp_path / "new").exists()
         # An existing folder keeps what it had, and gets no half report.
+        if damage and "nan" in damage:
+            assert "bw_dma_sz_sweep.csv:2 column 'BW (GB/s)': a measurement" in err, err
+        elif damage.endswith("garbage\n"):
+            assert f"bw_dma_sz_sweep.csv:{len(text.splitlines()) + 1}: 1 cells where the header has 13" in err, err
         (tmp_path / "old").mkdir(exist_ok=True)
         (tmp_path / "old" / "keep.txt").write_text("x")
         rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "old"), "--data", str(bad))

@@ -72,23 +72,55 @@ def not_found(arg: str | None) -> str:
             f"(pass --data DIR or set {ENV})")
 
 
-def rows(data: Path, run: str, name: str) -> list[dict]:
+class Cell(str):
+    """A cell of the data set, with where it was read (``file:line column``) for error messages."""
+
+    where = ""
+
+
+class Row(dict):
+    """A row of the data set; a column it lacks is named with its file and line."""
+
+    where = ""
+
+    def __missing__(self, key):
+        raise ValueError(f"{self.where}: no column {key!r}")
+
+
+def rows(data: Path, run: str, name: str) -> list[Row]:
+    rel = f"{RUNS[run]}/{name}"
     path = data / RUNS[run] / name
     if not path.is_file():  # a FIFO would block the open, a device never end
-        raise ValueError(f"{RUNS[run]}/{name} is not a regular file")
+        raise ValueError(f"{rel} is not a regular file")
+    out = []
     with open(path, newline="") as f:
-        out = list(csv.DictReader(f))
+        reader = csv.DictReader(f)
+        for r in reader:
+            where = f"{rel}:{reader.line_num}"
+            if None in r or None in r.values():
+                cells = sum(v is not None for k, v in r.items() if k is not None) + len(r.get(None) or [])
+                raise ValueError(f"{where}: {cells} cells where the header has {len(reader.fieldnames)}")
+            row = Row()
+            row.where = where
+            for k, v in r.items():
+                row[k] = Cell(v)
+                row[k].where = f"{where} column {k!r}"
+            out.append(row)
     if not out:
-        raise ValueError(f"{RUNS[run]}/{name} has no rows")
+        raise ValueError(f"{rel} has no rows")
     return out
 
 
 def n(x: str) -> float:
     """A measurement of the data set: sizes, windows, latencies, bandwidths and CDF values are
-    all finite and not negative."""
-    v = float(x)
+    all finite and not negative. The error names the cell's file, line and column."""
+    try:
+        v = float(x)
+    except ValueError:
+        v = math.nan
     if not math.isfinite(v) or v < 0:
-        raise ValueError(f"a measurement that is not a finite number of 0 or more: {x!r}")
+        at = f"{x.where}: " if isinstance(x, Cell) else ""
+        raise ValueError(f"{at}a measurement that is not a finite number of 0 or more: {str(x)!r}")
     return v
 
 
@@ -241,8 +273,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # ---- D. distributions ------------------------------------------------------------------------
     det = rows(data, "plain", "lat_dma_details.csv")
-    with open(data / PLAIN / "lat_dma_details_cdf.csv", newline="") as f:
-        cdf_rows = [(n(r["ns"]), n(r["cdf"])) for r in csv.DictReader(f)]
+    cdf_rows = [(n(r["ns"]), n(r["cdf"])) for r in rows(data, "plain", "lat_dma_details_cdf.csv")]
     segments, cur = [], []
     for ns, c in cdf_rows:
         if c == 0 and cur:
