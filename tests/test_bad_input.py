@@ -862,3 +862,15 @@ def test_a_scenario_name_that_is_not_bundled_lists_the_bundled_ones_and_their_fi
     p = hostio_cli("run", "ddio/single_core.toml", *SHORT, cwd="/")
     assert p.returncode == 0 and "ddio/single_core.toml" in p.stdout, p.stderr
 
+
+
+def test_an_output_folder_through_a_link_to_nothing_is_named_as_such(tmp_path):
+    # mkdir says only "File exists" for a link whose target is missing; the error names the link.
+    link = tmp_path / "out"
+    link.symlink_to(tmp_path / "missing" / "x")
+    for args in (["reproduce", "--quick", "--out", str(link)], ["reproduce", "--quick", "--out", str(link / "sub")],
+                 ["pcie", "validate", "--out", str(link)],
+                 ["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=64", *SHORT, "--out", str(link)]):
+        one_line_error(hostio_cli(*args), f"{link} is a link to '{tmp_path / 'missing' / 'x'}', which does not exist")
+    assert not (tmp_path / "missing").exists()
+    assert outfile.folder_error(tmp_path / "plain", OSError(13, "Permission denied")) == "Permission denied"

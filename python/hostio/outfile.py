@@ -59,6 +59,19 @@ def check(key: str, path: str | None) -> None:
 STDOUT = ("stdout",)
 
 
+def folder_error(path: str | os.PathLike, exc: OSError) -> str:
+    """Why a folder could not be made at ``path``, in words. A link to nothing on the way is named
+    as such (``mkdir`` would say only "File exists")."""
+    p = os.path.abspath(path)
+    while True:
+        if os.path.islink(p) and not os.path.exists(p):
+            return f"{p} is a link to {os.readlink(p)!r}, which does not exist"
+        up = os.path.dirname(p)
+        if up == p:
+            return exc.strerror or str(exc)
+        p = up
+
+
 def _stdout_id() -> tuple | None:
     try:
         st = os.fstat(1)

@@ -391,7 +391,7 @@ def cmd_validate(args) -> int:
         # complete: data that fails half-way leaves nothing behind.
         tmp = Path(tempfile.mkdtemp(prefix=".pcie-validate-", dir=out))
     except OSError as exc:
-        raise config_error("--out", args.out, f"a directory this user may create ({exc.strerror or exc})") from None
+        raise config_error("--out", args.out, f"a directory this user may create ({outfile.folder_error(out, exc)})") from None
     ok = False
     try:
         # Looked for once --out is known to be usable (a folder made for it goes again below).

@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from hostio import sim, sweep, testbed
+from hostio import outfile, sim, sweep, testbed
 from hostio.errors import ConfigError, checked_text, config_error
 
 #: Simulated time per point (µs) for --quick smoke runs.
@@ -1763,7 +1763,7 @@ def reproduce(
         outp.mkdir(parents=True, exist_ok=True)
         (outp / "points").mkdir(exist_ok=True)  # also what marks the folder as a reproduction's
     except OSError as exc:
-        raise config_error("--out", str(out), f"a folder this user may create ({exc.strerror or exc})") from None
+        raise config_error("--out", str(out), f"a folder this user may create ({outfile.folder_error(out, exc)})") from None
     failed_exps = []
     sections = []
     claim_rows = []

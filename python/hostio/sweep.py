@@ -343,7 +343,7 @@ def _lock_file(folder: str | os.PathLike):
         Path(folder).mkdir(parents=True, exist_ok=True)
         f = open(Path(folder) / ".lock", "a+")
     except OSError as exc:
-        raise config_error("--out", str(folder), f"a folder this user may create and write ({exc.strerror or exc})") from None
+        raise config_error("--out", str(folder), f"a folder this user may create and write ({outfile.folder_error(folder, exc)})") from None
     try:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
