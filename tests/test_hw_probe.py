@@ -196,48 +196,88 @@ def test_a_platform_file_that_cannot_be_made_is_refused_before_measuring(tmp_pat
         assert list(tmp_path.iterdir()) == []
 
 
-def _fake_chase(llc_ns_at_reps):
+KIB_, MIB_ = 1 << 10, 1 << 20
+
+
+def _machine(monkeypatch, llc_bytes=32 * MIB_, l2_bytes=1 * MIB_):
+    """This host's geometry with L1 32 KiB, L2 and LLC as given, so the tests do not depend on
+    the host's cache sizes."""
+    g = copy.deepcopy(probe.geometry())
+
+    def level(n, size, ways):
+        return {"level": n, "kind": "data" if n == 1 else "unified", "size_bytes": size, "ways": ways,
+                "sets": size // 64 // ways, "line_bytes": 64, "inclusive": False, "shared_by": 1}
+    g["levels"] = {"l1d": level(1, 32 * KIB_, 8), "l2": level(2, l2_bytes, 16),
+                   "l3": level(3, llc_bytes, 16) if llc_bytes else None}
+    g["llc"] = g["levels"]["l3"] or g["levels"]["l2"]
+    monkeypatch.setattr(probe, "geometry", lambda: g)
+    return g
+
+
+def _fake_chase(monkeypatch, llc_ns_at_reps, l2_bytes=1 * MIB_, llc_bytes=32 * MIB_):
     """A pointer chase on a modelled machine: L1 1 ns, L2 4 ns, DRAM 150 ns; LLC-sized sets take
     `llc_ns_at_reps(reps)` (another tenant evicting the LLC on a first pass, say). Records calls."""
     calls = []
-    g = probe.geometry()["levels"]
-    l1, l2 = g["l1d"]["size_bytes"], g["l2"]["size_bytes"]
-    llc = _llc_bytes()
 
     def chase(cfg_json):
         cfg = json.loads(cfg_json)
         b, reps = cfg["bytes"], cfg["reps"]
         calls.append((b, reps))
-        ns = 1.0 if b <= l1 else 4.0 if b <= l2 else llc_ns_at_reps(reps) if b <= llc else 150.0
+        ns = 1.0 if b <= 32 * KIB_ else 4.0 if b <= l2_bytes else llc_ns_at_reps(reps) if b <= llc_bytes else 150.0
         return json.dumps({"ns": {"median": ns, "min": ns, "max": ns, "p10": ns, "p90": ns}})
-    return chase, calls
+    monkeypatch.setattr(probe._core, "hw_chase", chase)
+    return calls
 
 
-@pytest.mark.skipif(not 0 < _llc_bytes() <= 64 << 20, reason="needs an LLC ≤ 64 MiB")
+def _latency_probe(max_mib=64):
+    return probe.run_probe(probe.ProbeOptions(quick=True, reps=2, max_mib=max_mib, tests=("latency",)))
+
+
 def test_an_llc_plateau_missed_on_the_first_pass_is_measured_again(monkeypatch):
-    # First pass: the LLC-sized sets run at DRAM speed. They are measured again with three times
-    # the repetitions, and the LLC latency comes from the second pass.
-    chase, calls = _fake_chase(lambda reps: 15.0 if reps >= 3 * 2 else 150.0)
-    monkeypatch.setattr(probe._core, "hw_chase", chase)
-    llc = _llc_bytes()
-    r = probe.run_probe(probe.ProbeOptions(quick=True, reps=2, max_mib=2 * llc / (1 << 20), tests=("latency",)))
+    # First pass: the LLC-sized sets run at DRAM speed. Every set from 2 × L2 up to the LLC is
+    # measured again with three times the repetitions; the LLC's latency and size come from the
+    # second pass.
+    _machine(monkeypatch)
+    calls = _fake_chase(monkeypatch, lambda reps: 15.0 if reps >= 3 * 2 else 150.0)
+    r = _latency_probe()
     assert r["latency_ns"]["llc"] == 15.0 and r["latency_ns"]["dram"] == 150.0
-    l2 = probe.geometry()["levels"]["l2"]["size_bytes"]
-    again = [b for b, reps in calls if reps == 6]
-    assert again and all(2 * l2 <= b <= llc // 2 for b in again)
+    again = [b >> 20 for b, reps in calls if reps == 6]
+    assert again == [2, 4, 8, 16, 32]
+    assert r["llc_retry"] == {"bytes": [b << 20 for b in again], "reps": 6, "found": True}
+    assert r["detected_kib"]["llc"] == 32 << 10  # not the first pass's DRAM-speed 32 MiB point
     assert not r["notes"]
+    # A clean first pass measures each set once.
+    calls = _fake_chase(monkeypatch, lambda reps: 15.0)
+    r = _latency_probe()
+    assert r["llc_retry"] is None and all(reps == 2 for _, reps in calls)
 
 
-@pytest.mark.skipif(not 0 < _llc_bytes() <= 64 << 20, reason="needs an LLC ≤ 64 MiB")
 def test_an_llc_never_seen_is_said_so_and_refused_for_a_platform_file(monkeypatch):
-    chase, calls = _fake_chase(lambda reps: 150.0)
-    monkeypatch.setattr(probe._core, "hw_chase", chase)
-    llc = _llc_bytes()
-    r = probe.run_probe(probe.ProbeOptions(quick=True, reps=2, max_mib=2 * llc / (1 << 20), tests=("latency",)))
+    _machine(monkeypatch)
+    calls = _fake_chase(monkeypatch, lambda reps: 150.0)
+    r = _latency_probe()
     assert r["latency_ns"]["llc"] is None and r["latency_ns"]["l2"] == 4.0
-    assert any(reps == 6 for _, reps in calls)
-    assert any("cannot keep data in the LLC" in n for n in r["notes"])
+    assert r["llc_retry"]["found"] is False and any(reps == 6 for _, reps in calls)
+    assert probe.LLC_HELD in r["notes"]
     rep = _report()
     rep["latency_ns"]["llc"] = None
-    with pytest.raises(HostioError, match="llc_latency_ns: no working set between 2 × L2 and LLC / 2"):
+    rep["llc_retry"] = r["llc_retry"]
+    with pytest.raises(HostioError, match="llc_latency_ns: no working set between 2 × L2 and LLC / 2 ran faster.*"
+                                          "run probe again when the host is quieter"):
+        probe.platform_toml(rep)
+
+
+@pytest.mark.parametrize("llc_mib", [0, 2])
+def test_an_llc_range_without_working_sets_is_not_retried_nor_blamed_on_the_host(monkeypatch, llc_mib):
+    # No L3 (the L2 stands for the LLC) or an LLC under 4 × L2: no set lies between 2 × L2 and
+    # LLC / 2, so nothing is measured again and the note and the refusal say so.
+    _machine(monkeypatch, llc_bytes=llc_mib << 20)
+    calls = _fake_chase(monkeypatch, lambda reps: 15.0, llc_bytes=llc_mib << 20)
+    r = _latency_probe(max_mib=8)
+    assert r["latency_ns"]["llc"] is None and r["llc_retry"] is None and all(reps == 2 for _, reps in calls)
+    assert probe.LLC_HELD not in r["notes"] and any("no working set between 2 × L2 and LLC / 2" in n for n in r["notes"])
+    rep = _report()
+    rep["latency_ns"]["llc"] = None
+    rep["llc_retry"] = None
+    with pytest.raises(HostioError, match=r"llc_latency_ns: no working set between 2 × L2 and LLC / 2 was measured \(there is none"):
         probe.platform_toml(rep)

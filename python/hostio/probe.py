@@ -5,9 +5,9 @@ What is measured (the mechanisms are documented in ``crates/hostio-hw/src/probe.
 * load-to-use latency by working-set size, 4 KiB up to several times the LLC, by pointer
   chasing over a seeded random cyclic permutation of 64 B lines; the curve's plateaus give the
   L1/L2/LLC/DRAM latencies and where it steps gives the detected capacities. When no set of the
-  LLC's range ran closer to the L2 than to DRAM (another tenant evicting the LLC while it was
-  measured), those sets are measured once more with more repetitions before the LLC latency is
-  reported missing;
+  LLC's range (2 × L2 to LLC / 2) ran closer to the L2 than to DRAM (another tenant evicting the
+  LLC while it was measured), the sets from 2 × L2 up to the LLC are measured once more with more
+  repetitions (``llc_retry`` in the report) before the LLC latency is reported missing;
 * loaded latency: the DRAM-sized chase while every other cpu streams (needs ≥ 2 cpus);
 * core-to-core: for every pair of cpus, ping-pong on one line (one-way = round trip / 2) and
   the latency of reading lines left Modified by the other core;
@@ -128,6 +128,10 @@ def cores_per_socket(root: str = "/") -> int:
 #: no LLC plateau (see `run_probe`).
 LLC_RETRY_REPS = 3
 
+#: The note of a probe whose second pass still found no LLC plateau.
+LLC_HELD = ("no working set between 2 × L2 and LLC / 2 ran faster than the geometric mean of the L2 and DRAM "
+            "latencies, measured twice: this core cannot keep data in the LLC now (shared with other tenants?)")
+
 
 def working_sets(max_bytes: int, quick: bool) -> list[int]:
     """4 KiB × 2^k (and × 1.5 · 2^k unless quick) up to ``max_bytes``."""
@@ -176,6 +180,7 @@ def run_probe(opts: ProbeOptions, progress=None) -> dict:
         "loaded_latency_ns": None, "c2c_ns": None, "c2c_modified_read_ns": None, "c2c_pairs": [],
         "bandwidth_gbps": {"read": None, "write": None, "copy": None},
         "bandwidth_gbyte_s": {"read": None, "write": None, "copy": None},
+        "llc_retry": None,
         "notes": [],
     }
     pair_tests = [t for t in ("c2c", "loaded") if t in opts.tests]
@@ -202,18 +207,22 @@ def run_probe(opts: ProbeOptions, progress=None) -> dict:
         lat = lv["latency_ns"]
         if lat[2] is None and lat[1] is not None and lat[3] is not None:
             # No LLC-range working set ran closer to the L2 than to DRAM: on a shared host another
-            # tenant may have evicted it while it was measured. Those sets are measured once more,
-            # with LLC_RETRY_REPS times the repetitions, before the LLC latency is given up.
-            again = [i for i, p in enumerate(report["latency_curve"]) if 2 * l2 <= p["bytes"] <= llc // 2]
-            if again:
-                say(f"latency: no LLC plateau; {len(again)} working sets between 2 × L2 and LLC / 2 again")
+            # tenant may have evicted it while it was measured. The LLC's sets (2 × L2 up to the
+            # LLC, the range its latency and its size are read from) are measured once more, with
+            # LLC_RETRY_REPS times the repetitions, before the LLC latency is given up.
+            again = [i for i, p in enumerate(report["latency_curve"]) if 2 * l2 <= p["bytes"] <= llc]
+            if any(report["latency_curve"][i]["bytes"] <= llc // 2 for i in again):
+                say(f"latency: no LLC plateau; {len(again)} working sets from 2 × L2 to the LLC again")
                 for i in again:
                     report["latency_curve"][i] = chase(report["latency_curve"][i]["bytes"], LLC_RETRY_REPS * reps)
                 lv = json.loads(_core.hw_levels([(p["bytes"], p["ns"]) for p in report["latency_curve"]], l1, l2, llc))
-            if lv["latency_ns"][2] is None:
-                report["notes"].append(
-                    "no working set between 2 × L2 and LLC / 2 ran faster than the geometric mean of the L2 and "
-                    "DRAM latencies, measured twice: this core cannot keep data in the LLC (shared with other tenants?)")
+                report["llc_retry"] = {"bytes": [report["latency_curve"][i]["bytes"] for i in again],
+                                       "reps": LLC_RETRY_REPS * reps, "found": lv["latency_ns"][2] is not None}
+                if not report["llc_retry"]["found"]:
+                    report["notes"].append(LLC_HELD)
+        if lv["latency_ns"][2] is None and report["llc_retry"] is None and lv["latency_ns"][1] is not None:
+            report["notes"].append(f"no working set between 2 × L2 and LLC / 2 ({2 * l2 / MIB:g}–{llc / 2 / MIB:g} "
+                                   "MiB): LLC latency not measured")
         report["latency_ns"] = dict(zip(("l1", "l2", "llc", "dram"), lv["latency_ns"]))
         report["detected_kib"] = {k: (v // KIB if v else None)
                                   for k, v in zip(("l1", "l2", "llc"), lv["detected_bytes"])}
@@ -276,10 +285,11 @@ def platform_dict(report: dict) -> dict:
             "memory_bandwidth_gbyte_s": report["bandwidth_gbyte_s"]["read"], "llc": llc, "l2": l2}
     missing = [k for k, v in need.items() if v is None]
     if missing == ["llc_latency_ns"]:
-        raise HostioError(
-            "platform file needs llc_latency_ns: no working set between 2 × L2 and LLC / 2 ran faster than the "
-            "geometric mean of the L2 and DRAM latencies, measured twice; this core cannot keep data in the LLC "
-            "now (shared with other tenants?): run probe again when the host is quieter")
+        if report.get("llc_retry"):
+            raise HostioError(f"platform file needs llc_latency_ns: {LLC_HELD}; run probe again when the host is quieter")
+        raise HostioError("platform file needs llc_latency_ns: no working set between 2 × L2 and LLC / 2 was measured "
+                          "(there is none when the LLC is under 4 × L2; without --quick, probe measures 1.5 × 2^k "
+                          "sizes too)")
     if missing:
         raise HostioError(
             "platform file needs " + ", ".join(missing) + ": run probe with latency, c2c and bandwidth "
