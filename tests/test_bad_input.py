@@ -865,12 +865,23 @@ def test_a_scenario_name_that_is_not_bundled_lists_the_bundled_ones_and_their_fi
 
 
 def test_an_output_folder_through_a_link_to_nothing_is_named_as_such(tmp_path):
-    # mkdir says only "File exists" for a link whose target is missing; the error names the link.
+    # mkdir says only "File exists" for a link whose target is missing; the error names the link
+    # and the missing path it leads to (a relative target read from the link's folder, a chain
+    # of links followed to its end).
     link = tmp_path / "out"
     link.symlink_to(tmp_path / "missing" / "x")
+    missing = f"{link} is a link to {tmp_path / 'missing' / 'x'}, which does not exist"
     for args in (["reproduce", "--quick", "--out", str(link)], ["reproduce", "--quick", "--out", str(link / "sub")],
                  ["pcie", "validate", "--out", str(link)],
                  ["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=64", *SHORT, "--out", str(link)]):
-        one_line_error(hostio_cli(*args), f"{link} is a link to '{tmp_path / 'missing' / 'x'}', which does not exist")
+        one_line_error(hostio_cli(*args), missing)
+    (tmp_path / "rel").symlink_to("missing/x")
+    (tmp_path / "chain").symlink_to("rel")
+    one_line_error(hostio_cli("reproduce", "--quick", "--out", "chain", cwd=tmp_path),
+                   f"{tmp_path / 'chain'} is a link to {tmp_path / 'missing' / 'x'}, which does not exist")
+    # A loop is not a link to nothing: the system's words stand.
+    (tmp_path / "loop_a").symlink_to("loop_b")
+    (tmp_path / "loop_b").symlink_to("loop_a")
+    one_line_error(hostio_cli("reproduce", "--quick", "--out", "loop_a/sub", cwd=tmp_path), "(Too many levels of symbolic links)")
     assert not (tmp_path / "missing").exists()
     assert outfile.folder_error(tmp_path / "plain", OSError(13, "Permission denied")) == "Permission denied"

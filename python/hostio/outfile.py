@@ -10,6 +10,7 @@ device stays what it is, and a symbolic link keeps pointing at its target, which
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -61,11 +62,20 @@ STDOUT = ("stdout",)
 
 def folder_error(path: str | os.PathLike, exc: OSError) -> str:
     """Why a folder could not be made at ``path``, in words. A link to nothing on the way is named
-    as such (``mkdir`` would say only "File exists")."""
-    p = os.path.abspath(path)
+    as such, with the missing path it leads to (``mkdir`` would say only "File exists")."""
+    if exc.errno != errno.EEXIST:
+        return exc.strerror or str(exc)
+    p = os.path.join(os.getcwd(), os.fspath(path))
     while True:
         if os.path.islink(p) and not os.path.exists(p):
-            return f"{p} is a link to {os.readlink(p)!r}, which does not exist"
+            end = p
+            for _ in range(40):  # the kernel's limit on links followed
+                if not os.path.islink(end):
+                    break
+                end = os.path.normpath(os.path.join(os.path.dirname(end), os.readlink(end)))
+            if os.path.lexists(end):  # a loop, or a chain too long to follow
+                return exc.strerror or str(exc)
+            return f"{os.path.normpath(p)} is a link to {end}, which does not exist"
         up = os.path.dirname(p)
         if up == p:
             return exc.strerror or str(exc)
