@@ -186,11 +186,32 @@ def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
         if damage and "nan" in damage:
             assert "bw_dma_sz_sweep.csv:2 column 'BW (GB/s)': a measurement" in err, err
         elif damage.endswith("garbage\n"):
-            assert f"bw_dma_sz_sweep.csv:{len(text.splitlines()) + 1}: 1 cells where the header has 13" in err, err
+            assert f"bw_dma_sz_sweep.csv:{len(text.splitlines()) + 1}: 1 cell where the header has 13" in err, err
         (tmp_path / "old").mkdir(exist_ok=True)
         (tmp_path / "old" / "keep.txt").write_text("x")
         rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "old"), "--data", str(bad))
         assert rc == 2 and sorted(p.name for p in (tmp_path / "old").iterdir()) == ["keep.txt"]
+    # A cell the report looks up, a bandwidth it divides by, bytes that are not text, a renamed
+    # column: each named with its file and line (and column).
+    lines = text.splitlines()
+    head = lines[0].split(",")
+    bw, cache = head.index("BW (GB/s)"), head.index("Cache")
+
+    def cell(i, v):
+        r = lines[1].split(",")
+        r[i] = v
+        return text.replace(lines[1], ",".join(r), 1)
+    for damage, said in ((cell(cache, "Warmish"), "bw_dma_sz_sweep.csv:2 column 'Cache': 'Warmish', not one of HWarm"),
+                         (cell(bw, "0"), "bw_dma_sz_sweep.csv:2 column 'BW (GB/s)': a measurement that is not a finite number above 0"),
+                         (text.encode()[:40] + b"\xff\xfe\n", "bw_dma_sz_sweep.csv:1: not CSV text"),
+                         (text.replace("BW (GB/s)", "BW", 1), "bw_dma_sz_sweep.csv:1: the header has no column 'BW (GB/s)'")):
+        if isinstance(damage, bytes):
+            sweep_csv.write_bytes(damage)
+        else:
+            sweep_csv.write_text(damage)
+        rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "new"), "--data", str(bad))
+        assert rc == 2 and err.count("\n") == 1 and said in err, err
+        assert not (tmp_path / "new").exists()
     # Every folder a failed run made goes again; a missing file names --data.
     sweep_csv.unlink()
     rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "n" / "a" / "b"), "--data", str(bad))

@@ -79,12 +79,38 @@ class Cell(str):
 
 
 class Row(dict):
-    """A row of the data set; a column it lacks is named with its file and line."""
+    """A row of the data set; a column its file lacks is named with the file's header line."""
 
-    where = ""
+    file = ""
 
     def __missing__(self, key):
-        raise ValueError(f"{self.where}: no column {key!r}")
+        raise ValueError(f"{self.file}:1: the header has no column {key!r}")
+
+
+def pick(table: dict, cell: str):
+    """``table[cell]``; a value the table does not know is named with its file, line and column."""
+    try:
+        return table[cell]
+    except KeyError:
+        at = f"{cell.where}: " if isinstance(cell, Cell) else ""
+        raise ValueError(f"{at}{str(cell)!r}, not one of {', '.join(table)}") from None
+
+
+def plotted(series: dict, key: tuple):
+    """The points of series ``key`` = (run, test, size, cache) that a plot draws; a data set without
+    them names what is missing."""
+    if key not in series:
+        run, test, size, cache = key
+        raw = next((k for k, v in CACHE.items() if v == cache), cache)
+        raise ValueError(f"no rows of {test} at {size} B with Cache {raw} in {RUNS[run]}/")
+    return series[key]
+
+
+def first(values, what: str):
+    """The first of ``values``; a data set without one names what was looked for."""
+    for v in values:
+        return v
+    raise ValueError(f"no row {what}")
 
 
 def rows(data: Path, run: str, name: str) -> list[Row]:
@@ -93,34 +119,40 @@ def rows(data: Path, run: str, name: str) -> list[Row]:
     if not path.is_file():  # a FIFO would block the open, a device never end
         raise ValueError(f"{rel} is not a regular file")
     out = []
-    with open(path, newline="") as f:
+    with open(path, newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
-        for r in reader:
-            where = f"{rel}:{reader.line_num}"
-            if None in r or None in r.values():
-                cells = sum(v is not None for k, v in r.items() if k is not None) + len(r.get(None) or [])
-                raise ValueError(f"{where}: {cells} cells where the header has {len(reader.fieldnames)}")
-            row = Row()
-            row.where = where
-            for k, v in r.items():
-                row[k] = Cell(v)
-                row[k].where = f"{where} column {k!r}"
-            out.append(row)
+        try:
+            for r in reader:
+                where = f"{rel}:{reader.line_num}"
+                if None in r or None in r.values():
+                    cells = sum(v is not None for k, v in r.items() if k is not None) + len(r.get(None) or [])
+                    raise ValueError(f"{where}: {cells} cell{'s' if cells != 1 else ''} where the header has "
+                                     f"{len(reader.fieldnames)}")
+                row = Row()
+                row.file = rel
+                for k, v in r.items():
+                    row[k] = Cell(v)
+                    row[k].where = f"{where} column {k!r}"
+                out.append(row)
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise ValueError(f"{rel}:{reader.line_num + 1}: not CSV text ({exc})") from None
     if not out:
         raise ValueError(f"{rel} has no rows")
     return out
 
 
-def n(x: str) -> float:
+def n(x: str, positive: bool = False) -> float:
     """A measurement of the data set: sizes, windows, latencies, bandwidths and CDF values are
-    all finite and not negative. The error names the cell's file, line and column."""
+    all finite and not negative (above 0 where ``positive``: a bandwidth an error is divided by).
+    The error names the cell's file, line and column."""
     try:
         v = float(x)
     except ValueError:
         v = math.nan
-    if not math.isfinite(v) or v < 0:
+    if not math.isfinite(v) or v < 0 or (positive and v == 0):
         at = f"{x.where}: " if isinstance(x, Cell) else ""
-        raise ValueError(f"{at}a measurement that is not a finite number of 0 or more: {str(x)!r}")
+        allowed = "a finite number above 0" if positive else "a finite number of 0 or more"
+        raise ValueError(f"{at}a measurement that is not {allowed}: {str(x)!r}")
     return v
 
 
@@ -189,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         for r in rs:
             test = "LAT_RD" if r["Test"].endswith("_RD") else "LAT_WRRD"
             size, win = int(n(r["SZ"])), int(n(r["WinSZ"]))
-            m = exp(test, size, win, CACHE[r["Cache"]], engine=engine)["median_ns"]
+            m = exp(test, size, win, pick(CACHE, r["Cache"]), engine=engine)["median_ns"]
             meas = n(r["Med(ns)"])
             errs.append(m - meas)
             body.append([f"{r['Test']}", size, meas, m, m - meas])
@@ -225,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         for engine, name in files:
             for r in rows(data, run, name):
                 test = "LAT_RD" if r["Test"].endswith("_RD") else "LAT_WRRD"
-                size, win, cache = int(n(r["SZ"])), int(n(r["WinSZ"])), CACHE[r["Cache"]]
+                size, win, cache = int(n(r["SZ"])), int(n(r["WinSZ"])), pick(CACHE, r["Cache"])
                 m = exp(test, size, win, cache, run, engine)["median_ns"]
                 meas = n(r["Med(ns)"])
                 errs.append(m - meas)
@@ -259,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
                      (axs[1], [("plain", "LAT_CMD_WRRD", 8, "cold"), ("plain", "LAT_CMD_RD", 8, "cold"),
                                ("plain", "LAT_DMA_WRRD", 64, "cold")])):
         for k in keys:
-            pts = series[k]
+            pts = plotted(series, k)
             line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], "o", ms=3, label=f"{k[0]} {k[1]} {k[2]}B {k[3]}")
             ax.plot([p[0] for p in pts], [p[2] for p in pts], "-", lw=1, color=line.get_color())
         ax.set_xscale("log", base=2)
@@ -283,13 +315,16 @@ def main(argv: list[str] | None = None) -> int:
     segments.append(cur)
     body = []
     fig, ax = plt.subplots(figsize=(6, 3))
+    if len(det) != len(segments):
+        raise ValueError(f"{PLAIN}/lat_dma_details_cdf.csv: {len(segments)} distributions (each starting at cdf 0) "
+                         f"for the {len(det)} rows of {PLAIN}/lat_dma_details.csv")
     for r, seg in zip(det, segments):
         test = "LAT_RD" if r["Test"].endswith("_RD") else "LAT_WRRD"
-        res = exp(test, int(n(r["SZ"])), int(n(r["WinSZ"])), CACHE[r["Cache"]])
-        body.append([r["Test"], int(n(r["SZ"])), int(n(r["WinSZ"])), CACHE[r["Cache"]], n(r["Min(ns)"]), n(r["Med(ns)"]),
+        res = exp(test, int(n(r["SZ"])), int(n(r["WinSZ"])), pick(CACHE, r["Cache"]))
+        body.append([r["Test"], int(n(r["SZ"])), int(n(r["WinSZ"])), pick(CACHE, r["Cache"]), n(r["Min(ns)"]), n(r["Med(ns)"]),
                      n(r["99.9%(ns)"]), n(r["Max(ns)"]), res["median_ns"], res["mean_ns"]])
         if int(n(r["SZ"])) == 64 and test == "LAT_RD" and int(n(r["WinSZ"])) == 8192:
-            line, = ax.plot([p[0] for p in seg], [p[1] for p in seg], lw=1, label=f"measured 64 B read {CACHE[r['Cache']]}")
+            line, = ax.plot([p[0] for p in seg], [p[1] for p in seg], lw=1, label=f"measured 64 B read {pick(CACHE, r['Cache'])}")
             ax.axvline(res["median_ns"], color=line.get_color(), ls="--", lw=0.8)
     ax.set_xlim(450, 1100)
     ax.set_xlabel("latency (ns)")
@@ -309,15 +344,15 @@ def main(argv: list[str] | None = None) -> int:
     body, errs_link, errs_model, plot = [], [], [], {}
     link = {}
     for r in rows(data, "plain", "bw_dma_sz_sweep.csv"):
-        test = {"BW_DMA_RD": "BW_RD", "BW_DMA_WR": "BW_WR", "BW_DMA_RW": "BW_RDWR"}[r["Test"]]
+        test = pick({"BW_DMA_RD": "BW_RD", "BW_DMA_WR": "BW_WR", "BW_DMA_RW": "BW_RDWR"}, r["Test"])
         size = int(n(r["SZ"]))
-        meas = n(r["BW (GB/s)"])
+        meas = n(r["BW (GB/s)"], positive=True)
         if size not in link:
             link[size] = pcie.bandwidth([size])[0]
         lk = link[size][{"BW_RD": "read_gbps", "BW_WR": "write_gbps", "BW_RDWR": "read_write_gbps"}[test]]
         if test == "BW_RDWR":
             lk *= 2  # pcie-bench counts the bytes of both directions
-        m = exp(test, size, int(n(r["WinSZ"])), CACHE[r["Cache"]])["bw_gbps"]
+        m = exp(test, size, int(n(r["WinSZ"])), pick(CACHE, r["Cache"]))["bw_gbps"]
         errs_link.append((lk - meas) / meas * 100)
         errs_model.append((m - meas) / meas * 100)
         plot.setdefault(test, []).append((size, meas, lk, m))
@@ -356,9 +391,9 @@ def main(argv: list[str] | None = None) -> int:
             for size in (64, 128, 256, 512):
                 for r in rows(data, run, f"bw_dma_win_sweep_{d}_rnd_{size}.csv"):
                     test = "BW_RD" if d == "rd" else "BW_WR"
-                    win, cache = int(n(r["WinSZ"])), CACHE[r["Cache"]]
+                    win, cache = int(n(r["WinSZ"])), pick(CACHE, r["Cache"])
                     m = exp(test, size, win, cache, run)["bw_gbps"]
-                    meas = n(r["BW (GB/s)"])
+                    meas = n(r["BW (GB/s)"], positive=True)
                     errs.append((m - meas) / meas * 100)
                     series.setdefault((run, test, size, cache), []).append((win, meas, m))
     s = stats(errs)
@@ -380,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
                      (axs[1], [("iommu_nosp", "BW_RD", 64, "warm"), ("iommu_nosp", "BW_WR", 64, "warm"),
                                ("iommu_nosp", "BW_RD", 512, "warm"), ("iommu", "BW_RD", 64, "warm")])):
         for k in keys:
-            pts = series[k]
+            pts = plotted(series, k)
             line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], "o", ms=2.5, label=f"{k[0]} {k[1]} {k[2]}B {k[3]}")
             ax.plot([p[0] for p in pts], [p[2] for p in pts], "-", lw=1, color=line.get_color())
         ax.set_xscale("log", base=2)
@@ -407,10 +442,13 @@ def main(argv: list[str] | None = None) -> int:
 
     # The same quantities read from the data set.
     def med(run, name, cache, win):
-        return next(n(r["Med(ns)"]) for r in rows(data, run, name) if r["Cache"] == cache and int(n(r["WinSZ"])) == win)
+        return first((n(r["Med(ns)"]) for r in rows(data, run, name) if r["Cache"] == cache and int(n(r["WinSZ"])) == win),
+                     f"of {RUNS[run]}/{name} with Cache {cache} and WinSZ {win}")
 
     def mbw(run, name, cache, win):
-        return next(n(r["BW (GB/s)"]) for r in rows(data, run, name) if r["Cache"] == cache and int(n(r["WinSZ"])) == win)
+        return first((n(r["BW (GB/s)"], positive=True) for r in rows(data, run, name)
+                      if r["Cache"] == cache and int(n(r["WinSZ"])) == win),
+                     f"of {RUNS[run]}/{name} with Cache {cache} and WinSZ {win}")
 
     rd64 = "lat_dma_sweep_rd_rnd_64.csv"
     wr8 = [n(r["Med(ns)"]) - med("plain", "lat_cmd_sweep_wrrd_rnd_08.csv", "Cold", 1 << 20)
@@ -419,9 +457,10 @@ def main(argv: list[str] | None = None) -> int:
         mbw("plain", "bw_dma_win_sweep_rd_rnd_64.csv", "HWarm", 64 << 20)
     d_io_wr = 1 - mbw("iommu_nosp", "bw_dma_win_sweep_wr_rnd_64.csv", "HWarm", 64 << 20) / \
         mbw("plain", "bw_dma_win_sweep_wr_rnd_64.csv", "HWarm", 64 << 20)
-    cliff = next(int(n(r["WinSZ"])) for r in rows(data, "iommu_nosp", "bw_dma_win_sweep_rd_rnd_64.csv")
-                 if r["Cache"] == "HWarm" and n(r["BW (GB/s)"]) < 0.9 * mbw("plain", "bw_dma_win_sweep_rd_rnd_64.csv", "HWarm",
-                                                                              int(n(r["WinSZ"]))))
+    cliff = first((int(n(r["WinSZ"])) for r in rows(data, "iommu_nosp", "bw_dma_win_sweep_rd_rnd_64.csv")
+                   if r["Cache"] == "HWarm" and n(r["BW (GB/s)"]) < 0.9 * mbw("plain", "bw_dma_win_sweep_rd_rnd_64.csv", "HWarm",
+                                                                                int(n(r["WinSZ"])))),
+                  f"of {RUNS['iommu_nosp']}/bw_dma_win_sweep_rd_rnd_64.csv (HWarm) below 0.9 × the plain run's bandwidth")
     m_cliff = next(w for w in (1 << k for k in range(12, 27))
                    if bw("BW_RD", 64, w, "warm", iommu=True, superpages=False) < 0.9 * bw("BW_RD", 64, w, "warm"))
     facts = [
