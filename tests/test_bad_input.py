@@ -883,5 +883,6 @@ def test_an_output_folder_through_a_link_to_nothing_is_named_as_such(tmp_path):
     (tmp_path / "loop_a").symlink_to("loop_b")
     (tmp_path / "loop_b").symlink_to("loop_a")
     one_line_error(hostio_cli("reproduce", "--quick", "--out", "loop_a/sub", cwd=tmp_path), "(Too many levels of symbolic links)")
+    one_line_error(hostio_cli("reproduce", "--quick", "--out", "loop_a", cwd=tmp_path), f"({tmp_path / 'loop_a'} is a link in a loop of links)")
     assert not (tmp_path / "missing").exists()
     assert outfile.folder_error(tmp_path / "plain", OSError(13, "Permission denied")) == "Permission denied"

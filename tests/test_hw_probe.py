@@ -60,6 +60,7 @@ def test_pair_test_refused_on_one_cpu(capsys):
     (["--seed", "18446744073709551616"], "--seed = 18446744073709551616"),
     (["--tests", "smoke"], "--tests = 'smoke'"),
     (["--tests", ""], "--tests = ''"),
+    (["--tests", ","], "--tests = ',': a comma list of latency, loaded, c2c, bandwidth"),
     (["--cpus", "0,x"], "--cpus = '0,x'"),
     (["--cpus", "9999"], "--cpus = '9999': cpus this process may use"),
     (["--cpus", ""], "--cpus = '': a comma list"),

@@ -73,7 +73,9 @@ def folder_error(path: str | os.PathLike, exc: OSError) -> str:
                 if not os.path.islink(end):
                     break
                 end = os.path.normpath(os.path.join(os.path.dirname(end), os.readlink(end)))
-            if os.path.lexists(end):  # a loop, or a chain too long to follow
+            if os.path.islink(end):
+                return f"{os.path.normpath(p)} is a link in a loop of links"
+            if os.path.lexists(end):
                 return exc.strerror or str(exc)
             return f"{os.path.normpath(p)} is a link to {end}, which does not exist"
         up = os.path.dirname(p)
