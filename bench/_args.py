@@ -19,7 +19,7 @@ def _ranged(parse, lo, hi, unit: str, name: str):
     def check(text: str):
         value = parse(text)
         if not lo <= value <= hi:  # also false for nan
-            raise argparse.ArgumentTypeError(f"{_shown(text)} is out of range: allowed {lo:,}..{hi:,}{unit}")
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is out of range: allowed {lo:,}..={hi:,}{unit}")
         return value
 
     check.__name__ = name

@@ -48,9 +48,9 @@ CASES = {
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=summary(__doc__))
-    ap.add_argument("--sim-ms", type=number_in(0.001, 10000, " ms (run.duration_us 1..1e7)"), default=200.0,
-                    help="simulated milliseconds per run, 0.001..10000 (default 200)")
-    ap.add_argument("--repeat", type=int_in(1, 1000), default=5, help="runs per case, 1..1000 (default 5)")
+    ap.add_argument("--sim-ms", type=number_in(0.001, 10000, " ms (run.duration_us 1..=1e7)"), default=200.0,
+                    help="simulated milliseconds per run, 0.001..=10000 (default 200)")
+    ap.add_argument("--repeat", type=int_in(1, 1000), default=5, help="runs per case, 1..=1000 (default 5)")
     ap.add_argument("--case", action="append", choices=sorted(CASES), help="run only these cases (repeatable)")
     ap.add_argument("--attachment", action="append", choices=["pcie", "integrated", "coherent", "memory-channel"],
                     help="NIC attachments to run the cases with (repeatable; default pcie)")

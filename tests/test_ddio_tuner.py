@@ -417,10 +417,10 @@ def _one_line(capsys, args):
 
 
 @pytest.mark.parametrize("args, line", [
-    (["set", "--ways", "1"], "--ways = 1: 2..11 (fewer than the 2 default ways would clear default bits)"),
-    (["set", "--ways", "12"], "--ways = 12: 2..11 (fewer than the 2 default ways would clear default bits)"),
-    (["set", "--ways=-3"], "--ways = '-3': 2..11 (fewer than the 2 default ways would clear default bits)"),
-    (["set", "--ways", "9" * 50], f"--ways = '{'9' * 50}': 2..11 (fewer than the 2 default ways would clear default bits)"),
+    (["set", "--ways", "1"], "--ways = 1: 2..=11 (fewer than the 2 default ways would clear default bits)"),
+    (["set", "--ways", "12"], "--ways = 12: 2..=11 (fewer than the 2 default ways would clear default bits)"),
+    (["set", "--ways=-3"], "--ways = '-3': 2..=11 (fewer than the 2 default ways would clear default bits)"),
+    (["set", "--ways", "9" * 50], f"--ways = '{'9' * 50}': 2..=11 (fewer than the 2 default ways would clear default bits)"),
     (["set", "--mask", "0x6c0"], "--mask = '0x6c0': contiguous bits on this CPU (Skylake-SP and later)"),
     (["set", "--mask", "7c"], "--mask = '7c': must keep the default I/O ways 0x600 set"),
     (["set"], "--ways = None: exactly one of --ways N or --mask HEX"),

@@ -70,19 +70,19 @@ def test_the_models_rate_is_held_to_what_the_window_allows():
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["--batch", "65"], "--batch = '65': 1..64"),
-    (["--batch", "1,0"], "--batch = '1,0': 1..64"),
+    (["--batch", "65"], "--batch = '65': 1..=64"),
+    (["--batch", "1,0"], "--batch = '1,0': 1..=64"),
     (["--batch", ""], "--batch = '': a comma list"),
     (["--layout", "diagonal"], "--layout = 'diagonal': padded, packed, grouped or all"),
     (["--signaling", "smoke"], "--signaling = 'smoke': doorbell, inline or all"),
     (["--pool", "lake"], "--pool = 'lake'"),
-    (["--payload", "10"], "--payload = 10: 0 (no payload) or 64..1500"),
-    (["--window", "0"], "--window = 0: 1..4096"),
-    (["--window", "-5"], "--window = -5: 1..4096"),
-    (["--window", "5000"], "--window = 5000: 1..4096"),
-    (["--batch", "16", "--window", "1"], "--window = 1: 16..4096 descriptors (at least the batch)"),
-    (["--window", "4", "--sweep", "ablation"], "--window = 4: 64..4096 descriptors (at least the sweep's largest batch)"),
-    (["--duration-ms", "1"], "--duration-ms = 1: 2..60000"),
+    (["--payload", "10"], "--payload = 10: 0 (no payload) or 64..=1500"),
+    (["--window", "0"], "--window = 0: 1..=4096"),
+    (["--window", "-5"], "--window = -5: 1..=4096"),
+    (["--window", "5000"], "--window = 5000: 1..=4096"),
+    (["--batch", "16", "--window", "1"], "--window = 1: 16..=4096 descriptors (at least the batch)"),
+    (["--window", "4", "--sweep", "ablation"], "--window = 4: 64..=4096 descriptors (at least the sweep's largest batch)"),
+    (["--duration-ms", "1"], "--duration-ms = 1: 2..=60000"),
     (["--duration-ms", "99999999999999999999"], "--duration-ms = 99999999999999999999"),
     (["--cpus", "0,0"], "--cpus = '0,0'"),
     (["--cpus", ""], "--cpus = ''"),
@@ -102,7 +102,7 @@ def test_bench_script_names_its_own_options(tmp_path):
     p = subprocess.run([sys.executable, str(script), "--payload", "5", "--out", str(tmp_path / "out")],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2, p.stderr
-    assert p.stderr.splitlines()[-1] == "hw_ringbench.py: error: --payload = 5: 0 (no payload) or 64..1500 bytes"
+    assert p.stderr.splitlines()[-1] == "hw_ringbench.py: error: --payload = 5: 0 (no payload) or 64..=1500 bytes"
     assert not (tmp_path / "out").exists()
 
 

@@ -83,8 +83,8 @@ def test_malformed_records_are_rerun_and_reported_missing(tmp_path, bad):
     # a malformed number (a hex typo) is text, which the key refuses, as with --set; not a traceback
     (["sweep", "quickstart", "--axis", "platform.ddio_mask=0x600,0x6g0"], ['platform.ddio_mask = "0x6g0": an integer']),
     (["sweep", "quickstart", "--axis", "apps.fwd.cores=1,1e"], ['apps.fwd.cores = "1e": an integer']),
-    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:"], ["--scheduler", "1..65535"]),
-    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:abc"], ["--scheduler", "1..65535"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:"], ["--scheduler", "1..=65535"]),
+    (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://127.0.0.1:abc"], ["--scheduler", "1..=65535"]),
     # An IPv6 host without its brackets, or with one missing: Dask would raise inside.
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://[::1"], ["--scheduler", "in brackets"]),
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--scheduler", "tcp://::1:8786"], ["--scheduler", "in brackets"]),
@@ -94,7 +94,7 @@ def test_malformed_records_are_rerun_and_reported_missing(tmp_path, bad):
     (["reproduce", "--jobs", "-1"], ["--jobs = -1"]),
     (["reproduce", "--only", ""], ["--only = ''"]),
     (["reproduce", "--only", ","], ["--only = ','"]),
-    (["reproduce", "--scheduler", "tcp://127.0.0.1:0"], ["--scheduler", "1..65535"]),
+    (["reproduce", "--scheduler", "tcp://127.0.0.1:0"], ["--scheduler", "1..=65535"]),
     (["advise", "quickstart", "--goal", "p99", "--seeds", "1000000000", "--knobs", "platform.ddio_ways=2,4"],
      ["hostio: error: --seeds = 1000000000: at most 1000000 runs"]),
     (["advise", "quickstart", "--goal", "p99", "--seeds", "1000", "--knobs", "platform.ddio_ways=" + ",".join(map(str, range(1, 1001)))],
@@ -107,7 +107,7 @@ def test_malformed_records_are_rerun_and_reported_missing(tmp_path, bad):
     (["advise", "quickstart", "--goal", "p99", "--knobs", "platform.ddio_ways=2,platform.ddio_ways=4"], ["--knobs", "given twice"]),
     (["advise", "quickstart", "--goal", "p99", "--knobs", "platform.ddio_ways=2,4,2"], ["--knobs", "2 twice"]),
     (["advise", "quickstart", "--goal", "p99", "--knobs", "run.seed=1,2"], ["--knobs", "run.seed"]),
-    (["advise", "quickstart", "--goal", "p99", "--scheduler", "tcp://127.0.0.1:99999"], ["--scheduler", "1..65535"]),
+    (["advise", "quickstart", "--goal", "p99", "--scheduler", "tcp://127.0.0.1:99999"], ["--scheduler", "1..=65535"]),
 ])
 def test_bad_sizes_and_options_are_refused_before_anything_is_written(tmp_path, args, needles):
     out = tmp_path / "out"

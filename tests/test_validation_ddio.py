@@ -151,5 +151,5 @@ def test_a_bad_out_is_refused_in_one_line(tmp_path, out, says):
 def test_a_bad_starts_is_refused(tmp_path, starts):
     r = subprocess.run([sys.executable, str(ROOT / "validation/ddio/report.py"), "--out", str(tmp_path), "--starts", starts],
                        capture_output=True, text=True)
-    assert r.returncode == 2 and "an integer in 2..1000" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert r.returncode == 2 and "an integer in 2..=1000" in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert not (tmp_path / "README.md").exists()

@@ -45,10 +45,10 @@ LEVELS = ("memory", "l2", "other_l2", "llc")
 
 
 def _index(key: str, v) -> int:
-    """A core index or a way mask: an integer (not a bool) in 0..2**32 - 1."""
+    """A core index or a way mask: an integer (not a bool) in 0..=2**32 - 1."""
     i = integer(v)
     if i is None or not 0 <= i < 2**32:
-        raise config_error(key, v, "an integer in 0..4294967295 (below 2**32)")
+        raise config_error(key, v, "an integer in 0..=4294967295 (below 2**32)")
     return i
 
 
@@ -179,7 +179,7 @@ class Hierarchy:
         """A core index of this socket."""
         i = integer(core)
         if i is None or not 0 <= i < self._cores:
-            raise config_error("core", core, f"an integer in 0..{self._cores - 1} (cores per socket: {self._cores})")
+            raise config_error("core", core, f"an integer in 0..={self._cores - 1} (cores per socket: {self._cores})")
         return i
 
     def stats(self) -> dict:

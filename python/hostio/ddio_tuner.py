@@ -525,7 +525,7 @@ def plan_set(host: Host, ways: int | None = None, mask: int | None = None) -> tu
         raise config_error("ways/mask", f"{ways}/{mask}", "exactly one of --ways N or --mask HEX")
     if ways is not None:
         if not (2 <= ways <= llc_ways):
-            raise config_error("ways", ways, f"2..{llc_ways} (fewer than the 2 default ways would clear default bits)")
+            raise config_error("ways", ways, f"2..={llc_ways} (fewer than the 2 default ways would clear default bits)")
         mask = ways_mask(ways, llc_ways, default)
     check_mask(mask, llc_ways, default, rule)
     require_root(host)

@@ -69,12 +69,12 @@ def register(subparsers) -> None:
                                           "batching, buffer pools and payload copies between two pinned cores.")
     r.add_argument("--signaling", default="inline", help="doorbell, inline or all (default inline)")
     r.add_argument("--layout", default="grouped", help="padded, packed, grouped or all (default grouped)")
-    r.add_argument("--batch", default="1", help="batch sizes 1..64, comma list (default 1)")
+    r.add_argument("--batch", default="1", help="batch sizes 1..=64, comma list (default 1)")
     r.add_argument("--pool", default="shared", help="shared (CC-NIC) or queues (PCIe-style free queues)")
-    r.add_argument("--payload", type=integer_arg, default=0, help="payload bytes copied each way: 0 or 64..1500")
+    r.add_argument("--payload", type=integer_arg, default=0, help="payload bytes copied each way: 0 or 64..=1500")
     r.add_argument("--window", type=integer_arg, default=256, help="descriptors in flight at most (default 256)")
     r.add_argument("--duration-ms", type=integer_arg, default=200,
-                   help="time per configuration, 2..60000 (half latency, half rate; at least 32 latency samples)")
+                   help="time per configuration, 2..=60000 (half latency, half rate; at least 32 latency samples)")
     r.add_argument("--cpus", help="host cpu,NIC cpu (default: the first two allowed)")
     r.add_argument("--sweep", default="none", help="none, ablation (the CC-NIC ablation table) or grid")
     r.add_argument("--line-ns", type=number_arg, help="line-transfer latency for the model (default: measured now)")
@@ -133,7 +133,7 @@ def _ringbench(args) -> int:
         raise config_error("--mlp", args.mlp, "left out with --no-model (the overlap is the model's)")
     mlp = 4.0 if args.mlp is None else args.mlp
     if not 1.0 <= mlp <= 64.0:
-        raise config_error("--mlp", args.mlp, "1..64 overlapped misses")
+        raise config_error("--mlp", args.mlp, "1..=64 overlapped misses")
     if args.line_ns is not None and not (math.isfinite(args.line_ns) and 0 < args.line_ns <= 1e6):
         raise config_error("--line-ns", args.line_ns, "a positive finite latency in ns (at most 1e6)")
     for opt, value, known in (("--signaling", args.signaling, rb.SIGNALINGS), ("--layout", args.layout, rb.LAYOUTS)):

@@ -115,10 +115,10 @@ def _as_options(args, **renamed: str):
 def _add_link(p, with_gen_lanes: bool = True) -> None:
     g = p.add_argument_group("link (defaults: gen 3, x8, MPS 256, MRRS 512, RCB 64, 64-bit)")
     if with_gen_lanes:
-        g.add_argument("--gen", default=None, help="PCIe generation 1..7")
+        g.add_argument("--gen", default=None, help="PCIe generation 1..=7")
         g.add_argument("--lanes", default=None, help="lanes: 1, 2, 4, 8, 16, 32")
-    g.add_argument("--mps", default=None, help="max payload size: 128..4096, power of two")
-    g.add_argument("--mrrs", default=None, help="max read request size: 128..4096, power of two")
+    g.add_argument("--mps", default=None, help="max payload size: 128..=4096, power of two")
+    g.add_argument("--mrrs", default=None, help="max read request size: 128..=4096, power of two")
     g.add_argument("--rcb", default=None, help="read completion boundary: 64, 128, 256, 512")
     g.add_argument("--addr", default=None, help="address bits: 32 or 64")
     g.add_argument("--ecrc", action="store_true", help="add the 4 B ECRC digest to every TLP")

@@ -61,11 +61,11 @@ class ProbeOptions:
 
     def validate(self) -> None:
         if self.max_mib is not None and not (0.0625 <= self.max_mib <= 65536):
-            raise config_error("max_mib", self.max_mib, "0.0625..65536 MiB (at least 64 KiB)")
+            raise config_error("max_mib", self.max_mib, "0.0625..=65536 MiB (at least 64 KiB)")
         if self.reps is not None and not (1 <= self.reps <= 1000):
-            raise config_error("reps", self.reps, "1..1000")
+            raise config_error("reps", self.reps, "1..=1000")
         if not 0 <= self.seed < 2**64:
-            raise config_error("seed", self.seed, f"0..{2**64 - 1} (an unsigned 64-bit integer)")
+            raise config_error("seed", self.seed, f"0..={2**64 - 1} (an unsigned 64-bit integer)")
         bad = [t for t in self.tests if t not in TESTS]
         if bad or not self.tests:
             raise config_error("tests", ",".join(self.tests), "a comma list of " + ", ".join(TESTS))

@@ -1834,7 +1834,7 @@ def reproduce(
         "",
         f"{agree} of {len(claim_rows)} claims agree{' (quick run: shorter simulated time per point)' if quick else ''}, "
         f"{agree_all} of them on every seed alone; {split} claim{'s' if split != 1 else ''} agree{'s' if split == 1 else ''} on some seeds and not on others. "
-        f"Every point ran on {seeds} seed{'s' if seeds > 1 else ''} (run.seed = 1..{seeds}); a point's value is the median over "
+        f"Every point ran on {seeds} seed{'s' if seeds > 1 else ''} (run.seed = 1..={seeds}); a point's value is the median over "
         "the seeds with the min–max in brackets. Each claim is decided by the numeric criterion beside it, evaluated on the "
         "medians (a ratio or difference of two points is that of their medians); the same criterion on each seed's own runs "
         "gives the count of seeds that agree alone, beside the verdict. Claims are judged against the paper's own number (the "

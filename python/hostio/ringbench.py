@@ -53,13 +53,13 @@ def config(signaling="inline", layout="grouped", batch=1, pool="shared", payload
     if pool not in POOLS:
         raise config_error("pool", pool, " or ".join(POOLS))
     if not isinstance(batch, int) or not 1 <= batch <= 64:
-        raise config_error("batch", batch, "1..64 descriptors")
+        raise config_error("batch", batch, "1..=64 descriptors")
     if payload_bytes != 0 and not 64 <= payload_bytes <= 1500:
-        raise config_error("payload", payload_bytes, "0 (no payload) or 64..1500 bytes")
+        raise config_error("payload", payload_bytes, "0 (no payload) or 64..=1500 bytes")
     if not batch <= window <= 4096:
-        raise config_error("window", window, f"{batch}..4096 descriptors (at least the batch)")
+        raise config_error("window", window, f"{batch}..=4096 descriptors (at least the batch)")
     if not 2 <= duration_ms <= 60000:
-        raise config_error("duration_ms", duration_ms, "2..60000")
+        raise config_error("duration_ms", duration_ms, "2..=60000")
     if cpus is not None:
         allowed = _core.hw_allowed_cpus()
         if len(cpus) != 2 or cpus[0] == cpus[1] or any(c not in allowed for c in cpus):
@@ -139,7 +139,7 @@ def sweep_configs(sweep: str, base: dict) -> list[dict]:
         return [base]
     most = max(b for _, _, b in shapes)
     if base["window"] < most:
-        raise config_error("window", base["window"], f"{most}..4096 descriptors (at least the sweep's largest batch)")
+        raise config_error("window", base["window"], f"{most}..=4096 descriptors (at least the sweep's largest batch)")
     return [dict(base, signaling=sig, layout=lay, batch=b) for sig, lay, b in shapes]
 
 

@@ -500,7 +500,7 @@ def _check_scheduler(s: str) -> None:
         bracketed = re.fullmatch(r"\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(%[A-Za-z0-9_.-]+)?\]", host) is not None
         plain = len(host) <= 254 and re.fullmatch(r"\w([\w-]{0,61}\w)?(\.\w([\w-]{0,61}\w)?)*\.?", host) is not None
         if not sep or not (bracketed or plain) or not port.isascii() or not port.isdigit() or not 1 <= int(port) <= 65535:
-            raise config_error("--scheduler", s, "tcp://HOST:PORT with a port in 1..65535 (an IPv6 host in brackets: tcp://[::1]:8786)")
+            raise config_error("--scheduler", s, "tcp://HOST:PORT with a port in 1..=65535 (an IPv6 host in brackets: tcp://[::1]:8786)")
         return
     raise config_error("--scheduler", s, SCHEDULERS)
 

@@ -314,13 +314,13 @@ def out_dir(text: str) -> Path:
 
 
 def starts_arg(text: str) -> int:
-    """`--starts`: an integer in 2..1000."""
+    """`--starts`: an integer in 2..=1000."""
     try:
         k = int(text)
     except ValueError:
         k = 0
     if not 2 <= k <= 1000:
-        raise argparse.ArgumentTypeError(f"{text!r}: an integer in 2..1000")
+        raise argparse.ArgumentTypeError(f"{text!r}: an integer in 2..=1000")
     return k
 
 
@@ -328,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="DDIO ring fill: a ring of 1500 B buffers in hostio's I/O ways against the DDIO paper's "
                                  "testbed and against what LRU and an optimal policy hold; writes README.md and ring_fill.png.")
     ap.add_argument("--out", type=out_dir, default=HERE, help="directory for README.md and ring_fill.png (default: this script's)")
-    ap.add_argument("--starts", type=starts_arg, default=STARTS, help=f"random ring starts per ring size, 2..1000 (default {STARTS})")
+    ap.add_argument("--starts", type=starts_arg, default=STARTS, help=f"random ring starts per ring size, 2..=1000 (default {STARTS})")
     args = ap.parse_args(argv)
     out = args.out
     targets = [out / "README.md", out / "ring_fill.png"]
