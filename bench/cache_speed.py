@@ -3,8 +3,8 @@ of pycachesim, on the same traces through an LLC of the Skylake preset's geometr
 
     .venv/bin/python bench/cache_speed.py [--accesses 2000000] [--repeat 5] [--footprint-mib 64]
 
---accesses is 1..20,000,000 (memory grows by about 90 B per access with pycachesim's address
-list: some 2 GB at the limit); --repeat is 1..1000; --footprint-mib (1..4096, default 64) is
+--accesses is 1..=20,000,000 (memory grows by about 90 B per access with pycachesim's address
+list: some 2 GB at the limit); --repeat is 1..=1000; --footprint-mib (1..=4096, default 64) is
 the span of both traces: at 64 MiB hostio's directory (8 B per line) and set records no longer
 fit the host's caches, smaller spans show the simulator's own cost per access.
 

@@ -5,7 +5,7 @@
 
 Writes DIR/probe.json (the report of ``hostio probe --json``) and DIR/platform.toml (the
 simulator's platform file), and prints the readable summary. Default DIR: out/hw.
---max-mib is 0.0625..65536, --reps 1..1000 (``hostio probe``'s limits); bad values are refused
+--max-mib is 0.0625..=65536, --reps 1..=1000 (``hostio probe``'s limits); bad values are refused
 before DIR is created.
 """
 from __future__ import annotations

@@ -11,8 +11,8 @@ two measurements differ by more than 30 % (the placement changed under it) is wr
 JSONL file but left out of the tables. Printed: per configuration
 the median over repetitions (and min–max), the ablation ratios beside the model's and the
 paper's, and the model's errors with the default mlp = 4 and with the mlp that fits best
-(1..16, least mean |log error| over latency and rate). Writes DIR/ringbench.jsonl.
---repeat is 1..1000, --duration-ms 2..60000, --payload 0 or 64..1500, --window 1..4096 (``hostio
+(1..=16, least mean |log error| over latency and rate). Writes DIR/ringbench.jsonl.
+--repeat is 1..=1000, --duration-ms 2..=60000, --payload 0 or 64..=1500, --window 1..=4096 (``hostio
 ringbench``'s limits); bad values are refused before DIR is created.
 """
 from __future__ import annotations

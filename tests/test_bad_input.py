@@ -883,6 +883,17 @@ def test_an_output_folder_through_a_link_to_nothing_is_named_as_such(tmp_path):
     (tmp_path / "loop_a").symlink_to("loop_b")
     (tmp_path / "loop_b").symlink_to("loop_a")
     one_line_error(hostio_cli("reproduce", "--quick", "--out", "loop_a/sub", cwd=tmp_path), "(Too many levels of symbolic links)")
-    one_line_error(hostio_cli("reproduce", "--quick", "--out", "loop_a", cwd=tmp_path), f"({tmp_path / 'loop_a'} is a link in a loop of links)")
+    one_line_error(hostio_cli("reproduce", "--quick", "--out", "loop_a", cwd=tmp_path), f"({tmp_path / 'loop_a'} is a link that leads into a loop of links)")
+    # A link into a loop, and a chain longer than the system follows, though it ends at a folder.
+    (tmp_path / "into").symlink_to("loop_a")
+    assert outfile.folder_error(tmp_path / "into", FileExistsError(17, "File exists")) == \
+        f"{tmp_path / 'into'} is a link that leads into a loop of links"
+    (tmp_path / "real").mkdir()
+    prev = "real"
+    for i in range(41):
+        (tmp_path / f"l{i}").symlink_to(prev)
+        prev = f"l{i}"
+    assert outfile.folder_error(tmp_path / "l40", FileExistsError(17, "File exists")) == \
+        f"{tmp_path / 'l40'} starts a chain of more than 40 links, more than the system follows"
     assert not (tmp_path / "missing").exists()
     assert outfile.folder_error(tmp_path / "plain", OSError(13, "Permission denied")) == "Permission denied"

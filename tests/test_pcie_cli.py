@@ -227,7 +227,11 @@ def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
                          (cell(head.index("WinSZ"), "0"), "bw_dma_sz_sweep.csv:2 column 'WinSZ': a byte count that is not a whole number"),
                          ("\n".join(lines[:3]).encode() + b"\n" + lines[3].encode()[:20] + b"\xff\xfe\n", "bw_dma_sz_sweep.csv:4: not UTF-8 text"),
                          (text.replace("BW (GB/s)", "BW", 1), "bw_dma_sz_sweep.csv:1: the header has no column 'BW (GB/s)'"),
-                         (text.replace("PAT", "Cache", 1), "bw_dma_sz_sweep.csv:1: the header names 'Cache' more than once")):
+                         (text.replace("PAT", "Cache", 1), "bw_dma_sz_sweep.csv:1: the header names 'Cache' more than once"),
+                         (lines[0].replace("PAT", "Cache", 1) + "\n", "bw_dma_sz_sweep.csv:1: the header names 'Cache' more than once"),
+                         (cell(head.index("SZ"), str(2**31)), "column 'SZ': a byte count that is not a whole number in 1..=1073741824"),
+                         (b"\xef\xbb\xbf" + "\r\n".join(lines[:3]).encode() + b"\r\n\xff\r\n", "bw_dma_sz_sweep.csv:4: not UTF-8 text"),
+                         ("\n".join(lines[:2]) + '\n"' + "x" * 200_000 + '",1\n', "bw_dma_sz_sweep.csv:3: not CSV (field larger")):
         if isinstance(damage, bytes):
             sweep_csv.write_bytes(damage)
         else:
@@ -250,7 +254,7 @@ def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
     # Every folder a failed run made goes again; a missing file names --data.
     sweep_csv.unlink()
     rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "n" / "a" / "b"), "--data", str(bad))
-    assert rc == 2 and "--data = " in err and "bw_dma_sz_sweep.csv" in err, err
+    assert rc == 2 and "--data = " in err and "bw_dma_sz_sweep.csv is missing" in err, err
     assert not (tmp_path / "n").exists()
     # A report is not written into the data set.
     sweep_csv.write_text(text)

@@ -68,13 +68,14 @@ def folder_error(path: str | os.PathLike, exc: OSError) -> str:
     p = os.path.join(os.getcwd(), os.fspath(path))
     while True:
         if os.path.islink(p) and not os.path.exists(p):
-            end = p
-            for _ in range(40):  # the kernel's limit on links followed
-                if not os.path.islink(end):
-                    break
+            end, seen = p, set()
+            while os.path.islink(end):
+                if end in seen:
+                    return f"{os.path.normpath(p)} is a link that leads into a loop of links"
+                if len(seen) == 40:  # the kernel's limit on links followed
+                    return f"{os.path.normpath(p)} starts a chain of more than 40 links, more than the system follows"
+                seen.add(end)
                 end = os.path.normpath(os.path.join(os.path.dirname(end), os.readlink(end)))
-            if os.path.islink(end):
-                return f"{os.path.normpath(p)} is a link in a loop of links"
             if os.path.lexists(end):
                 return exc.strerror or str(exc)
             return f"{os.path.normpath(p)} is a link to {end}, which does not exist"

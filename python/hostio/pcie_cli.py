@@ -396,13 +396,14 @@ def cmd_validate(args) -> int:
     try:
         # Looked for once --out is known to be usable (a folder made for it goes again below).
         data_key, data_value = mod["data_key"](args.data)
+        shown = data_value if data_value is not None else "(not given)"
         try:
             found = mod["find_data"](args.data)
         except OSError as exc:
-            raise config_error(data_key, data_value, f"a folder holding the data set that this user may read "
-                                                     f"({exc.filename}: {exc.strerror or exc})") from None
+            raise config_error(data_key, shown, f"a folder holding the data set that this user may read "
+                                                f"({exc.filename}: {exc.strerror or exc})") from None
         if found is None:
-            raise config_error(data_key, data_value if data_value is not None else "(not given)", mod["not_found"](args.data))
+            raise config_error(data_key, shown, mod["not_found"](args.data))
         if found.resolve() == out.resolve() or found.resolve() in out.resolve().parents:
             raise config_error("--out", args.out, f"a directory outside the pcie-bench data set ({found})")
         said = io.StringIO()

@@ -1717,7 +1717,7 @@ def reproduce(
         if key is None:
             raise config_error("overrides", ov, "KEY.PATH=VALUE strings with a TOML dotted key, e.g. run.duration_us=1000")
         if key == "run.seed" or key == "run" and "seed" in value:
-            raise config_error("overrides", ov, "keys other than run.seed: every point runs on seeds 1..N (seeds=N), and one seed for all would make them identical")
+            raise config_error("overrides", ov, "keys other than run.seed: every point runs on seeds 1..=N (seeds=N), and one seed for all would make them identical")
     if not isinstance(out, (str, os.PathLike)) or not str(out) or "\x00" in str(out):
         raise config_error("--out", out, "a folder path (without NUL characters)")
     sweep.check_jobs(jobs)

@@ -71,7 +71,7 @@ def register(sub) -> None:
     p.add_argument("--quick", action="store_true", help="shorter simulated time per point (smoke runs)")
     p.add_argument("--scheduler", default="local", metavar="S", help="local (default), dask, or tcp://HOST:PORT")
     p.add_argument("--seeds", default=None, metavar="N",
-                   help="run every point on seeds 1..N; claims use the median over them (default 5)")
+                   help="run every point on seeds 1..=N; claims use the median over them (default 5)")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_reproduce)
 
