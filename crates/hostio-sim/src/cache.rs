@@ -1880,4 +1880,155 @@ pub(crate) mod tests {
             assert!((0.02..0.11).contains(&f), "bit {b}: {f}");
         }
     }
+
+    /// Bimodal insertion (the module docs): in a bimodal leader set, an allocation that evicts
+    /// takes the LRU position, except every `BIP_EVERY`th (32nd) allocation, which goes to the
+    /// MRU position. Allocations 1 and 2 fill the set's two empty I/O ways.
+    #[test]
+    fn a_bimodal_leader_inserts_every_32nd_allocation_at_mru() {
+        let p = HierParams { sets_per_slice: 128, cores: 1, ..small_params() };
+        let pa: Vec<u64> = (0..128 * 100).collect();
+        let mut h = Hierarchy::new(&p, &pa);
+        let set = LEADER_BIP;
+        let mut at_mru = Vec::new();
+        for i in 0..96u32 {
+            let line = 128 * i + set;
+            assert!(!h.dev_write(line, true));
+            let others: Vec<u64> = (0..i).filter_map(|j| h.llc_stamp(128 * j + set)).collect();
+            if i >= 2 {
+                assert_eq!(others.len(), 1, "two I/O ways: one other line stays");
+                if h.llc_stamp(line).unwrap() > others[0] {
+                    at_mru.push(i + 1);
+                }
+            }
+        }
+        assert_eq!(at_mru, [32, 64, 96], "allocations inserted at the MRU position");
+    }
+
+    /// `HierStats::writebacks` counts every dirty victim written back to DRAM: the same lines
+    /// `take_writebacks` hands out (device-written victims, back-invalidated dirty L2 copies,
+    /// dirty L2 victims of an inclusive hierarchy, dirty LLC victims).
+    #[test]
+    fn the_writeback_counter_counts_every_dirty_victim_taken() {
+        for inclusive in [false, true] {
+            let mut h = small(inclusive, 0x3);
+            h.set_cat(1, 0x0F0);
+            let mut rng = Rng::new(13);
+            let mut taken = 0u64;
+            for _ in 0..5000 {
+                let l = rng.below(256) as u32;
+                match rng.below(4) {
+                    0 => {
+                        h.dev_write(l, rng.below(4) != 0);
+                    }
+                    1 => {
+                        h.core_access(rng.below(2) as usize, l, true);
+                    }
+                    _ => {
+                        h.core_access(rng.below(2) as usize, l, false);
+                    }
+                }
+                taken += h.take_writebacks() as u64;
+            }
+            assert!(taken > 100, "{taken}");
+            assert_eq!(h.stats.writebacks, taken, "inclusive {inclusive}");
+        }
+    }
+
+    /// Inclusive LLC: an LLC victim's back-invalidated L2 copy that a core wrote is dirty, so
+    /// the eviction writes it back (the LLC copy itself was clean).
+    #[test]
+    fn a_back_invalidated_dirty_l2_copy_is_written_back() {
+        let mut h = small(true, 0);
+        h.set_cat(0, 0x1);
+        assert_eq!(h.core_access(0, 0, true), Src::Mem);
+        assert_eq!(h.take_writebacks(), 0);
+        h.core_access(0, 4, false); // same LLC set, single CAT way: evicts line 0 from the LLC
+        assert_eq!((h.llc_way(0), h.l2_owner(0)), (None, None), "back-invalidated");
+        assert_eq!(h.take_writebacks(), 1, "the core's dirty copy was written back");
+        assert_eq!(h.stats.writebacks, 1);
+    }
+
+    /// Inclusive LLC: a dirty L2 victim is not written back; it marks the LLC copy dirty, which
+    /// is written back when it leaves the LLC.
+    #[test]
+    fn an_inclusive_dirty_l2_victim_makes_the_llc_copy_dirty() {
+        let mut h = small(true, 0);
+        h.set_cat(0, 0x3);
+        h.core_access(0, 0, true); // LLC set 0, way 0; dirty in the L2
+        // L2 set 0 (even lines) has 2 ways: lines 2 and 6 (LLC set 2) push line 0 out of it.
+        h.core_access(0, 2, false);
+        h.core_access(0, 6, false);
+        assert_eq!((h.l2_owner(0), h.llc_way(0)), (None, Some(0)), "in the LLC only");
+        assert_eq!(h.take_writebacks(), 0, "an inclusive L2 victim stays in the LLC");
+        // Lines 4 and 8 (LLC set 0, CAT ways 0x3) evict line 0 from the LLC: a dirty victim.
+        h.core_access(0, 4, false);
+        h.core_access(0, 8, false);
+        assert_eq!(h.llc_way(0), None);
+        assert_eq!(h.take_writebacks(), 1, "the LLC copy was dirty");
+    }
+
+    /// A core access that misses this socket's caches counts in the set dueling: up in an MRU
+    /// leader set, down in a bimodal one; hits (L2 or LLC) and other sets leave the selector.
+    #[test]
+    fn core_misses_in_leader_sets_move_the_set_dueling_selector() {
+        let mut h = sets128();
+        let p0 = h.psel;
+        assert_eq!(h.core_access(0, LEADER_MRU, false), Src::Mem);
+        assert_eq!(h.psel, p0 + 1, "a miss in the MRU leader");
+        assert_eq!(h.core_access(0, LEADER_MRU, false), Src::L2);
+        assert_eq!(h.psel, p0 + 1, "a hit does not count");
+        assert_eq!(h.core_access(0, 5, false), Src::Mem);
+        assert_eq!(h.psel, p0 + 1, "a follower set's miss does not count");
+        assert_eq!(h.core_access(0, LEADER_BIP, true), Src::Mem);
+        assert_eq!(h.core_access(0, 128 + LEADER_BIP, false), Src::Mem);
+        assert_eq!(h.psel, p0 - 1, "two misses in the bimodal leader");
+        h.dev_write(64, true); // MRU leader (set 64): an allocation counts too
+        assert_eq!(h.psel, p0);
+        assert_eq!(h.core_access(0, 64, false), Src::Llc);
+        assert_eq!(h.psel, p0, "an LLC hit does not count");
+    }
+
+    /// Inclusive LLC: a core's LLC hit refreshes the line's replacement state, so the next miss
+    /// in the set evicts the other, older line.
+    #[test]
+    fn an_inclusive_llc_hit_refreshes_the_lines_lru_position() {
+        let mut h = small(true, 0);
+        h.set_cat(0, 0x3);
+        h.set_cat(1, 0x3);
+        h.core_access(0, 0, false); // LLC set 0, way 0
+        h.core_access(0, 4, false); // LLC set 0, way 1: now line 0 is the LRU
+        // Lines 2 and 6 (LLC set 2) push lines 0 and 4 out of core 0's L2 (set 0, 2 ways).
+        h.core_access(0, 2, false);
+        h.core_access(0, 6, false);
+        assert_eq!((h.l2_owner(0), h.l2_owner(4)), (None, None));
+        assert!(h.llc_way(0).is_some() && h.llc_way(4).is_some());
+        assert_eq!(h.core_access(1, 0, false), Src::Llc, "an LLC hit refreshes line 0");
+        assert_eq!(h.core_access(1, 8, false), Src::Mem); // LLC set 0: evicts the LRU
+        assert!(h.llc_way(0).is_some(), "the refreshed line stays");
+        assert_eq!(h.llc_way(4), None, "the older line goes");
+    }
+
+    /// A device read that misses every socket's caches counts in the home LLC's set dueling
+    /// (the module docs) also when both sockets' caches are in use, where
+    /// `MemSys::dev_read_lines` looks each line up in every socket; a hit does not count.
+    #[test]
+    fn device_read_misses_count_in_the_home_dueling_with_both_sockets_in_use() {
+        use crate::mem::Memory;
+        use crate::memsys::{MemSys, Socket, Timing};
+        let p = HierParams { sets_per_slice: 128, ..small_params() };
+        let pa: Vec<u64> = (0..2 * 32768).collect();
+        let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0), used: true };
+        let t = Timing { cycle_ps: 400.0, l2_ps: 5_000, llc_ps: 30_000, c2c_ps: 50_000, upi_ps: 55_000 };
+        let mut m = MemSys::new(vec![socket(), socket()], vec![0, 1], Vec::new(), 0, t);
+        // Line 97 (set 97, a bimodal leader) is cached on socket 1 only: a hit.
+        m.sockets[1].hier.core_access(0, 97, false);
+        let p0 = m.sockets[0].hier.psel;
+        // Lines 0..129 of socket 0's memory: misses in the MRU leader sets 0 and 64 (lines 0, 64
+        // and 128: +3) and the bimodal leader set 33 (line 33: -1).
+        assert_eq!(m.dev_read_lines(0, 129, 0), 1);
+        assert_eq!((m.c.rd_hit, m.c.rd_miss), (1, 128));
+        assert_eq!(m.sockets[0].hier.psel, p0 + 2);
+        assert!(!m.sockets[0].hier.is_cached(0), "a device read does not allocate");
+    }
 }

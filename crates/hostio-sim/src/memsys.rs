@@ -580,4 +580,89 @@ mod tests {
         assert_eq!(pa, s.pa_lines(&mut crate::rng::Rng::new(7)).unwrap());
         assert_ne!(pa, s.pa_lines(&mut crate::rng::Rng::new(8)).unwrap());
     }
+
+    /// Two used sockets of `small_params` hierarchies: page 0 homed on socket 0, page 1 on
+    /// socket 1.
+    fn two_sockets() -> MemSys {
+        use crate::cache::Hierarchy;
+        use crate::mem::Memory;
+        let p = crate::cache::tests::small_params();
+        let pa: Vec<u64> = (0..2 * LPP).collect();
+        let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0), used: true };
+        let t = Timing { cycle_ps: 400.0, l2_ps: 5_000, llc_ps: 30_000, c2c_ps: 50_000, upi_ps: 55_000 };
+        MemSys::new(vec![socket(), socket()], vec![0, 1], Vec::new(), 1, t)
+    }
+
+    /// DDIO allocates only for lines homed on the NIC's socket: those are counted as write hits
+    /// and misses and cost no DRAM write; a line homed on the other socket bypasses the caches
+    /// and is written to its home's DRAM, counted as a bypass.
+    #[test]
+    fn dma_writes_allocate_only_in_the_local_home_and_otherwise_go_to_dram() {
+        let mut m = two_sockets();
+        m.dev_write_lines(0, true, 0x600, 5, 1, 0);
+        assert!(m.sockets[0].hier.llc_way(5).is_some(), "allocated in the local LLC");
+        m.dev_write_lines(0, true, 0x600, 5, 2, 0);
+        assert_eq!((m.c.wr_hit, m.c.wr_miss, m.c.wr_bypass), (1, 2, 0));
+        assert_eq!(m.sockets[0].mem.write_lines, 0, "allocating writes do not go to DRAM");
+        let remote = LPP as u32 + 5;
+        m.dev_write_lines(0, true, 0x600, remote, 3, 0);
+        assert_eq!((m.c.wr_hit, m.c.wr_miss, m.c.wr_bypass), (1, 2, 3));
+        assert!((remote..remote + 3).all(|l| !m.sockets[0].hier.is_cached(l) && !m.sockets[1].hier.is_cached(l)));
+        assert_eq!(m.sockets[1].mem.write_lines, 3, "written to the home's DRAM");
+        // DDIO off on the port: the local line goes to DRAM too.
+        m.dev_write_lines(0, false, 0x600, 20, 2, 0);
+        assert_eq!(m.c.wr_bypass, 5);
+        assert_eq!(m.sockets[0].mem.write_lines, 2);
+        assert!(!m.sockets[0].hier.is_cached(20));
+    }
+
+    /// Coherence across sockets: a DMA write drops the other socket's copy, and so does a core's
+    /// store served by the other socket's caches (a load leaves it).
+    #[test]
+    fn dma_writes_and_remote_stores_invalidate_the_other_sockets_copy() {
+        let mut m = two_sockets();
+        let mut mba = crate::mem::Mba::new(100, 10.0);
+        // A core of socket 1 reads line 5 (homed on socket 0).
+        assert_eq!(m.core_access(1, 0, &mut mba, 5, false, 0).1, Served::Dram);
+        assert!(m.sockets[1].hier.is_cached(5));
+        m.dev_write_lines(0, true, 0x600, 5, 1, 0);
+        assert!(!m.sockets[1].hier.is_cached(5), "the DMA write invalidated socket 1's copy");
+        assert!(m.sockets[0].hier.is_cached(5));
+        // Line 6: socket 1 caches it; socket 0's load leaves that copy, its store drops it.
+        m.core_access(1, 0, &mut mba, 6, false, 0);
+        assert_eq!(m.core_access(0, 0, &mut mba, 6, false, 0).1, Served::RemoteCache);
+        assert!(m.sockets[1].hier.is_cached(6), "a remote load keeps the copy");
+        m.core_access(1, 1, &mut mba, 7, false, 0);
+        assert_eq!(m.core_access(0, 1, &mut mba, 7, true, 0).1, Served::RemoteCache);
+        assert!(!m.sockets[1].hier.is_cached(7), "a remote store invalidates the copy");
+    }
+
+    /// Flushing a dirty line homed on the other socket costs a UPI round trip more than one
+    /// homed locally (both memories equally loaded); a clean or uncached line costs nothing.
+    #[test]
+    fn flushing_a_line_of_the_other_sockets_memory_pays_a_upi_round_trip() {
+        let mut m = two_sockets();
+        let mut mba = crate::mem::Mba::new(100, 10.0);
+        let remote = LPP as u32 + 5;
+        m.core_access(0, 0, &mut mba, 5, true, 0);
+        m.core_access(0, 1, &mut mba, remote, true, 0);
+        assert_eq!(m.flush(0, 9, 0), None, "nothing cached");
+        let local = m.flush(0, 5, 0).expect("a dirty copy");
+        let far = m.flush(0, remote, 0).expect("a dirty copy");
+        assert_eq!(far - local, 2 * 55_000, "local {local} ps, remote {far} ps");
+        assert!(!m.sockets[0].hier.is_cached(5) && !m.sockets[0].hier.is_cached(remote));
+    }
+
+    /// A coherent device taking a line drops every host copy.
+    #[test]
+    fn a_coherent_device_taking_a_line_invalidates_host_copies() {
+        let mut m = two_sockets();
+        let mut mba = crate::mem::Mba::new(100, 10.0);
+        m.core_access(0, 0, &mut mba, 5, false, 0);
+        m.core_access(1, 0, &mut mba, 5, false, 0);
+        assert!(m.dev_own(0, 5), "a host cache held it");
+        assert_eq!(m.holder(5), Some(0));
+        assert!(!m.sockets[0].hier.is_cached(5) && !m.sockets[1].hier.is_cached(5));
+        assert!(!m.dev_own(0, 5), "already held");
+    }
 }
