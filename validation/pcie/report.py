@@ -7,7 +7,9 @@
 Data: the pcie-bench data set (NFP-6000 on a Haswell Xeon E5-2620 v3, gen 3 x8; plain, IOMMU with
 superpages, IOMMU with 4 KiB pages; github.com/pcie-bench/data), in ``--data`` when given, else in
 ``$HOSTIO_PCIE_BENCH_DATA`` when set, else in ``shared/validation/pcie-bench`` of the checkout or
-next to it; measurements must be finite and not negative. Every number in the report is
+next to it. Measurements must be finite, not negative and at most 1e12 (bandwidths above 0),
+sizes and windows whole byte counts, ``Cache`` and ``Test`` values pcie-bench's own; a file that
+breaks this is refused, naming the file, line and column. Every number in the report is
 computed here from the CSV files and ``hostio.pcie``; nothing is typed in by hand except the
 published facts of the SIGCOMM'18 paper in the last table, which carry their source.
 """
