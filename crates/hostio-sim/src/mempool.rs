@@ -92,4 +92,21 @@ mod tests {
         assert_eq!(p.available(), 32);
         assert!(p.caches[0].len() < 6);
     }
+
+    /// A free that brings the cache to 1.5 × `cache_size` sends the objects above `cache_size`
+    /// (the most recently freed) back to the ring; one fewer stays in the cache.
+    #[test]
+    fn a_cache_at_one_and_a_half_times_its_size_returns_the_excess() {
+        let mut p = Mempool::new(0, 32, 1, 4);
+        let got: Vec<u32> = (0..8).map(|_| p.alloc(0).unwrap()).collect();
+        assert_eq!((p.caches[0].len(), p.ring.len()), (0, 24));
+        for &o in &got[..5] {
+            p.free(0, o);
+        }
+        assert_eq!((p.caches[0].len(), p.ring.len()), (5, 24), "below the threshold");
+        p.free(0, got[5]);
+        assert_eq!((p.caches[0].len(), p.ring.len()), (4, 26), "at 6 = 1.5 × 4");
+        assert_eq!(p.caches[0], got[..4].to_vec());
+        assert_eq!(p.ring.iter().rev().take(2).copied().collect::<Vec<_>>(), vec![got[5], got[4]]);
+    }
 }

@@ -864,4 +864,88 @@ mod tests {
         tx.release_reads(800);
         assert_eq!((tx.read_bytes, tx.next_read_end()), (1500, Some(900)));
     }
+
+    /// With flow control on, frames that find no descriptor wait in the NIC buffer; the buffer
+    /// reaching XOFF (3/4 full, not before) sends one PAUSE frame for the full pause time, to be
+    /// refreshed after half of it; each refresh sends another and moves both times on.
+    #[test]
+    fn the_buffer_reaching_three_quarters_sends_pause_refreshed_every_half_pause() {
+        let mut e = engine(1, 1024, "rx_descriptors = 32\npause_frames = true\nbuffer_kib = 64");
+        let ms = 1_000_000_000;
+        e.nics[0].queues[0].rx.nic_pos = 32; // every posted slot is filled
+        let (xoff, quanta) = (e.nics[0].xoff, e.nics[0].quanta_ps);
+        assert_eq!(xoff, 48 * 1024);
+        let now = 2 * ms; // inside the measurement window
+        e.now = now;
+        for i in 1..=48u64 {
+            e.nic_receive(0, 0, super::Pkt { arrival_ps: now, len: 1024, flow: 0 }, now);
+            let nic = &e.nics[0];
+            assert_eq!((nic.buf_bytes, nic.dropped_all), (i * 1024, 0), "lossless: the frame waits");
+            assert_eq!(nic.pausing, i == 48, "{} B buffered, XOFF at {xoff} B", nic.buf_bytes);
+        }
+        let nic = &e.nics[0];
+        assert_eq!(nic.stats.pause_frames, 1, "XOFF is a PAUSE frame");
+        assert_eq!((nic.pause_until, nic.refresh_at), (now + quanta, now + quanta / 2));
+        e.now = now + quanta / 2;
+        e.on_pause_refresh(0);
+        let nic = &e.nics[0];
+        assert_eq!(nic.stats.pause_frames, 2, "the refresh is another PAUSE frame");
+        assert_eq!((nic.pause_until, nic.refresh_at), (now + quanta / 2 + quanta, now + quanta));
+    }
+
+    /// XON (a PAUSE frame of zero quanta) goes once the buffer is down to half full, at or below
+    /// it, and ends the pause at once.
+    #[test]
+    fn xon_goes_when_the_buffer_is_down_to_half() {
+        let mut e = engine(1, 1024, "rx_descriptors = 32\npause_frames = true\nbuffer_kib = 64");
+        let ms = 1_000_000_000;
+        e.nics[0].queues[0].rx.nic_pos = 32; // every posted slot is filled: nothing drains
+        let xon = e.nics[0].xon;
+        let now = 2 * ms;
+        e.now = now;
+        let pkt = super::Pkt { arrival_ps: now, len: 1024, flow: 0 };
+        for _ in 0..33 {
+            e.nic_receive(0, 0, pkt, now);
+        }
+        // The NIC is pausing its sender (it sent XOFF earlier), the buffer a frame above half.
+        e.nics[0].pausing = true;
+        e.nics[0].pause_until = now + e.nics[0].quanta_ps;
+        e.nic_drain(0, now);
+        assert!(e.nics[0].pausing && e.nics[0].stats.pause_frames == 0, "{} B > XON at {xon} B", e.nics[0].buf_bytes);
+        // One frame fewer: exactly half.
+        let p = e.nics[0].queues[0].backlog.pop_back().expect("buffered");
+        e.nics[0].buf_bytes -= p.len as u64;
+        assert_eq!(e.nics[0].buf_bytes, xon);
+        e.nic_drain(0, now);
+        let nic = &e.nics[0];
+        assert!(!nic.pausing, "XON at half full");
+        assert_eq!((nic.pause_until, nic.stats.pause_frames), (now, 1));
+    }
+
+    /// When the link takes one frame at a time, the NIC moves the queues' waiting frames into
+    /// their rings in turn, starting after the queue it served last, so backlogged queues get
+    /// equal shares of the link.
+    #[test]
+    fn a_link_that_admits_one_frame_at_a_time_serves_the_queues_in_turn() {
+        let mut e = engine(4, 1500, "");
+        assert_eq!(e.nics[0].queues.len(), 4);
+        let now = 2_000_000_000;
+        e.now = now;
+        for q in 0..4 {
+            for _ in 0..64 {
+                e.nics[0].queues[q].backlog.push_back(super::Pkt { arrival_ps: now, len: 1500, flow: 0 });
+                e.nics[0].buf_bytes += 1500;
+            }
+        }
+        e.nic_drain(0, now);
+        for _ in 0..41 {
+            // The next time the link has room (for one frame).
+            let at = e.nics[0].attach.room_at().max(e.now);
+            e.now = at;
+            e.nic_drain(0, at);
+        }
+        let got: Vec<u64> = e.nics[0].queues.iter().map(|q| q.rx.nic_pos).collect();
+        let (lo, hi) = (*got.iter().min().unwrap(), *got.iter().max().unwrap());
+        assert!(lo >= 10 && hi - lo <= 1, "frames moved per queue: {got:?}");
+    }
 }
