@@ -124,6 +124,14 @@ pub(super) struct TxRing {
 }
 
 impl TxRing {
+    /// When a frame of this queue whose data has arrived at `data_at` may take the wire: not
+    /// before the frame fetched before it, since a queue's frames leave in ring order (a later
+    /// frame whose data came sooner, an LLC hit behind a DRAM read, waits for it).
+    pub(super) fn wire_ready_in_order(&mut self, data_at: u64) -> u64 {
+        self.last_ready = data_at.max(self.last_ready);
+        self.last_ready
+    }
+
     /// Post the slot at `head` (its eMPW segments already counted in `block_segs`). Without
     /// completions (`tx_completion_every` 0) the slot releases itself; otherwise the burst's end
     /// decides ([`TxRing::close_burst`]).
@@ -612,8 +620,7 @@ impl Engine {
             nic.wire_seq += 1;
             let seq = nic.wire_seq;
             let tx = &mut nic.queues[q].tx;
-            let ready = data_at.max(tx.last_ready);
-            tx.last_ready = ready;
+            let ready = tx.wire_ready_in_order(data_at);
             tx.wire_ready[slot] = ready;
             if read > 0 {
                 tx.reads.push_back((data_at, read));
@@ -830,6 +837,17 @@ mod tests {
         assert_eq!(e.nics[0].queues[0].tx.done[0], u64::MAX, "queue 0's still reading");
         e.settle_wire(0, 5 * us);
         assert_eq!(e.nics[0].queues[0].tx.done[0], 5 * us + wire_ps);
+    }
+
+    /// A queue's frames take the wire in ring order: a frame whose data arrives before that of
+    /// the frame fetched before it is ready only with that frame; later data keeps its own time.
+    #[test]
+    fn a_queues_frame_is_ready_for_the_wire_no_sooner_than_the_one_before_it() {
+        let mut e = engine(1, 1500, "");
+        let tx = &mut e.nics[0].queues[0].tx;
+        assert_eq!(tx.wire_ready_in_order(5_000), 5_000);
+        assert_eq!(tx.wire_ready_in_order(2_000), 5_000, "an LLC hit behind a DRAM read waits for it");
+        assert_eq!(tx.wire_ready_in_order(7_000), 7_000);
     }
 
     #[test]
