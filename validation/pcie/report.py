@@ -356,11 +356,12 @@ def main(argv: list[str] | None = None) -> int:
                          f"for the {len(det)} rows of {PLAIN}/lat_dma_details.csv")
     for r, seg in zip(det, segments):
         test = pick(LAT_TESTS, r["Test"])
-        res = exp(test, count(r["SZ"]), count(r["WinSZ"]), pick(CACHE, r["Cache"]))
-        body.append([r["Test"], count(r["SZ"]), count(r["WinSZ"]), pick(CACHE, r["Cache"]), n(r["Min(ns)"]), n(r["Med(ns)"]),
+        size, win, cache = count(r["SZ"]), count(r["WinSZ"]), pick(CACHE, r["Cache"])
+        res = exp(test, size, win, cache)
+        body.append([r["Test"], size, win, cache, n(r["Min(ns)"]), n(r["Med(ns)"]),
                      n(r["99.9%(ns)"]), n(r["Max(ns)"]), res["median_ns"], res["mean_ns"]])
-        if count(r["SZ"]) == 64 and test == "LAT_RD" and count(r["WinSZ"]) == 8192:
-            line, = ax.plot([p[0] for p in seg], [p[1] for p in seg], lw=1, label=f"measured 64 B read {pick(CACHE, r['Cache'])}")
+        if size == 64 and test == "LAT_RD" and win == 8192:
+            line, = ax.plot([p[0] for p in seg], [p[1] for p in seg], lw=1, label=f"measured 64 B read {cache}")
             ax.axvline(res["median_ns"], color=line.get_color(), ls="--", lw=0.8)
     ax.set_xlim(450, 1100)
     ax.set_xlabel("latency (ns)")
