@@ -243,29 +243,31 @@ def _read_text(path: Path) -> str:
     return text
 
 
-def _source(scenario: Scenario) -> tuple[str, bool]:
-    """(text, is_json) for the compiled module."""
+def _source(scenario: Scenario) -> tuple[str, bool, str | None]:
+    """(text, is_json, base) for the compiled module; base is a scenario file's folder, which its
+    relative capture paths are read from (None: the working directory)."""
     if isinstance(scenario, Mapping):
-        return json.dumps(_plain(scenario, ""), allow_nan=False), True
+        return json.dumps(_plain(scenario, ""), allow_nan=False), True, None
     s = os.fspath(scenario) if isinstance(scenario, (str, os.PathLike)) else None
     if not isinstance(s, str):
         raise config_error("scenario", type(scenario).__name__, SCENARIO_KINDS)
     if "\n" in s or "[" in s and not os.path.exists(s):
-        return checked_text("scenario", s, "TOML text of valid Unicode (no unpaired surrogates), a file or a bundled name"), False
+        return checked_text("scenario", s, "TOML text of valid Unicode (no unpaired surrogates), a file or a bundled name"), False, None
     path = Path(s)
     if not _is_file(path):
         try:
             path = scenario_path(s)
         except ValueError:
             raise config_error("scenario", s, f"{SCENARIO_KINDS} (bundled: {', '.join(bundled_scenarios())})") from None
-    return _read_text(path), False
+    return _read_text(path), False, os.path.abspath(path.parent)
 
 
 def scenario_text(scenario: Scenario) -> str:
     """The TOML text of a scenario given as a file, a bundled name, TOML text or a mapping."""
-    text, is_json = _source(scenario)
+    text, is_json, base = _source(scenario)
     if not is_json:
-        return text
+        # Relative capture paths made absolute: the text may run elsewhere (a sweep's workers).
+        return _core.scenario_at(text, base) if base is not None else text
     toml_text = _core.scenario_toml(text)
     if not toml_text.strip():
         resolved(scenario)  # an empty mapping: the simulator's own error (what a scenario needs)
@@ -294,9 +296,9 @@ def run(
         progress = None
     if progress is not None and not callable(progress):
         raise config_error("progress", progress, "a function of the fraction simulated, or None (or False)")
-    text, is_json = _source(scenario)
+    text, is_json, base = _source(scenario)
     with python_set_names():
-        out = _core.simulate(text, _overrides(set), seed, progress, is_json, check_invariants)
+        out = _core.simulate(text, _overrides(set), seed, progress, is_json, check_invariants, base)
     return _runnable(json.loads(out))
 
 
@@ -309,9 +311,9 @@ def check(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
 def resolved(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
     """:func:`check`'s result as the simulator gives it: every key of the resolved scenario, the
     unset ones as None (what a point's identity and the advisor's knob lookup read)."""
-    text, is_json = _source(scenario)
+    text, is_json, base = _source(scenario)
     with python_set_names():
-        out = _core.check_scenario(text, _overrides(set), is_json)
+        out = _core.check_scenario(text, _overrides(set), is_json, base)
     return json.loads(out)
 
 

@@ -7,8 +7,10 @@ use pyo3::prelude::*;
 const SLICE_US: f64 = 100.0;
 
 /// Run a scenario (TOML text, or JSON text when `is_json`) and return the result as JSON.
+/// `base`: the scenario file's folder, which its relative capture paths are read from.
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None, is_json = false, check_invariants = false))]
+#[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None, is_json = false, check_invariants = false, base = None))]
+#[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
     text: &str,
@@ -17,9 +19,10 @@ fn simulate(
     progress: Option<PyObject>,
     is_json: bool,
     check_invariants: bool,
+    base: Option<std::path::PathBuf>,
 ) -> PyResult<String> {
     let text = if is_json { json_to_toml(text)? } else { text.to_string() };
-    let mut run = hostio_sim::Run::new(&text, &overrides, seed).map_err(config_err)?;
+    let mut run = py.allow_threads(|| hostio_sim::Run::new_at(&text, &overrides, seed, base.as_deref())).map_err(config_err)?;
     loop {
         let (done, frac) = py.allow_threads(|| run.step(SLICE_US));
         py.check_signals()?;
@@ -52,14 +55,33 @@ fn scenario_toml(text: &str) -> PyResult<String> {
     json_to_toml(text)
 }
 
-/// Parse, override and validate a scenario; return the resolved scenario as JSON.
+/// Parse, override and validate a scenario, and read its captures; return the resolved
+/// scenario as JSON, with each capture's totals. `base` as for `simulate`.
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), is_json = false))]
-fn check_scenario(text: &str, overrides: Vec<String>, is_json: bool) -> PyResult<String> {
+#[pyo3(signature = (text, overrides = Vec::new(), is_json = false, base = None))]
+fn check_scenario(py: Python<'_>, text: &str, overrides: Vec<String>, is_json: bool, base: Option<std::path::PathBuf>) -> PyResult<String> {
     let text = if is_json { json_to_toml(text)? } else { text.to_string() };
-    let sc = hostio_sim::parse_scenario(&text, &overrides).map_err(config_err)?;
-    let r = sc.resolve().map_err(config_err)?;
+    let sc = hostio_sim::config::parse_scenario_at(&text, &overrides, base.as_deref()).map_err(config_err)?;
+    let mut r = sc.resolve().map_err(config_err)?;
+    py.allow_threads(|| r.load_captures()).map_err(config_err)?;
+    let captures: serde_json::Map<String, serde_json::Value> = r
+        .captures
+        .iter()
+        .map(|(name, c)| {
+            let v = serde_json::json!({
+                "frames": c.frames.len(),
+                "bytes": c.bytes,
+                "span_us": c.span_ps as f64 / 1e6,
+                "mean_gbps": c.mean_gbps(),
+                "flows": c.flows,
+                "padded_frames": c.padded,
+                "fnv1a64": format!("{:016x}", c.digest),
+            });
+            (name.clone(), v)
+        })
+        .collect();
     let out = serde_json::json!({
+        "captures": captures,
         "scenario": r.scenario,
         "platform": r.platform,
         "ddio_mask": format!("{:#x}", r.io_mask),
@@ -67,6 +89,18 @@ fn check_scenario(text: &str, overrides: Vec<String>, is_json: bool) -> PyResult
         "simulated_memory_mib": sc.simulated_memory_mib(),
     });
     Ok(out.to_string())
+}
+
+/// Scenario file text whose relative capture paths are made relative to `base` (the file's
+/// folder), so that the text runs the same from any working directory: the text itself when no
+/// path changes, else the scenario re-written as TOML.
+#[pyfunction]
+fn scenario_at(text: &str, base: std::path::PathBuf) -> PyResult<String> {
+    let Ok(mut v) = toml::from_str::<toml::Value>(text) else { return Ok(text.to_string()) };
+    if !hostio_sim::config::absolute_capture_paths(&mut v, &base) {
+        return Ok(text.to_string());
+    }
+    toml::to_string(&v).map_err(|e| config_err(hostio_sim::ConfigError::new("scenario", "", format!("cannot be written back as TOML: {e}"))))
 }
 
 /// Names of the built-in platform presets.
@@ -88,6 +122,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_at, m)?)?;
     m.add_function(wrap_pyfunction!(presets, m)?)?;
     m.add_function(wrap_pyfunction!(preset, m)?)?;
     Ok(())

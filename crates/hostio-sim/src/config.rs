@@ -554,6 +554,18 @@ pub enum SizeMix {
     Campus,
 }
 
+/// How a replayed capture's frames are timed.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PcapTiming {
+    /// Each frame follows the one before by its gap in the capture, or by its own wire time at
+    /// the NIC's line rate where the gap was shorter.
+    #[default]
+    Capture,
+    /// In trains at `rate_gbps` (line rate when unset), as a generator sends.
+    Rate,
+}
+
 /// `[traffic.<name>]`: a packet source feeding one NIC.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -562,10 +574,19 @@ pub struct TrafficCfg {
     pub nic: String,
     /// Offered rate, Gb/s on the wire (20 B preamble+IFG per frame included); unset → line rate.
     pub rate_gbps: Option<f64>,
-    /// Fixed Ethernet frame size including FCS, bytes (64..=9018). Exclusive with `size_mix`.
+    /// Fixed Ethernet frame size including FCS, bytes (64..=9018). Exclusive with `size_mix` and
+    /// `pcap`.
     pub packet_size: Option<u32>,
-    /// A named size mix. Exclusive with `packet_size`.
+    /// A named size mix. Exclusive with `packet_size` and `pcap`.
     pub size_mix: Option<SizeMix>,
+    /// A capture (pcap or pcapng file) replayed in a loop: each frame's size and flow, and with
+    /// `pcap_timing = "capture"` its timing, come from it ([`crate::pcap`]). A relative path is
+    /// read from the scenario file's folder (the working directory for scenario text, mappings and
+    /// overrides). Exclusive with `packet_size` and `size_mix`; `flows`, `flow_skew` and
+    /// `imbalance` do not apply.
+    pub pcap: Option<String>,
+    /// `capture` (the default) or `rate`: see [`PcapTiming`].
+    pub pcap_timing: PcapTiming,
     /// Number of flows; RSS hashes each flow to one queue.
     pub flows: u32,
     /// Zipf exponent of flow popularity (0 = uniform); larger values imbalance the queues.
@@ -582,7 +603,7 @@ pub struct TrafficCfg {
 impl Default for TrafficCfg {
     fn default() -> Self {
         // 4096 flows: an arbitrary default, many per queue; experiments set their own.
-        TrafficCfg { nic: String::new(), rate_gbps: None, packet_size: None, size_mix: None, flows: 4096, flow_skew: 0.0, imbalance: 1.0, train_packets: 32 }
+        TrafficCfg { nic: String::new(), rate_gbps: None, packet_size: None, size_mix: None, pcap: None, pcap_timing: PcapTiming::Capture, flows: 4096, flow_skew: 0.0, imbalance: 1.0, train_packets: 32 }
     }
 }
 
@@ -1189,6 +1210,7 @@ fn enum_variants(leaf: &str) -> Option<String> {
         "replacement" => listed::<Replacement>(),
         "ddio_insertion" => listed::<DdioInsertion>(),
         "size_mix" => listed::<SizeMix>(),
+        "pcap_timing" => listed::<PcapTiming>(),
         "kind" => listed::<AppKind>(),
         "attachment" => listed::<Attach>(),
         "link" => listed::<CoherentLink>(),
@@ -1316,14 +1338,46 @@ fn type_error(node: &toml::Value, key: &str, inner: &str) -> Option<ConfigError>
 
 /// Parse scenario text (TOML), apply `key.path=value` overrides, check and resolve it.
 pub fn parse_scenario(text: &str, overrides: &[String]) -> Result<Scenario, ConfigError> {
+    parse_scenario_at(text, overrides, None)
+}
+
+/// [`parse_scenario`] of a scenario file's text: relative capture paths in `text` are read from
+/// `base` (the file's folder); those of overrides, and all when `base` is None, from the working
+/// directory. The scenario holds them as absolute paths, so it runs the same from anywhere.
+pub fn parse_scenario_at(text: &str, overrides: &[String], base: Option<&std::path::Path>) -> Result<Scenario, ConfigError> {
     let mut value: toml::Value = toml::from_str(text)
         .map_err(|e| ConfigError::new("scenario", "", format!("not valid TOML: {}", one_line(&e.to_string()))))?;
+    if let Some(base) = base {
+        absolute_capture_paths(&mut value, base);
+    }
     for ov in overrides {
         apply_override(&mut value, ov)?;
+    }
+    if let Ok(cwd) = std::env::current_dir() {
+        absolute_capture_paths(&mut value, &cwd);
     }
     require_tables(&value)?;
     fill_pcie_defaults(&mut value);
     check_scenario(&value).map_err(|e| with_key_rule(&value, e))
+}
+
+/// Make the relative `pcap` paths of `value`'s traffic sources relative to `base`; returns whether
+/// any changed.
+pub fn absolute_capture_paths(value: &mut toml::Value, base: &std::path::Path) -> bool {
+    let mut changed = false;
+    let Some(sources) = value.get_mut("traffic").and_then(|t| t.as_table_mut()) else { return false };
+    for (_, t) in sources.iter_mut() {
+        if let Some(toml::Value::String(p)) = t.get_mut("pcap") {
+            let path = std::path::Path::new(p.as_str());
+            if !p.trim().is_empty() && path.is_relative() {
+                if let Some(joined) = base.join(path).to_str().map(str::to_string) {
+                    *p = joined;
+                    changed = true;
+                }
+            }
+        }
+    }
+    changed
 }
 
 fn check_scenario(value: &toml::Value) -> Result<Scenario, ConfigError> {
@@ -1629,6 +1683,25 @@ pub struct Resolved {
     pub io_mask: u32,
     pub replacement: Replacement,
     pub warnings: Vec<String>,
+    /// The captures of the sources that replay one, by source name ([`Resolved::load_captures`]).
+    pub captures: BTreeMap<String, std::sync::Arc<crate::pcap::Capture>>,
+}
+
+impl Resolved {
+    /// Read the capture of every source that replays one (once: a loaded one is kept). An error
+    /// names the source's `pcap` key, the path and why the file cannot be replayed.
+    pub fn load_captures(&mut self) -> Result<(), ConfigError> {
+        for (name, t) in &self.scenario.traffic {
+            let Some(path) = &t.pcap else { continue };
+            if self.captures.contains_key(name) {
+                continue;
+            }
+            let c = crate::pcap::load(std::path::Path::new(path))
+                .map_err(|e| ConfigError::new(format!("{}.pcap", table_key("traffic", name)), format!("{path:?}"), format!("a pcap or pcapng capture hostio can replay: {e}")))?;
+            self.captures.insert(name.clone(), std::sync::Arc::new(c));
+        }
+        Ok(())
+    }
 }
 
 impl Scenario {
@@ -1853,11 +1926,32 @@ impl Scenario {
                     return Err(ConfigError::new(k("rate_gbps"), rate, format!("0 < rate ≤ the NIC's line rate {}", nic.line_rate_gbps)));
                 }
             }
-            match (t.packet_size, t.size_mix) {
-                (Some(_), Some(_)) => return Err(ConfigError::new(k("size_mix"), "", "give either packet_size or size_mix, not both")),
-                (None, None) => return Err(ConfigError::new(k("packet_size"), "", "required: a frame size in 64..=9018 B, or size_mix = \"imix\" | \"campus\"")),
-                (Some(s), None) if !(64..=9018).contains(&s) => return Err(ConfigError::new(k("packet_size"), s, "64..=9018 B (Ethernet frame with FCS)")),
+            match (t.packet_size, t.size_mix, &t.pcap) {
+                (Some(_), Some(_), _) => return Err(ConfigError::new(k("size_mix"), "", "give one of packet_size, size_mix or pcap, not two")),
+                (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => return Err(ConfigError::new(k("pcap"), "", "give one of packet_size, size_mix or pcap, not two")),
+                (None, None, None) => return Err(ConfigError::new(k("packet_size"), "", "required: a frame size in 64..=9018 B, size_mix = \"imix\" | \"campus\", or pcap = \"FILE\"")),
+                (Some(s), None, None) if !(64..=9018).contains(&s) => return Err(ConfigError::new(k("packet_size"), s, "64..=9018 B (Ethernet frame with FCS)")),
                 _ => {}
+            }
+            if let Some(path) = &t.pcap {
+                if path.trim().is_empty() || path.contains('\0') {
+                    return Err(ConfigError::new(k("pcap"), format!("{path:?}"), "the path of a pcap or pcapng file"));
+                }
+                if t.pcap_timing == PcapTiming::Capture && t.rate_gbps.is_some() {
+                    return Err(ConfigError::new(
+                        k("rate_gbps"),
+                        t.rate_gbps.unwrap_or_default(),
+                        "unset while pcap_timing = \"capture\" (the capture's timestamps set the rate); pcap_timing = \"rate\" sends its frames at rate_gbps",
+                    ));
+                }
+                if t.flow_skew != 0.0 {
+                    return Err(ConfigError::new(k("flow_skew"), t.flow_skew, "0 with pcap (the capture's frames carry their flows)"));
+                }
+                if t.imbalance != 1.0 {
+                    return Err(ConfigError::new(k("imbalance"), t.imbalance, "1 with pcap (RSS hashes the capture's flows)"));
+                }
+            } else if t.pcap_timing != PcapTiming::Capture {
+                return Err(ConfigError::new(k("pcap_timing"), "\"rate\"", "left out without pcap (a generator always sends at rate_gbps)"));
             }
             if !(1..=1 << 24).contains(&t.flows) {
                 return Err(ConfigError::new(k("flows"), t.flows, "1..=16777216"));
@@ -2071,7 +2165,7 @@ impl Scenario {
                 warnings.push(format!("{}: no [traffic.<name>] table sends to it: its apps receive and forward nothing", table_key("nics", name)));
             }
         }
-        Ok(Resolved { scenario, platform: plat, io_mask, replacement, warnings })
+        Ok(Resolved { scenario, platform: plat, io_mask, replacement, warnings, captures: BTreeMap::new() })
     }
 }
 

@@ -4,6 +4,7 @@
 //! * [`cache`] — one socket's L2s and sliced LLC with DDIO and CAT.
 //! * [`mem`] — DRAM with load-dependent latency and MBA.
 //! * [`mempool`] — DPDK-style packet buffers with per-core LIFO caches.
+//! * [`pcap`] — packet captures (pcap, pcapng) read for replay as traffic.
 //! * [`engine`] — the event loop: traffic, NIC, cores, TX.
 //! * `attach` — how a NIC reaches the host: PCIe, on-die, a coherent link or a memory channel.
 //! * `memsys` — the memory system as one facade (core and device accesses, page homes, device
@@ -37,6 +38,7 @@ pub mod hist;
 pub mod invariants;
 pub mod mem;
 pub mod mempool;
+pub mod pcap;
 pub(crate) mod memsys;
 pub mod result;
 pub mod rng;
@@ -57,7 +59,13 @@ pub struct Run {
 impl Run {
     /// Parse, override, validate and build. `seed` overrides `run.seed`.
     pub fn new(text: &str, overrides: &[String], seed: Option<u64>) -> Result<Run, ConfigError> {
-        let mut sc = parse_scenario(text, overrides)?;
+        Self::new_at(text, overrides, seed, None)
+    }
+
+    /// [`Run::new`] of a scenario file's text, its relative capture paths read from `base`
+    /// ([`config::parse_scenario_at`]).
+    pub fn new_at(text: &str, overrides: &[String], seed: Option<u64>, base: Option<&std::path::Path>) -> Result<Run, ConfigError> {
+        let mut sc = config::parse_scenario_at(text, overrides, base)?;
         // Set directly: a TOML integer cannot hold seeds above i64::MAX.
         if let Some(s) = seed {
             sc.run.seed = s;
@@ -66,13 +74,19 @@ impl Run {
     }
 
     pub fn from_scenario(sc: Scenario) -> Result<Run, ConfigError> {
-        let resolved = sc.resolve()?;
+        let mut resolved = sc.resolve()?;
+        resolved.load_captures()?;
         let mut canon = serde_json::to_string(&resolved.scenario).expect("serialisable");
         if resolved.scenario.platform.preset.starts_with("file:") {
             // A platform file counts by its facts, not by how its path is spelled.
             let mut sc = resolved.scenario.clone();
             sc.platform.preset = "file".into();
             canon = serde_json::to_string(&(&sc, &resolved.platform)).expect("serialisable");
+        }
+        if !resolved.captures.is_empty() {
+            // A capture counts by its bytes too: the same path may hold another one later.
+            let digests: Vec<String> = resolved.captures.values().map(|c| format!("{:016x}", c.digest)).collect();
+            canon = serde_json::to_string(&(canon, digests)).expect("serialisable");
         }
         let hash = format!("{:016x}", result::fnv1a64(canon.as_bytes()));
         let seed = resolved.scenario.run.seed;
@@ -161,6 +175,92 @@ nic = "nic0"
         for ov in cases {
             assert_eq!(metrics(text, ov, true), metrics(text, ov, false), "{ov:?}");
         }
+        // A capture of 64 B and 1500 B frames, several flows, back to back: its frames advance
+        // through the loop as through the full path.
+        use crate::pcap::tests::{classic_file, udp_frame};
+        let frames: Vec<_> = (0..97u64).map(|i| (0, if i % 3 == 0 { 1514 } else { 60 }, udp_frame(60, i as u16 % 7, 0))).collect();
+        let path = std::env::temp_dir().join(format!("hostio-{}-drop-loop.pcap", std::process::id()));
+        std::fs::write(&path, classic_file(&frames, false, false, 1)).unwrap();
+        let pcap = format!("traffic.t0.pcap={:?}", path.to_str().unwrap());
+        for ov in [&[pcap.as_str()][..], &[pcap.as_str(), "apps.fwd.cores=3", "nics.nic0.rx_descriptors=64", "nics.nic0.buffer_kib=17"]] {
+            assert_eq!(metrics(text, ov, true), metrics(text, ov, false), "{ov:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod capture_tests {
+    use super::{run_text, Run};
+    use crate::pcap::tests::{classic_file, udp_frame};
+
+    /// A capture file in the temporary folder: `n` frames of `orig` B, `gap_ns` apart, cycling
+    /// through `flows` UDP source ports.
+    fn capture(name: &str, n: u64, orig: usize, gap_ns: u64, flows: u16) -> String {
+        let frames: Vec<_> = (0..n).map(|i| (i * gap_ns, orig as u32, udp_frame(orig.min(128), 1000 + (i % flows as u64) as u16, 0))).collect();
+        let path = std::env::temp_dir().join(format!("hostio-{}-{name}.pcap", std::process::id()));
+        std::fs::write(&path, classic_file(&frames, true, false, 1)).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+
+    fn scenario(path: &str, extra: &str) -> String {
+        format!(
+            "[run]\nduration_us = 400\nwarmup_us = 100\n[nics.nic0]\n[traffic.t0]\nnic = \"nic0\"\npcap = {path:?}\n{extra}\n[apps.fwd]\nkind = \"l2fwd\"\nnic = \"nic0\"\n"
+        )
+    }
+
+    /// Frames 1 µs apart arrive 1 µs apart (1 Mpps, the capture looping); with
+    /// `pcap_timing = "rate"` the same frames come at `rate_gbps`; frames stamped at one instant
+    /// arrive back to back at line rate.
+    #[test]
+    fn a_capture_replays_at_its_own_pace_at_the_rate_or_at_line_rate() {
+        let p = capture("pace", 50, 1514, 1000, 8);
+        let m = run_text(&scenario(&p, ""), &[], None).unwrap().metrics;
+        assert!((m.offered_mpps - 1.0).abs() < 0.01, "{}", m.offered_mpps);
+        assert!((m.offered_gbps - 1518.0 * 8.0 / 1000.0).abs() < 0.1, "{}", m.offered_gbps);
+        assert_eq!(m.dropped_packets, 0);
+        let m = run_text(&scenario(&p, "pcap_timing = \"rate\"\nrate_gbps = 40"), &[], None).unwrap().metrics;
+        // 40 Gb/s on the wire of 1538 B per frame.
+        assert!((m.offered_mpps - 40e3 / (1538.0 * 8.0)).abs() < 0.05, "{}", m.offered_mpps);
+        let p = capture("burst", 50, 1514, 0, 8);
+        let m = run_text(&scenario(&p, ""), &[], None).unwrap().metrics;
+        assert!((m.offered_mpps - 100e3 / (1538.0 * 8.0)).abs() < 0.05, "{}", m.offered_mpps);
+    }
+
+    /// RSS spreads a capture's flows: one flow keeps one of four busy cores' queues, 64 flows
+    /// use all four.
+    #[test]
+    fn rss_hashes_the_capture_s_flows_to_queues() {
+        let run = |flows| {
+            let p = capture(&format!("flows{flows}"), 256, 1514, 0, flows);
+            let sc = scenario(&p, "").replace("kind = \"l2fwd\"", "kind = \"compute\"\ncores = 4\ncycles_per_packet = 5000");
+            run_text(&sc, &[], None).unwrap().metrics.throughput_mpps
+        };
+        let (one, many) = (run(1), run(64));
+        assert!(many > 3.0 * one, "one flow {one} Mpps, 64 flows {many} Mpps");
+    }
+
+    /// The same path holding another capture is another scenario (its hash).
+    #[test]
+    fn a_run_s_hash_follows_the_capture_s_bytes() {
+        let hash = |gap| {
+            let p = capture("hash", 10, 1514, gap, 1);
+            Run::new(&scenario(&p, ""), &[], None).unwrap().hash
+        };
+        assert_ne!(hash(1000), hash(2000));
+        assert_eq!(hash(1000), hash(1000));
+    }
+
+    /// A relative path is read from the scenario file's folder.
+    #[test]
+    fn a_relative_path_is_read_from_the_scenario_s_folder() {
+        let p = capture("rel", 10, 1514, 1000, 1);
+        let path = std::path::Path::new(&p);
+        let (dir, name) = (path.parent().unwrap(), path.file_name().unwrap().to_str().unwrap());
+        let sc = crate::config::parse_scenario_at(&scenario(name, ""), &[], Some(dir)).unwrap();
+        assert_eq!(sc.traffic["t0"].pcap.as_deref(), Some(p.as_str()));
+        let e = Run::new(&scenario("no-such-hostio-capture.pcap", ""), &[], None).err().unwrap();
+        assert_eq!(e.key, "traffic.t0.pcap");
+        assert!(e.allowed.contains("cannot be opened"), "{}", e.allowed);
     }
 }
 

@@ -26,7 +26,7 @@ mod traffic;
 
 use crate::attach::{Attachment, Window};
 use crate::cache::{HierParams, Hierarchy};
-use crate::config::{full_mask, Attach, AppKind, Resolved};
+use crate::config::{full_mask, Attach, AppKind, PcapTiming, Resolved};
 use crate::ConfigError;
 use crate::hist::Histogram;
 use crate::mem::{Mba, Memory};
@@ -257,7 +257,9 @@ impl Engine {
     /// Fails when the host's memory cannot hold the simulated lines' state (8 B per line for
     /// their physical addresses while building, and 8 B per line for each socket in use), the
     /// packet buffers' records or the rings.
-    pub fn new(r: Resolved) -> Result<Engine, ConfigError> {
+    /// Captures not loaded yet ([`Resolved::load_captures`]) are read here.
+    pub fn new(mut r: Resolved) -> Result<Engine, ConfigError> {
+        r.load_captures()?;
         let sc = &r.scenario;
         let plat = &r.platform;
         let nsock = sc.platform.sockets as usize;
@@ -519,7 +521,7 @@ impl Engine {
             });
         }
         let mut gens = Vec::new();
-        for (gi, t) in sc.traffic.values().enumerate() {
+        for (gi, (tname, t)) in sc.traffic.iter().enumerate() {
             let ni = nic_index[t.nic.as_str()];
             let rate = t.rate_gbps.unwrap_or(sc.nics[&t.nic].line_rate_gbps);
             let zipf = (t.flow_skew > 0.0).then(|| {
@@ -545,10 +547,11 @@ impl Engine {
                 nic: ni,
                 ps_per_wire_byte: 8000.0 / rate,
                 ps_per_line_byte: 8000.0 / sc.nics[&t.nic].line_rate_gbps,
-                sizes: match (t.packet_size, t.size_mix) {
-                    (Some(s), _) => Sizes::Fixed(s),
-                    (None, Some(m)) => Sizes::Mix(traffic::mix_table(m)),
-                    _ => unreachable!("validated"),
+                sizes: match (t.packet_size, t.size_mix, r.captures.get(tname)) {
+                    (Some(s), _, _) => Sizes::Fixed(s),
+                    (None, Some(m), _) => Sizes::Mix(traffic::mix_table(m)),
+                    (None, None, Some(cap)) => Sizes::Capture { cap: cap.clone(), pos: 0, timed: t.pcap_timing == PcapTiming::Capture },
+                    _ => unreachable!("validated, captures loaded"),
                 },
                 flows: t.flows,
                 zipf,

@@ -1,6 +1,7 @@
 //! Traffic: generators that send trains of frames at line rate with the offered average rate,
 //! fixed sizes or named mixes, flows hashed to queues by RSS or steered by flow-director rules
-//! (`imbalance`), and PAUSE honoured by the link partner.
+//! (`imbalance`), captures replayed in a loop (each frame's size and flow, and its gap or the
+//! generator's trains), and PAUSE honoured by the link partner.
 use super::nic::Pkt;
 use super::{Engine, Ev};
 use crate::config::SizeMix;
@@ -18,6 +19,10 @@ pub(super) enum Kept {
 pub(super) enum Sizes {
     Fixed(u32),
     Mix(Vec<(f64, u32)>),
+    /// A capture's frames in a loop; `pos` is the next frame's. `timed`: each frame follows the
+    /// one before by its gap in the capture (or its wire time at line rate, if longer) instead
+    /// of the generator's trains.
+    Capture { cap: std::sync::Arc<crate::pcap::Capture>, pos: usize, timed: bool },
 }
 
 /// A traffic source: trains of `train` frames back to back at line rate, spaced so that the
@@ -55,7 +60,15 @@ impl Gen {
     /// (frame, preamble and gap at line rate) after the one before. The offered-rate clock
     /// advances by each frame's wire time at the offered rate as the frame is scheduled, so a
     /// train's first frame, too, follows the last one by at least its own wire time at line rate.
+    /// A replayed capture's frame with `timed` follows the one before by its gap, or by its own
+    /// wire time at line rate where the gap was shorter (`rate_clock` then holds the last
+    /// arrival).
     pub(super) fn advance(&mut self, next: u32) -> f64 {
+        if let Sizes::Capture { cap, pos, timed: true } = &self.sizes {
+            let wire = (next + 20) as f64 * self.ps_per_line_byte;
+            self.rate_clock += (cap.frames[*pos].gap_ps as f64).max(wire);
+            return self.rate_clock;
+        }
         self.rate_clock += (next + 20) as f64 * self.ps_per_wire_byte;
         self.train_pos += 1;
         if self.train_pos >= self.train {
@@ -182,8 +195,7 @@ impl Engine {
                     return;
                 }
             }
-            // The flow draw of `arrive_sized`: `below` and `unit` each take one word.
-            let _ = self.rng.next_u64();
+            self.skip_flow(g);
             self.count_offered(len, at);
             self.nics[ni].arrived_all += 1;
             match kept {
@@ -224,6 +236,17 @@ impl Engine {
         nic.stats.dropped += in_win;
         if let Kept::Nothing = kept {
             nic.stats.out_of_buffer += in_win;
+        }
+    }
+
+    /// The flow draw of `arrive_sized` for a frame that is dropped without choosing a queue:
+    /// `below` and `unit` each take one word; a capture moves on to its next frame.
+    #[inline]
+    fn skip_flow(&mut self, g: usize) {
+        if let Sizes::Capture { cap, pos, .. } = &mut self.gens[g].sizes {
+            *pos = (*pos + 1) % cap.frames.len();
+        } else {
+            let _ = self.rng.next_u64();
         }
     }
 
@@ -270,6 +293,7 @@ impl Engine {
                 let u = self.rng.unit();
                 cdf.iter().find(|(p, _)| u < *p).map(|x| x.1).unwrap_or(cdf.last().unwrap().1)
             }
+            Sizes::Capture { cap, pos, .. } => cap.frames[*pos].len,
         }
     }
 
@@ -278,9 +302,15 @@ impl Engine {
         let now = self.now;
         let ni = self.gens[g].nic;
         self.gens[g].held = false;
-        let flow = match &self.gens[g].zipf {
-            None => self.rng.below(self.gens[g].flows as u64) as u32,
-            Some(cdf) => {
+        let gen = &mut self.gens[g];
+        let flow = match (&mut gen.sizes, &gen.zipf) {
+            (Sizes::Capture { cap, pos, .. }, _) => {
+                let flow = cap.frames[*pos].flow;
+                *pos = (*pos + 1) % cap.frames.len();
+                flow
+            }
+            (_, None) => self.rng.below(gen.flows as u64) as u32,
+            (_, Some(cdf)) => {
                 let u = self.rng.unit();
                 cdf.partition_point(|&p| p < u).min(cdf.len() - 1) as u32
             }

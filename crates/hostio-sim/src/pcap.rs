@@ -1,0 +1,760 @@
+//! Packet captures as traffic: a capture's frame sizes, flows and timing, read once from a pcap or
+//! pcapng file and replayed by a traffic source (`[traffic.<n>] pcap = "FILE"`).
+//!
+//! Formats (the layouts of the libpcap file format and of the pcapng draft, IETF
+//! draft-ietf-opsawg-pcapng):
+//! * classic pcap, either byte order, with microsecond (magic `a1b2c3d4`) or nanosecond
+//!   (`a1b23c4d`) timestamps;
+//! * pcapng: every section and interface; Enhanced Packet Blocks (timestamps in the interface's
+//!   `if_tsresol` units, microseconds when it has none) and Simple Packet Blocks (no timestamp:
+//!   such a frame follows the one before at once, as close as the line allows); other blocks are
+//!   skipped.
+//!
+//! Link types: Ethernet (1), raw IP (101, and 12 and 14 as some systems write it), IPv4 (228),
+//! IPv6 (229), Linux cooked captures v1 (113) and v2 (276).
+//!
+//! **Frame size.** Captures hold frames without their 4 B FCS (what libpcap captures on Ethernet),
+//! so a frame on the wire is the captured frame's original length plus 4 B (for the IP and cooked
+//! link types, an Ethernet header of 14 B is put in place of the link header first), padded to the
+//! 64 B minimum. A frame above 9018 B (a jumbo frame with FCS) is refused: such "frames" come from
+//! captures taken above the NIC's segmentation or receive offloads, which no wire carried.
+//!
+//! **Flow.** A frame's flow is a hash of its IPv4 or IPv6 addresses, protocol and (TCP, UDP, SCTP,
+//! unfragmented) ports, behind up to two VLAN tags; for other frames, or where the capture cut the
+//! headers short, of the MAC addresses and EtherType. RSS then hashes the flow to a queue, as a
+//! NIC hashes the same fields.
+//!
+//! **Timing.** Each frame keeps its gap to the frame before (0 where timestamps go backwards, as in
+//! a capture merged from several queues); the first frame's gap is the capture's mean gap, so a
+//! replay that loops starts its next round as far after the last frame as frames were apart on
+//! average.
+use crate::rng::mix64;
+use std::collections::HashSet;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+/// Frames a capture may hold (16 B of memory each: 1.6 GB at the limit).
+pub const MAX_FRAMES: u64 = 100_000_000;
+
+/// Longest frame on the wire (jumbo, FCS included) and shortest.
+const MAX_FRAME: u32 = 9018;
+const MIN_FRAME: u32 = 64;
+/// Bytes of a captured frame read for its flow (the rest is skipped).
+const HEADER_BYTES: usize = 128;
+/// Largest record or block a file may announce (guards the skip of a corrupt length).
+const MAX_RECORD: u64 = 1 << 26;
+
+/// One frame of a capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Picoseconds after the frame before (the first frame: the capture's mean gap).
+    pub gap_ps: u64,
+    /// Ethernet frame size on the wire, FCS included (64..=9018 B).
+    pub len: u32,
+    /// Hash of the frame's flow fields.
+    pub flow: u32,
+}
+
+/// A capture's frames and its totals.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    pub frames: Vec<Frame>,
+    /// From the first frame's timestamp to the last's, ps.
+    pub span_ps: u64,
+    /// Sum of the frames' sizes on the wire (FCS included, preamble and gap not), bytes.
+    pub bytes: u64,
+    /// Distinct flow hashes.
+    pub flows: u64,
+    /// Frames shorter than 64 B with their FCS, padded to 64 B.
+    pub padded: u64,
+    /// FNV-1a 64 of the file's bytes (the capture's identity in a run's hash).
+    pub digest: u64,
+}
+
+impl Capture {
+    /// Mean rate on the wire over the capture's span (preamble and inter-frame gap included), Gb/s;
+    /// None for a capture of one frame or one instant.
+    pub fn mean_gbps(&self) -> Option<f64> {
+        let n = self.frames.len() as u64;
+        (n > 1 && self.span_ps > 0).then(|| {
+            // n frames over span: n - 1 gaps, so (n - 1) frames' bytes per span.
+            let wire = (self.bytes + 20 * n) as f64 * (n - 1) as f64 / n as f64;
+            wire * 8.0 / (self.span_ps as f64 / 1000.0)
+        })
+    }
+}
+
+/// Why a capture cannot be read: the message, and where in the file (frame number from 1, byte
+/// offset) when it is about one frame or block.
+#[derive(Debug)]
+pub struct CaptureError(pub String);
+
+impl std::fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn err<T>(msg: impl Into<String>) -> Result<T, CaptureError> {
+    Err(CaptureError(msg.into()))
+}
+
+/// A reader that counts its offset and the FNV-1a hash of every byte it has passed.
+struct Src<R: Read> {
+    r: R,
+    off: u64,
+    fnv: u64,
+}
+
+impl<R: Read> Src<R> {
+    /// Fill `buf`; false at a clean end of file (no byte read), an error at a cut one.
+    fn exact(&mut self, buf: &mut [u8], what: &str) -> Result<bool, CaptureError> {
+        let mut got = 0;
+        while got < buf.len() {
+            match self.r.read(&mut buf[got..]) {
+                Ok(0) if got == 0 => return Ok(false),
+                Ok(0) => return err(format!("the file ends inside {what} at byte {} ({got} of its {} B)", self.off, buf.len())),
+                Ok(n) => {
+                    for &b in &buf[got..got + n] {
+                        self.fnv = (self.fnv ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+                    }
+                    got += n;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return err(format!("the file cannot be read at byte {}: {e}", self.off)),
+            }
+        }
+        self.off += buf.len() as u64;
+        Ok(true)
+    }
+
+    /// Read `n` bytes that must be there, keeping the first `keep.len()` (or fewer) in `keep`;
+    /// returns how many were kept.
+    fn take(&mut self, n: u64, keep: &mut [u8], what: &str) -> Result<usize, CaptureError> {
+        let k = (keep.len() as u64).min(n) as usize;
+        let start = self.off;
+        if k > 0 && !self.exact(&mut keep[..k], what)? {
+            return err(format!("the file ends inside {what} at byte {start} (0 of its {n} B)"));
+        }
+        let mut rest = n - k as u64;
+        let mut sink = [0u8; 4096];
+        while rest > 0 {
+            let m = rest.min(sink.len() as u64) as usize;
+            let at = self.off;
+            if !self.exact(&mut sink[..m], what)? {
+                return err(format!("the file ends inside {what} at byte {at} ({} of its {n} B)", at - start));
+            }
+            rest -= m as u64;
+        }
+        Ok(k)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Order(bool); // true: big-endian
+
+impl Order {
+    fn u16(self, b: &[u8]) -> u16 {
+        let a = [b[0], b[1]];
+        if self.0 { u16::from_be_bytes(a) } else { u16::from_le_bytes(a) }
+    }
+    fn u32(self, b: &[u8]) -> u32 {
+        let a = [b[0], b[1], b[2], b[3]];
+        if self.0 { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) }
+    }
+}
+
+/// How a link type's frames start: the bytes before the network layer, and where its protocol
+/// number (an EtherType) is.
+#[derive(Clone, Copy, Debug)]
+enum Link {
+    Ethernet,
+    /// Raw IP: the version nibble tells v4 from v6.
+    RawIp,
+    /// Linux cooked v1 (16 B header, protocol at 14) or v2 (20 B, protocol at 0).
+    Cooked { header: usize, proto_at: usize },
+}
+
+const LINK_TYPES: &str = "Ethernet (1), raw IP (101, 12, 14), IPv4 (228), IPv6 (229), Linux cooked v1 (113) or v2 (276)";
+
+fn link(linktype: u32) -> Option<Link> {
+    match linktype {
+        1 => Some(Link::Ethernet),
+        12 | 14 | 101 | 228 | 229 => Some(Link::RawIp),
+        113 => Some(Link::Cooked { header: 16, proto_at: 14 }),
+        276 => Some(Link::Cooked { header: 20, proto_at: 0 }),
+        _ => None,
+    }
+}
+
+/// Frames accumulated while reading, with their timestamps.
+struct Builder {
+    frames: Vec<Frame>,
+    first_ps: Option<u128>,
+    last_ps: u128,
+    span_ps: u128,
+    bytes: u64,
+    flows: HashSet<u32>,
+    padded: u64,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Builder { frames: Vec::new(), first_ps: None, last_ps: 0, span_ps: 0, bytes: 0, flows: HashSet::new(), padded: 0 }
+    }
+
+    /// Add frame number `frames.len() + 1` (at byte `at`): its original length `orig` on link
+    /// `link`, the captured start `head`, its timestamp (None: right after the frame before).
+    fn push(&mut self, at: u64, link: Link, orig: u32, head: &[u8], t_ps: Option<u128>) -> Result<(), CaptureError> {
+        let n = self.frames.len() as u64 + 1;
+        if n > MAX_FRAMES {
+            return err(format!("the file holds more than {MAX_FRAMES} frames"));
+        }
+        // Bytes of the link header in place of Ethernet's 14, and the 4 B FCS.
+        let wire = match link {
+            Link::Ethernet => orig as u64 + 4,
+            Link::RawIp => orig as u64 + 18,
+            Link::Cooked { header, .. } => (orig as u64 + 18).saturating_sub(header as u64),
+        };
+        if wire > MAX_FRAME as u64 {
+            return err(format!(
+                "frame {n} (at byte {at}) is {wire} B on the wire with its FCS, above the {MAX_FRAME} B of a jumbo frame: \
+                 a capture taken above the NIC's segmentation or receive offloads holds such frames (capture on the wire, or with the offloads off)"
+            ));
+        }
+        let len = if wire < MIN_FRAME as u64 {
+            self.padded += 1;
+            MIN_FRAME
+        } else {
+            wire as u32
+        };
+        let flow = flow_of(link, head);
+        let gap = match t_ps {
+            None => 0,
+            Some(t) => {
+                let first = *self.first_ps.get_or_insert(t);
+                let gap = if self.frames.is_empty() { 0 } else { t.saturating_sub(self.last_ps) };
+                self.last_ps = self.last_ps.max(t);
+                self.span_ps = self.last_ps - first;
+                gap
+            }
+        };
+        self.bytes += len as u64;
+        self.flows.insert(flow);
+        self.frames.push(Frame { gap_ps: gap.min(u64::MAX as u128) as u64, len, flow });
+        Ok(())
+    }
+
+    fn finish(mut self, digest: u64) -> Result<Capture, CaptureError> {
+        let n = self.frames.len() as u128;
+        if n == 0 {
+            return err("the file holds no frames");
+        }
+        let span = self.span_ps.min(u64::MAX as u128) as u64;
+        if n > 1 {
+            self.frames[0].gap_ps = (self.span_ps / (n - 1)).min(u64::MAX as u128) as u64;
+        }
+        Ok(Capture { span_ps: span, bytes: self.bytes, flows: self.flows.len() as u64, padded: self.padded, digest, frames: self.frames })
+    }
+}
+
+/// The flow hash of a frame whose captured start is `head`.
+fn flow_of(link: Link, head: &[u8]) -> u32 {
+    let (proto, ip) = match link {
+        Link::Ethernet => {
+            if head.len() < 14 {
+                return fold(&[mix64(0xE7), hash_bytes(head)]);
+            }
+            let mut t = u16::from_be_bytes([head[12], head[13]]);
+            let mut p = 14;
+            // Up to two VLAN tags (802.1Q, 802.1ad, and the older QinQ EtherType).
+            for _ in 0..2 {
+                if matches!(t, 0x8100 | 0x88a8 | 0x9100) && head.len() >= p + 4 {
+                    t = u16::from_be_bytes([head[p + 2], head[p + 3]]);
+                    p += 4;
+                }
+            }
+            (Some(t), &head[p..])
+        }
+        Link::RawIp => (None, head),
+        Link::Cooked { header, proto_at } => {
+            if head.len() < header {
+                return fold(&[mix64(0xC0), hash_bytes(head)]);
+            }
+            (Some(u16::from_be_bytes([head[proto_at], head[proto_at + 1]])), &head[header..])
+        }
+    };
+    let version = ip.first().map(|b| b >> 4);
+    let ipv4 = match proto {
+        Some(0x0800) => true,
+        Some(0x86dd) => false,
+        None if version == Some(4) => true,
+        None if version == Some(6) => false,
+        _ => return fold(&[mix64(proto.unwrap_or(0) as u64), hash_bytes(&head[..head.len().min(12)])]),
+    };
+    if ipv4 {
+        let ihl = ip.first().map_or(0, |b| (b & 0xF) as usize * 4);
+        if ip.len() < 20 || ihl < 20 {
+            return fold(&[mix64(0x0800), hash_bytes(head)]);
+        }
+        let l4 = ip[9];
+        let addrs = u64::from_be_bytes(ip[12..20].try_into().unwrap());
+        let frag = u16::from_be_bytes([ip[6], ip[7]]) & 0x3FFF; // MF and the offset
+        let ports = if frag == 0 { ports(l4, ip.get(ihl..)) } else { None };
+        fold(&[addrs, l4 as u64, ports.unwrap_or(0) as u64])
+    } else {
+        if ip.len() < 40 {
+            return fold(&[mix64(0x86dd), hash_bytes(head)]);
+        }
+        let l4 = ip[6];
+        let src = hash_bytes(&ip[8..24]);
+        let dst = hash_bytes(&ip[24..40]);
+        fold(&[src, dst, l4 as u64, ports(l4, ip.get(40..)).unwrap_or(0) as u64])
+    }
+}
+
+/// Source and destination ports of a TCP, UDP or SCTP header at the start of `l4`.
+fn ports(proto: u8, l4: Option<&[u8]>) -> Option<u32> {
+    let l4 = l4?;
+    (matches!(proto, 6 | 17 | 132) && l4.len() >= 4).then(|| u32::from_be_bytes([l4[0], l4[1], l4[2], l4[3]]))
+}
+
+fn hash_bytes(b: &[u8]) -> u64 {
+    b.chunks(8).fold(b.len() as u64, |h, c| {
+        let mut w = [0u8; 8];
+        w[..c.len()].copy_from_slice(c);
+        mix64(h ^ u64::from_le_bytes(w))
+    })
+}
+
+fn fold(words: &[u64]) -> u32 {
+    let h = words.iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, &w| mix64(h ^ w));
+    (h >> 32) as u32
+}
+
+/// Read a capture file.
+pub fn load(path: &Path) -> Result<Capture, CaptureError> {
+    let f = std::fs::File::open(path).map_err(|e| CaptureError(format!("the file cannot be opened: {e}")))?;
+    if f.metadata().is_ok_and(|m| m.is_dir()) {
+        return err("the path is a folder");
+    }
+    read(BufReader::with_capacity(1 << 16, f))
+}
+
+/// Read a capture from `r`.
+pub fn read<R: Read>(r: R) -> Result<Capture, CaptureError> {
+    let mut s = Src { r, off: 0, fnv: 0xcbf2_9ce4_8422_2325 };
+    let mut magic = [0u8; 4];
+    if !s.exact(&mut magic, "the file header")? {
+        return err("the file is empty");
+    }
+    let m = u32::from_le_bytes(magic);
+    let b = match m {
+        0xa1b2_c3d4 | 0xa1b2_3c4d | 0xd4c3_b2a1 | 0x4d3c_b2a1 => classic(&mut s, m)?,
+        0x0a0d_0d0a => pcapng(&mut s)?,
+        _ => {
+            return err(format!(
+                "the file starts with bytes {:02x} {:02x} {:02x} {:02x}, where a pcap file starts with a1b2c3d4 or a1b23c4d (in either byte order) and a pcapng file with 0a0d0d0a",
+                magic[0], magic[1], magic[2], magic[3]
+            ))
+        }
+    };
+    let digest = s.fnv;
+    b.finish(digest)
+}
+
+fn classic<R: Read>(s: &mut Src<R>, magic: u32) -> Result<Builder, CaptureError> {
+    // The magic read little-endian as a1b2.. means the file is little-endian.
+    let o = Order(matches!(magic, 0xd4c3_b2a1 | 0x4d3c_b2a1));
+    let frac_ps: u128 = if matches!(magic, 0xa1b2_c3d4 | 0xd4c3_b2a1) { 1_000_000 } else { 1_000 };
+    let mut h = [0u8; 20];
+    if !s.exact(&mut h, "the file header")? {
+        return err("the file ends inside its header at byte 4 (0 of its 24 B)");
+    }
+    let linktype = o.u32(&h[16..20]) & 0x0FFF_FFFF; // the top bits hold the FCS length
+    let Some(link) = link(linktype) else {
+        return err(format!("the file's link type is {linktype}; hostio reads {LINK_TYPES}"));
+    };
+    let mut b = Builder::new();
+    let mut rec = [0u8; 16];
+    let mut head = [0u8; HEADER_BYTES];
+    loop {
+        let at = s.off;
+        let n = b.frames.len() + 1;
+        if !s.exact(&mut rec, &format!("frame {n}'s record header"))? {
+            break;
+        }
+        let (sec, frac, incl, orig) = (o.u32(&rec[0..4]), o.u32(&rec[4..8]), o.u32(&rec[8..12]), o.u32(&rec[12..16]));
+        if incl as u64 > MAX_RECORD {
+            return err(format!("frame {n} (at byte {at}) announces {incl} captured bytes: the file is damaged"));
+        }
+        let kept = s.take(incl as u64, &mut head, &format!("frame {n}"))?;
+        let t = sec as u128 * 1_000_000_000_000 + frac as u128 * frac_ps;
+        b.push(at, link, orig.max(incl), &head[..kept], Some(t))?;
+    }
+    Ok(b)
+}
+
+/// One pcapng interface: its link and timestamp unit.
+struct Iface {
+    link: Option<Link>,
+    linktype: u32,
+    /// Picoseconds per timestamp unit, as a fraction num/den.
+    unit: (u128, u128),
+}
+
+fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
+    let mut b = Builder::new();
+    let mut ifaces: Vec<Iface> = Vec::new();
+    let mut o = Order(false);
+    // The first block's type was read as the magic.
+    let mut btype = Some(0x0a0d_0d0a_u32);
+    let mut body = Vec::new();
+    loop {
+        let at = s.off - if btype.is_some() { 4 } else { 0 };
+        let t = match btype.take() {
+            Some(t) => t,
+            None => {
+                let mut w = [0u8; 4];
+                if !s.exact(&mut w, "a block header")? {
+                    break;
+                }
+                o.u32(&w)
+            }
+        };
+        let mut w = [0u8; 4];
+        if !s.exact(&mut w, &format!("the block at byte {at}"))? {
+            return err(format!("the file ends inside the block at byte {at}"));
+        }
+        if t == 0x0a0d_0d0a {
+            // A section: its byte-order magic sets how the rest of the section reads.
+            let mut bom = [0u8; 4];
+            if !s.exact(&mut bom, &format!("the section header at byte {at}"))? {
+                return err(format!("the file ends inside the section header at byte {at}"));
+            }
+            o = match u32::from_le_bytes(bom) {
+                0x1a2b_3c4d => Order(false),
+                0x4d3c_2b1a => Order(true),
+                _ => return err(format!("the section header at byte {at} has no byte-order magic (1a2b3c4d): not a pcapng file")),
+            };
+            ifaces.clear();
+        }
+        let total = o.u32(&w) as u64;
+        let read = if t == 0x0a0d_0d0a { 12 } else { 8 };
+        if total < read + 4 || total % 4 != 0 || total > MAX_RECORD {
+            return err(format!("the block at byte {at} has length {total}: the file is damaged (a block is a multiple of 4 B, at least 12)"));
+        }
+        let n = (total - read - 4) as usize;
+        body.resize(n, 0);
+        let what = format!("the block at byte {at}");
+        if n > 0 && !s.exact(&mut body, &what)? {
+            return err(format!("the file ends inside {what}"));
+        }
+        let mut tail = [0u8; 4];
+        if !s.exact(&mut tail, &what)? {
+            return err(format!("the file ends inside {what}"));
+        }
+        if o.u32(&tail) as u64 != total {
+            return err(format!("{what} ends with length {} where it starts with {total}: the file is damaged", o.u32(&tail)));
+        }
+        match t {
+            // Interface Description Block.
+            1 => {
+                if body.len() < 8 {
+                    return err(format!("the interface block at byte {at} is too short"));
+                }
+                let lt = o.u16(&body[0..2]) as u32;
+                let mut unit = (1_000_000u128, 1u128); // microseconds
+                let mut opt = &body[8..];
+                while opt.len() >= 4 {
+                    let (code, len) = (o.u16(&opt[0..2]), o.u16(&opt[2..4]) as usize);
+                    if code == 0 || opt.len() < 4 + len {
+                        break;
+                    }
+                    if code == 9 && len >= 1 {
+                        let v = opt[4];
+                        let e = (v & 0x7F) as u32;
+                        unit = if v & 0x80 == 0 {
+                            if e > 12 {
+                                (1, 10u128.pow(e - 12))
+                            } else {
+                                (10u128.pow(12 - e), 1)
+                            }
+                        } else if e > 100 {
+                            return err(format!("the interface block at byte {at} gives if_tsresol 2^-{e}: hostio reads up to 2^-100"));
+                        } else {
+                            (1_000_000_000_000, 1u128 << e)
+                        };
+                    }
+                    opt = opt.get((4 + len + 3) / 4 * 4..).unwrap_or(&[]);
+                }
+                ifaces.push(Iface { link: link(lt), linktype: lt, unit });
+            }
+            // Enhanced Packet Block.
+            6 | 3 => {
+                let nframe = b.frames.len() + 1;
+                let (iface, t_units, incl, orig, data) = if t == 6 {
+                    if body.len() < 20 {
+                        return err(format!("frame {nframe}'s block at byte {at} is too short"));
+                    }
+                    let id = o.u32(&body[0..4]) as usize;
+                    let ts = (o.u32(&body[4..8]) as u128) << 32 | o.u32(&body[8..12]) as u128;
+                    (id, Some(ts), o.u32(&body[12..16]) as usize, o.u32(&body[16..20]), &body[20..])
+                } else {
+                    if body.len() < 4 {
+                        return err(format!("frame {nframe}'s block at byte {at} is too short"));
+                    }
+                    let orig = o.u32(&body[0..4]);
+                    (0, None, (orig as usize).min(body.len() - 4), orig, &body[4..])
+                };
+                let Some(ifc) = ifaces.get(iface) else {
+                    return err(format!("frame {nframe} (at byte {at}) names interface {iface}, which its section does not describe"));
+                };
+                let Some(link) = ifc.link else {
+                    return err(format!("frame {nframe} (at byte {at}) is on an interface of link type {}; hostio reads {LINK_TYPES}", ifc.linktype));
+                };
+                if incl > data.len() {
+                    return err(format!("frame {nframe} (at byte {at}) announces {incl} captured bytes in a block that holds {}", data.len()));
+                }
+                let head = &data[..incl.min(HEADER_BYTES)];
+                let t_ps = t_units.map(|u| u * ifc.unit.0 / ifc.unit.1);
+                b.push(at, link, orig.max(incl as u32), head, t_ps)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(b)
+}
+
+/// Captures written in memory, for tests here and in the engine.
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// An Ethernet frame of `len` captured bytes (FCS not included) carrying IPv4 UDP from port
+    /// `sport` to 53, behind `vlans` VLAN tags.
+    pub(crate) fn udp_frame(len: usize, sport: u16, vlans: usize) -> Vec<u8> {
+        let mut f = vec![0u8; 12];
+        f[..6].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
+        f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
+        for v in 0..vlans {
+            f.extend_from_slice(&[0x81, 0x00, 0, 10 + v as u8]);
+        }
+        f.extend_from_slice(&[0x08, 0x00]);
+        f.extend_from_slice(&ipv4_udp(sport, 0));
+        f.resize(len.max(f.len()), 0);
+        f.truncate(len);
+        f
+    }
+
+    /// An IPv4 header (20 B) and UDP ports, `frag` in the flags/offset field.
+    fn ipv4_udp(sport: u16, frag: u16) -> Vec<u8> {
+        let mut ip = vec![0x45, 0, 0, 0, 0, 0, (frag >> 8) as u8, frag as u8, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
+        ip.extend_from_slice(&sport.to_be_bytes());
+        ip.extend_from_slice(&53u16.to_be_bytes());
+        ip
+    }
+
+    /// A classic pcap: (timestamp in ns, original length, captured bytes) per frame.
+    pub(crate) fn classic_file(frames: &[(u64, u32, Vec<u8>)], nanos: bool, big: bool, linktype: u32) -> Vec<u8> {
+        let w32 = |v: u32| if big { v.to_be_bytes() } else { v.to_le_bytes() };
+        let w16 = |v: u16| if big { v.to_be_bytes() } else { v.to_le_bytes() };
+        let mut out = Vec::new();
+        out.extend_from_slice(&w32(if nanos { 0xa1b2_3c4d } else { 0xa1b2_c3d4 }));
+        out.extend_from_slice(&w16(2));
+        out.extend_from_slice(&w16(4));
+        out.extend_from_slice(&[0; 8]);
+        out.extend_from_slice(&w32(262_144));
+        out.extend_from_slice(&w32(linktype));
+        for (t, orig, data) in frames {
+            let frac = if nanos { t % 1_000_000_000 } else { t % 1_000_000_000 / 1000 };
+            out.extend_from_slice(&w32((t / 1_000_000_000) as u32));
+            out.extend_from_slice(&w32(frac as u32));
+            out.extend_from_slice(&w32(data.len() as u32));
+            out.extend_from_slice(&w32(*orig));
+            out.extend_from_slice(data);
+        }
+        out
+    }
+
+    fn block(t: u32, body: &[u8]) -> Vec<u8> {
+        let pad = (4 - body.len() % 4) % 4;
+        let total = (12 + body.len() + pad) as u32;
+        let mut b = t.to_le_bytes().to_vec();
+        b.extend_from_slice(&total.to_le_bytes());
+        b.extend_from_slice(body);
+        b.extend(std::iter::repeat(0).take(pad));
+        b.extend_from_slice(&total.to_le_bytes());
+        b
+    }
+
+    fn shb() -> Vec<u8> {
+        let mut body = 0x1a2b_3c4du32.to_le_bytes().to_vec();
+        body.extend_from_slice(&[1, 0, 0, 0]);
+        body.extend_from_slice(&u64::MAX.to_le_bytes());
+        block(0x0a0d_0d0a, &body)
+    }
+
+    fn idb(linktype: u16, tsresol: Option<u8>) -> Vec<u8> {
+        let mut body = linktype.to_le_bytes().to_vec();
+        body.extend_from_slice(&[0, 0]);
+        body.extend_from_slice(&0u32.to_le_bytes());
+        if let Some(r) = tsresol {
+            body.extend_from_slice(&9u16.to_le_bytes());
+            body.extend_from_slice(&1u16.to_le_bytes());
+            body.extend_from_slice(&[r, 0, 0, 0]);
+            body.extend_from_slice(&[0, 0, 0, 0]);
+        }
+        block(1, &body)
+    }
+
+    fn epb(iface: u32, ts: u64, orig: u32, data: &[u8]) -> Vec<u8> {
+        let mut body = iface.to_le_bytes().to_vec();
+        body.extend_from_slice(&((ts >> 32) as u32).to_le_bytes());
+        body.extend_from_slice(&(ts as u32).to_le_bytes());
+        body.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        body.extend_from_slice(&orig.to_le_bytes());
+        body.extend_from_slice(data);
+        block(6, &body)
+    }
+
+    fn spb(orig: u32, data: &[u8]) -> Vec<u8> {
+        let mut body = orig.to_le_bytes().to_vec();
+        body.extend_from_slice(data);
+        block(3, &body)
+    }
+
+    fn three() -> Vec<(u64, u32, Vec<u8>)> {
+        vec![(1_000_000_000, 50, udp_frame(50, 1000, 0)), (1_000_010_000, 1514, udp_frame(128, 1000, 0)), (1_000_025_000, 100, udp_frame(100, 2000, 0))]
+    }
+
+    fn parse(bytes: &[u8]) -> Result<Capture, CaptureError> {
+        read(bytes)
+    }
+
+    /// Sizes on the wire gain the FCS (a 50 B frame is padded to 64); gaps are the timestamps'
+    /// differences, the first the mean; the same frames read alike from both byte orders and
+    /// both timestamp resolutions.
+    #[test]
+    fn a_classic_capture_gives_sizes_with_fcs_gaps_and_flows() {
+        let c = parse(&classic_file(&three(), false, false, 1)).unwrap();
+        let lens: Vec<u32> = c.frames.iter().map(|f| f.len).collect();
+        assert_eq!(lens, [64, 1518, 104]);
+        let gaps: Vec<u64> = c.frames.iter().map(|f| f.gap_ps).collect();
+        assert_eq!(gaps, [12_500_000, 10_000_000, 15_000_000]);
+        assert_eq!((c.span_ps, c.bytes, c.flows, c.padded), (25_000_000, 64 + 1518 + 104, 2, 1));
+        assert_eq!(c.frames[0].flow, c.frames[1].flow);
+        assert_ne!(c.frames[0].flow, c.frames[2].flow);
+        for (nanos, big) in [(true, false), (false, true), (true, true)] {
+            let d = parse(&classic_file(&three(), nanos, big, 1)).unwrap();
+            assert_eq!(d.frames, c.frames, "nanos {nanos} big-endian {big}");
+        }
+        // 3 frames of 64 + 1518 + 104 B, 20 B of preamble and gap each, 2 gaps over 25 µs.
+        let want = (64 + 1518 + 104 + 60) as f64 * 2.0 / 3.0 * 8.0 / 25_000.0;
+        assert!((c.mean_gbps().unwrap() - want).abs() < 1e-9);
+    }
+
+    /// A pcapng file reads as the classic one: nanosecond timestamps by `if_tsresol`, or
+    /// microseconds without it; a Simple Packet Block's frame follows the one before at once.
+    #[test]
+    fn a_pcapng_capture_reads_as_the_classic_one() {
+        let f = three();
+        let mut ns = shb();
+        ns.extend(idb(1, Some(9)));
+        let mut us = shb();
+        us.extend(idb(1, None));
+        for (t, orig, data) in &f {
+            ns.extend(epb(0, *t, *orig, data));
+            us.extend(epb(0, t / 1000, *orig, data));
+        }
+        let classic = parse(&classic_file(&f, true, false, 1)).unwrap();
+        assert_eq!(parse(&ns).unwrap().frames, classic.frames);
+        assert_eq!(parse(&us).unwrap().frames, classic.frames);
+        ns.extend(spb(1514, &udp_frame(128, 1000, 0)));
+        let c = parse(&ns).unwrap();
+        assert_eq!(c.frames.len(), 4);
+        assert_eq!((c.frames[3].gap_ps, c.frames[3].len, c.frames[3].flow), (0, 1518, classic.frames[0].flow));
+        // if_tsresol as a power of two: 2^-10 s units.
+        let mut p2 = shb();
+        p2.extend(idb(1, Some(0x80 | 10)));
+        p2.extend(epb(0, 0, 60, &f[0].2));
+        p2.extend(epb(0, 1024, 60, &f[0].2));
+        assert_eq!(parse(&p2).unwrap().frames[1].gap_ps, 1_000_000_000_000);
+    }
+
+    /// The flow is the IP addresses, protocol and ports: VLAN tags and the link type do not
+    /// change it, other ports do, and a fragment is hashed without ports.
+    #[test]
+    fn flows_hash_the_ip_five_tuple_behind_tags_and_link_headers() {
+        let flow = |bytes: Vec<u8>, lt: u32| parse(&classic_file(&[(0, bytes.len() as u32, bytes)], false, false, lt)).unwrap().frames[0].flow;
+        let plain = flow(udp_frame(80, 7, 0), 1);
+        assert_eq!(flow(udp_frame(80, 7, 1), 1), plain);
+        assert_eq!(flow(udp_frame(84, 7, 2), 1), plain);
+        assert_eq!(flow(udp_frame(80, 7, 0)[14..].to_vec(), 101), plain);
+        assert_ne!(flow(udp_frame(80, 8, 0), 1), plain);
+        let mut frag = udp_frame(80, 7, 0);
+        frag[14 + 6] = 0x20; // more fragments
+        let mut frag2 = udp_frame(80, 9, 0);
+        frag2[14 + 6] = 0x20;
+        assert_eq!(flow(frag.clone(), 1), flow(frag2, 1));
+        assert_ne!(flow(frag, 1), plain);
+        // Linux cooked v1: a 16 B header, the protocol at 14.
+        let mut sll = vec![0u8; 14];
+        sll.extend_from_slice(&[0x08, 0x00]);
+        sll.extend_from_slice(&udp_frame(80, 7, 0)[14..]);
+        assert_eq!(flow(sll.clone(), 113), plain);
+        let c = parse(&classic_file(&[(0, sll.len() as u32, sll)], false, false, 113)).unwrap();
+        assert_eq!(c.frames[0].len, 84, "a cooked header is replaced by Ethernet's 14 B");
+    }
+
+    #[test]
+    fn timestamps_that_go_back_give_a_gap_of_zero() {
+        let f = vec![(5_000, 60, udp_frame(60, 1, 0)), (2_000, 60, udp_frame(60, 1, 0)), (9_000, 60, udp_frame(60, 1, 0))];
+        let c = parse(&classic_file(&f, true, false, 1)).unwrap();
+        let gaps: Vec<u64> = c.frames.iter().map(|f| f.gap_ps).collect();
+        assert_eq!(gaps, [2_000_000, 0, 4_000_000]);
+        assert_eq!(c.span_ps, 4_000_000);
+    }
+
+    fn fails(bytes: &[u8], want: &str) {
+        match parse(bytes) {
+            Ok(_) => panic!("read, where it should fail with {want:?}"),
+            Err(e) => assert!(e.0.contains(want), "{:?} does not say {want:?}", e.0),
+        }
+    }
+
+    #[test]
+    fn damaged_or_unreadable_captures_are_refused_with_where_and_why() {
+        fails(b"", "is empty");
+        fails(b"GIF89a...", "starts with bytes 47 49 46 38");
+        let good = classic_file(&three(), false, false, 1);
+        fails(&good[..10], "the file ends inside the file header");
+        fails(&good[..24], "holds no frames");
+        fails(&good[..24 + 8], "the file ends inside frame 1's record header at byte 24");
+        fails(&good[..24 + 16 + 30], "ends inside frame 1 at byte 40");
+        fails(&classic_file(&three(), false, false, 105), "link type is 105");
+        fails(&classic_file(&[(0, 9015, udp_frame(64, 1, 0))], false, false, 1), "frame 1 (at byte 24) is 9019 B");
+        let mut huge = classic_file(&three(), false, false, 1);
+        huge[24 + 8..24 + 12].copy_from_slice(&u32::MAX.to_le_bytes());
+        fails(&huge, "announces 4294967295 captured bytes");
+        let mut ng = shb();
+        ng.extend(idb(1, None));
+        let mut bad = ng.clone();
+        bad.extend(epb(1, 0, 60, &udp_frame(60, 1, 0)));
+        fails(&bad, "names interface 1");
+        let mut bad = ng.clone();
+        let mut b = epb(0, 0, 60, &udp_frame(60, 1, 0));
+        let n = b.len();
+        b[n - 4] ^= 4;
+        bad.extend(b);
+        fails(&bad, "ends with length");
+        let mut bad = shb();
+        bad.extend(idb(147, None));
+        bad.extend(epb(0, 0, 60, &udp_frame(60, 1, 0)));
+        fails(&bad, "interface of link type 147");
+        let mut bad = ng;
+        bad.extend_from_slice(&6u32.to_le_bytes());
+        bad.extend_from_slice(&7u32.to_le_bytes());
+        fails(&bad, "has length 7");
+    }
+}
