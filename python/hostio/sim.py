@@ -245,7 +245,8 @@ def _read_text(path: Path) -> str:
 
 def _source(scenario: Scenario) -> tuple[str, bool, str | None]:
     """(text, is_json, base) for the compiled module; base is a scenario file's folder, which its
-    relative capture paths are read from (None: the working directory)."""
+    relative file paths (captures, a platform file) are read from (None: the working
+    directory)."""
     if isinstance(scenario, Mapping):
         return json.dumps(_plain(scenario, ""), allow_nan=False), True, None
     s = os.fspath(scenario) if isinstance(scenario, (str, os.PathLike)) else None
@@ -263,10 +264,13 @@ def _source(scenario: Scenario) -> tuple[str, bool, str | None]:
 
 
 def scenario_text(scenario: Scenario) -> str:
-    """The TOML text of a scenario given as a file, a bundled name, TOML text or a mapping."""
+    """The TOML text of a scenario given as a file, a bundled name, TOML text or a mapping. A
+    file's relative paths (captures, a platform file) are made absolute, so the text runs the
+    same from any folder: the file's text is then written anew (its comments and layout are not
+    kept); a file without such paths comes back as written."""
     text, is_json, base = _source(scenario)
     if not is_json:
-        # Relative capture paths made absolute: the text may run elsewhere (a sweep's workers).
+        # Relative file paths made absolute: the text may run elsewhere (a sweep's workers).
         return _core.scenario_at(text, base) if base is not None else text
     toml_text = _core.scenario_toml(text)
     if not toml_text.strip():
@@ -304,7 +308,9 @@ def run(
 
 def check(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
     """Validate a scenario without running it; returns the resolved scenario, platform, DDIO mask,
-    the memory the simulation will hold (``simulated_memory_mib``) and ``warnings``."""
+    the memory the simulation will hold (``simulated_memory_mib``), ``warnings`` and, by traffic
+    source, the totals of each capture it replays (``captures``: frames, bytes, span, mean rate,
+    distinct flows, padded frames, digest), read in full here."""
     return _runnable(resolved(scenario, set=set))
 
 

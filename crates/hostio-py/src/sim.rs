@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 const SLICE_US: f64 = 100.0;
 
 /// Run a scenario (TOML text, or JSON text when `is_json`) and return the result as JSON.
-/// `base`: the scenario file's folder, which its relative capture paths are read from.
+/// `base`: the scenario file's folder, which its relative file paths are read from.
 #[pyfunction]
 #[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None, is_json = false, check_invariants = false, base = None))]
 #[allow(clippy::too_many_arguments)]
@@ -91,13 +91,13 @@ fn check_scenario(py: Python<'_>, text: &str, overrides: Vec<String>, is_json: b
     Ok(out.to_string())
 }
 
-/// Scenario file text whose relative capture paths are made relative to `base` (the file's
-/// folder), so that the text runs the same from any working directory: the text itself when no
+/// Scenario file text whose relative file paths (captures, a platform file) are made relative to
+/// `base` (the file's folder), so that the text runs the same from any working directory: the text itself when no
 /// path changes, else the scenario re-written as TOML.
 #[pyfunction]
 fn scenario_at(text: &str, base: std::path::PathBuf) -> PyResult<String> {
     let Ok(mut v) = toml::from_str::<toml::Value>(text) else { return Ok(text.to_string()) };
-    if !hostio_sim::config::absolute_capture_paths(&mut v, &base) {
+    if !hostio_sim::config::absolute_paths(&mut v, &base) {
         return Ok(text.to_string());
     }
     toml::to_string(&v).map_err(|e| config_err(hostio_sim::ConfigError::new("scenario", "", format!("cannot be written back as TOML: {e}"))))

@@ -1341,39 +1341,47 @@ pub fn parse_scenario(text: &str, overrides: &[String]) -> Result<Scenario, Conf
     parse_scenario_at(text, overrides, None)
 }
 
-/// [`parse_scenario`] of a scenario file's text: relative capture paths in `text` are read from
-/// `base` (the file's folder); those of overrides, and all when `base` is None, from the working
-/// directory. The scenario holds them as absolute paths, so it runs the same from anywhere.
+/// [`parse_scenario`] of a scenario file's text: relative file paths in `text` (captures, a
+/// platform file) are read from `base` (the file's folder); those of overrides, and all when
+/// `base` is None, from the working directory. The scenario holds them as absolute paths, so it
+/// runs the same from anywhere.
 pub fn parse_scenario_at(text: &str, overrides: &[String], base: Option<&std::path::Path>) -> Result<Scenario, ConfigError> {
     let mut value: toml::Value = toml::from_str(text)
         .map_err(|e| ConfigError::new("scenario", "", format!("not valid TOML: {}", one_line(&e.to_string()))))?;
     if let Some(base) = base {
-        absolute_capture_paths(&mut value, base);
+        absolute_paths(&mut value, base);
     }
     for ov in overrides {
         apply_override(&mut value, ov)?;
     }
     if let Ok(cwd) = std::env::current_dir() {
-        absolute_capture_paths(&mut value, &cwd);
+        absolute_paths(&mut value, &cwd);
     }
     require_tables(&value)?;
     fill_pcie_defaults(&mut value);
     check_scenario(&value).map_err(|e| with_key_rule(&value, e))
 }
 
-/// Make the relative `pcap` paths of `value`'s traffic sources relative to `base`; returns whether
-/// any changed.
-pub fn absolute_capture_paths(value: &mut toml::Value, base: &std::path::Path) -> bool {
+/// Make the relative file paths of `value` (the traffic sources' `pcap`, a `platform.preset` of
+/// `file:PATH`) relative to `base`; returns whether any changed.
+pub fn absolute_paths(value: &mut toml::Value, base: &std::path::Path) -> bool {
+    let join = |p: &str| {
+        let path = std::path::Path::new(p);
+        (!p.trim().is_empty() && path.is_relative()).then(|| base.join(path).to_str().map(str::to_string)).flatten()
+    };
     let mut changed = false;
-    let Some(sources) = value.get_mut("traffic").and_then(|t| t.as_table_mut()) else { return false };
+    if let Some(toml::Value::String(p)) = value.get_mut("platform").and_then(|t| t.get_mut("preset")) {
+        if let Some(joined) = p.strip_prefix("file:").and_then(join) {
+            *p = format!("file:{joined}");
+            changed = true;
+        }
+    }
+    let Some(sources) = value.get_mut("traffic").and_then(|t| t.as_table_mut()) else { return changed };
     for (_, t) in sources.iter_mut() {
         if let Some(toml::Value::String(p)) = t.get_mut("pcap") {
-            let path = std::path::Path::new(p.as_str());
-            if !p.trim().is_empty() && path.is_relative() {
-                if let Some(joined) = base.join(path).to_str().map(str::to_string) {
-                    *p = joined;
-                    changed = true;
-                }
+            if let Some(joined) = join(p) {
+                *p = joined;
+                changed = true;
             }
         }
     }
@@ -1696,9 +1704,9 @@ impl Resolved {
             if self.captures.contains_key(name) {
                 continue;
             }
-            let c = crate::pcap::load(std::path::Path::new(path))
+            let c = crate::pcap::load_cached(std::path::Path::new(path))
                 .map_err(|e| ConfigError::new(format!("{}.pcap", table_key("traffic", name)), format!("{path:?}"), format!("a pcap or pcapng capture hostio can replay: {e}")))?;
-            self.captures.insert(name.clone(), std::sync::Arc::new(c));
+            self.captures.insert(name.clone(), c);
         }
         Ok(())
     }
@@ -1949,6 +1957,12 @@ impl Scenario {
                 }
                 if t.imbalance != 1.0 {
                     return Err(ConfigError::new(k("imbalance"), t.imbalance, "1 with pcap (RSS hashes the capture's flows)"));
+                }
+                if t.flows != TrafficCfg::default().flows {
+                    return Err(ConfigError::new(k("flows"), t.flows, "left out with pcap (the capture's frames carry their flows)"));
+                }
+                if t.pcap_timing == PcapTiming::Capture && t.train_packets != TrafficCfg::default().train_packets {
+                    return Err(ConfigError::new(k("train_packets"), t.train_packets, "left out while pcap_timing = \"capture\" (the capture's gaps time its frames); pcap_timing = \"rate\" sends them in trains"));
                 }
             } else if t.pcap_timing != PcapTiming::Capture {
                 return Err(ConfigError::new(k("pcap_timing"), "\"rate\"", "left out without pcap (a generator always sends at rate_gbps)"));

@@ -4,36 +4,41 @@
 //! Formats (the layouts of the libpcap file format and of the pcapng draft, IETF
 //! draft-ietf-opsawg-pcapng):
 //! * classic pcap, either byte order, with microsecond (magic `a1b2c3d4`) or nanosecond
-//!   (`a1b23c4d`) timestamps;
-//! * pcapng: every section and interface; Enhanced Packet Blocks (timestamps in the interface's
-//!   `if_tsresol` units, microseconds when it has none) and Simple Packet Blocks (no timestamp:
-//!   such a frame follows the one before at once, as close as the line allows); other blocks are
-//!   skipped.
+//!   (`a1b23c4d`) timestamps; the link-type field's FCS bits say how long a captured FCS is;
+//! * pcapng: every section (each in its own byte order) and interface; Enhanced and obsolete
+//!   Packet Blocks (timestamps in the interface's `if_tsresol` units, microseconds when it has
+//!   none, plus its `if_tsoffset` seconds; `if_fcslen` as the FCS bits) and Simple Packet Blocks
+//!   (no timestamp: such a frame follows the one before at once, as close as the line allows);
+//!   other blocks are skipped.
 //!
 //! Link types: Ethernet (1), raw IP (101, and 12 and 14 as some systems write it), IPv4 (228),
 //! IPv6 (229), Linux cooked captures v1 (113) and v2 (276).
 //!
-//! **Frame size.** Captures hold frames without their 4 B FCS (what libpcap captures on Ethernet),
-//! so a frame on the wire is the captured frame's original length plus 4 B (for the IP and cooked
-//! link types, an Ethernet header of 14 B is put in place of the link header first), padded to the
-//! 64 B minimum. A frame above 9018 B (a jumbo frame with FCS) is refused: such "frames" come from
+//! **Frame size.** Captures hold frames without their 4 B FCS (what libpcap captures on Ethernet)
+//! unless the file says otherwise, so a frame on the wire is the captured frame's original length,
+//! less a captured FCS, plus 4 B (for the IP and cooked link types, an Ethernet header of 14 B is
+//! put in place of the link header first), padded to the 64 B minimum. A frame above 9018 B (a jumbo frame with FCS) is refused: such "frames" come from
 //! captures taken above the NIC's segmentation or receive offloads, which no wire carried.
 //!
-//! **Flow.** A frame's flow is a hash of its IPv4 or IPv6 addresses, protocol and (TCP, UDP, SCTP,
-//! unfragmented) ports, behind up to two VLAN tags; for other frames, or where the capture cut the
-//! headers short, of the MAC addresses and EtherType. RSS then hashes the flow to a queue, as a
-//! NIC hashes the same fields.
+//! **Flow.** A frame's flow is a hash of its IPv4 or IPv6 addresses, protocol (IPv6: the first
+//! next header) and, for TCP, UDP and SCTP, its ports (none for an IPv4 fragment, nor behind an
+//! IPv6 extension header), behind up to two VLAN tags. Other frames, and frames whose capture cut
+//! those headers short, hash the captured bytes they have (for a raw-IP frame of another version,
+//! its first 12). RSS then hashes the flow to a queue, as a NIC hashes the same fields.
 //!
 //! **Timing.** Each frame keeps its gap to the frame before (0 where timestamps go backwards, as in
 //! a capture merged from several queues); the first frame's gap is the capture's mean gap, so a
 //! replay that loops starts its next round as far after the last frame as frames were apart on
-//! average.
+//! average. A capture of one frame, or whose frames share one timestamp, therefore replays at
+//! line rate.
 use crate::rng::mix64;
 use std::collections::HashSet;
 use std::io::{BufReader, Read};
 use std::path::Path;
+use std::sync::Arc;
 
-/// Frames a capture may hold (16 B of memory each: 1.6 GB at the limit).
+/// Frames a capture may hold (16 B of memory each, and up to as much again while the list grows,
+/// plus 4 B per distinct flow: 1.6–3.2 GB at the limit).
 pub const MAX_FRAMES: u64 = 100_000_000;
 
 /// Longest frame on the wire (jumbo, FCS included) and shortest.
@@ -84,8 +89,8 @@ impl Capture {
     }
 }
 
-/// Why a capture cannot be read: the message, and where in the file (frame number from 1, byte
-/// offset) when it is about one frame or block.
+/// Why a capture cannot be read, as a sentence that says where in the file (a frame's number
+/// from 1, a byte offset) when it is about one frame or block.
 #[derive(Debug)]
 pub struct CaptureError(pub String);
 
@@ -162,6 +167,10 @@ impl Order {
         let a = [b[0], b[1], b[2], b[3]];
         if self.0 { u32::from_be_bytes(a) } else { u32::from_le_bytes(a) }
     }
+    fn u64(self, b: &[u8]) -> u64 {
+        let a: [u8; 8] = b[..8].try_into().expect("8 bytes");
+        if self.0 { u64::from_be_bytes(a) } else { u64::from_le_bytes(a) }
+    }
 }
 
 /// How a link type's frames start: the bytes before the network layer, and where its protocol
@@ -204,17 +213,20 @@ impl Builder {
     }
 
     /// Add frame number `frames.len() + 1` (at byte `at`): its original length `orig` on link
-    /// `link`, the captured start `head`, its timestamp (None: right after the frame before).
-    fn push(&mut self, at: u64, link: Link, orig: u32, head: &[u8], t_ps: Option<u128>) -> Result<(), CaptureError> {
+    /// `link`, of which `fcs` bytes are a captured FCS, the captured start `head`, its timestamp
+    /// (None: right after the frame before).
+    fn push(&mut self, at: u64, link: Link, orig: u32, fcs: u32, head: &[u8], t_ps: Option<u128>) -> Result<(), CaptureError> {
         let n = self.frames.len() as u64 + 1;
         if n > MAX_FRAMES {
             return err(format!("the file holds more than {MAX_FRAMES} frames"));
         }
-        // Bytes of the link header in place of Ethernet's 14, and the 4 B FCS.
+        // Ethernet's 14 B header in place of the link's own, and the 4 B FCS in place of a
+        // captured one.
+        let orig = (orig as u64).saturating_sub(fcs as u64);
         let wire = match link {
-            Link::Ethernet => orig as u64 + 4,
-            Link::RawIp => orig as u64 + 18,
-            Link::Cooked { header, .. } => (orig as u64 + 18).saturating_sub(header as u64),
+            Link::Ethernet => orig + 4,
+            Link::RawIp => orig + 18,
+            Link::Cooked { header, .. } => (orig + 18).saturating_sub(header as u64),
         };
         if wire > MAX_FRAME as u64 {
             return err(format!(
@@ -232,9 +244,10 @@ impl Builder {
         let gap = match t_ps {
             None => 0,
             Some(t) => {
+                // The first timestamped frame (untimed ones may come before it) has no gap.
                 let first = *self.first_ps.get_or_insert(t);
-                let gap = if self.frames.is_empty() { 0 } else { t.saturating_sub(self.last_ps) };
-                self.last_ps = self.last_ps.max(t);
+                let gap = if self.frames.is_empty() || self.last_ps < first { 0 } else { t.saturating_sub(self.last_ps) };
+                self.last_ps = self.last_ps.max(t).max(first);
                 self.span_ps = self.last_ps - first;
                 gap
             }
@@ -332,12 +345,44 @@ fn fold(words: &[u64]) -> u32 {
     (h >> 32) as u32
 }
 
+/// Captures read lately, by path, size and modification time: a sweep's points and the checks
+/// before its runs read a capture once per process.
+static RECENT: std::sync::Mutex<Vec<(CacheKey, Arc<Capture>)>> = std::sync::Mutex::new(Vec::new());
+const RECENT_CAPTURES: usize = 2;
+
+type CacheKey = (std::path::PathBuf, u64, Option<std::time::SystemTime>);
+
+/// [`load`], or the capture read last time if the file's size and modification time are the
+/// same.
+pub fn load_cached(path: &Path) -> Result<Arc<Capture>, CaptureError> {
+    let key = std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| (path.to_path_buf(), m.len(), m.modified().ok()));
+    let Some(key) = key.filter(|k| k.2.is_some()) else { return load(path).map(Arc::new) };
+    let mut recent = RECENT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, c)) = recent.iter().find(|(k, _)| *k == key) {
+        return Ok(c.clone());
+    }
+    drop(recent);
+    let c = Arc::new(load(path)?);
+    recent = RECENT.lock().unwrap_or_else(|e| e.into_inner());
+    recent.retain(|(k, _)| k.0 != key.0);
+    if recent.len() >= RECENT_CAPTURES {
+        recent.remove(0);
+    }
+    recent.push((key, c.clone()));
+    Ok(c)
+}
+
 /// Read a capture file.
 pub fn load(path: &Path) -> Result<Capture, CaptureError> {
-    let f = std::fs::File::open(path).map_err(|e| CaptureError(format!("the file cannot be opened: {e}")))?;
-    if f.metadata().is_ok_and(|m| m.is_dir()) {
+    // Checked before opening: opening a pipe would wait for a writer.
+    let m = std::fs::metadata(path).map_err(|e| CaptureError(format!("the file cannot be opened: {e}")))?;
+    if m.is_dir() {
         return err("the path is a folder");
     }
+    if !m.is_file() {
+        return err("the path is not a regular file (a device, pipe or socket)");
+    }
+    let f = std::fs::File::open(path).map_err(|e| CaptureError(format!("the file cannot be opened: {e}")))?;
     read(BufReader::with_capacity(1 << 16, f))
 }
 
@@ -371,7 +416,11 @@ fn classic<R: Read>(s: &mut Src<R>, magic: u32) -> Result<Builder, CaptureError>
     if !s.exact(&mut h, "the file header")? {
         return err("the file ends inside its header at byte 4 (0 of its 24 B)");
     }
-    let linktype = o.u32(&h[16..20]) & 0x0FFF_FFFF; // the top bits hold the FCS length
+    // The low 16 bits are the link type; bit 26 says the frames hold an FCS, of the length in
+    // 16-bit words in bits 28..=31.
+    let field = o.u32(&h[16..20]);
+    let linktype = field & 0xFFFF;
+    let fcs = if field & 1 << 26 != 0 { (field >> 28) * 2 } else { 0 };
     let Some(link) = link(linktype) else {
         return err(format!("the file's link type is {linktype}; hostio reads {LINK_TYPES}"));
     };
@@ -390,17 +439,21 @@ fn classic<R: Read>(s: &mut Src<R>, magic: u32) -> Result<Builder, CaptureError>
         }
         let kept = s.take(incl as u64, &mut head, &format!("frame {n}"))?;
         let t = sec as u128 * 1_000_000_000_000 + frac as u128 * frac_ps;
-        b.push(at, link, orig.max(incl), &head[..kept], Some(t))?;
+        b.push(at, link, orig.max(incl), fcs, &head[..kept], Some(t))?;
     }
     Ok(b)
 }
 
-/// One pcapng interface: its link and timestamp unit.
+/// One pcapng interface: its link, timestamp unit and offset, and captured FCS length.
 struct Iface {
     link: Option<Link>,
     linktype: u32,
-    /// Picoseconds per timestamp unit, as a fraction num/den.
+    /// Picoseconds per timestamp unit, as a fraction num/den (`if_tsresol`).
     unit: (u128, u128),
+    /// Seconds added to every timestamp (`if_tsoffset`).
+    offset_s: i64,
+    /// FCS bytes its frames hold (`if_fcslen`).
+    fcs: u32,
 }
 
 fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
@@ -464,48 +517,57 @@ fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
                     return err(format!("the interface block at byte {at} is too short"));
                 }
                 let lt = o.u16(&body[0..2]) as u32;
-                let mut unit = (1_000_000u128, 1u128); // microseconds
+                let mut ifc = Iface { link: link(lt), linktype: lt, unit: (1_000_000, 1), offset_s: 0, fcs: 0 };
                 let mut opt = &body[8..];
                 while opt.len() >= 4 {
                     let (code, len) = (o.u16(&opt[0..2]), o.u16(&opt[2..4]) as usize);
                     if code == 0 || opt.len() < 4 + len {
                         break;
                     }
-                    if code == 9 && len >= 1 {
-                        let v = opt[4];
-                        let e = (v & 0x7F) as u32;
-                        unit = if v & 0x80 == 0 {
-                            if e > 12 {
-                                (1, 10u128.pow(e - 12))
+                    let v = &opt[4..4 + len];
+                    match (code, len) {
+                        (9, 1..) => {
+                            let e = (v[0] & 0x7F) as u32;
+                            ifc.unit = if v[0] & 0x80 == 0 {
+                                if e > 24 {
+                                    return err(format!("the interface block at byte {at} gives if_tsresol 10^-{e} s: hostio reads up to 10^-24"));
+                                }
+                                if e > 12 { (1, 10u128.pow(e - 12)) } else { (10u128.pow(12 - e), 1) }
+                            } else if e > 100 {
+                                return err(format!("the interface block at byte {at} gives if_tsresol 2^-{e} s: hostio reads up to 2^-100"));
                             } else {
-                                (10u128.pow(12 - e), 1)
-                            }
-                        } else if e > 100 {
-                            return err(format!("the interface block at byte {at} gives if_tsresol 2^-{e}: hostio reads up to 2^-100"));
-                        } else {
-                            (1_000_000_000_000, 1u128 << e)
-                        };
+                                (1_000_000_000_000, 1u128 << e)
+                            };
+                        }
+                        (13, 1..) => ifc.fcs = v[0] as u32,
+                        (14, 8..) => ifc.offset_s = o.u64(&v[..8]) as i64,
+                        _ => {}
                     }
                     opt = opt.get((4 + len + 3) / 4 * 4..).unwrap_or(&[]);
                 }
-                ifaces.push(Iface { link: link(lt), linktype: lt, unit });
+                ifaces.push(ifc);
             }
-            // Enhanced Packet Block.
-            6 | 3 => {
+            // Enhanced (6), Simple (3) and the obsolete Packet Block (2) hold frames.
+            6 | 3 | 2 => {
                 let nframe = b.frames.len() + 1;
-                let (iface, t_units, incl, orig, data) = if t == 6 {
-                    if body.len() < 20 {
-                        return err(format!("frame {nframe}'s block at byte {at} is too short"));
+                let short = || err(format!("frame {nframe}'s block at byte {at} is too short"));
+                let (iface, t_units, incl, orig, data) = match t {
+                    6 | 2 => {
+                        if body.len() < 20 {
+                            return short();
+                        }
+                        // The obsolete block's interface is 16 bits, followed by a drop count.
+                        let id = if t == 6 { o.u32(&body[0..4]) as usize } else { o.u16(&body[0..2]) as usize };
+                        let ts = (o.u32(&body[4..8]) as u128) << 32 | o.u32(&body[8..12]) as u128;
+                        (id, Some(ts), o.u32(&body[12..16]) as usize, o.u32(&body[16..20]), &body[20..])
                     }
-                    let id = o.u32(&body[0..4]) as usize;
-                    let ts = (o.u32(&body[4..8]) as u128) << 32 | o.u32(&body[8..12]) as u128;
-                    (id, Some(ts), o.u32(&body[12..16]) as usize, o.u32(&body[16..20]), &body[20..])
-                } else {
-                    if body.len() < 4 {
-                        return err(format!("frame {nframe}'s block at byte {at} is too short"));
+                    _ => {
+                        if body.len() < 4 {
+                            return short();
+                        }
+                        let orig = o.u32(&body[0..4]);
+                        (0, None, (orig as usize).min(body.len() - 4), orig, &body[4..])
                     }
-                    let orig = o.u32(&body[0..4]);
-                    (0, None, (orig as usize).min(body.len() - 4), orig, &body[4..])
                 };
                 let Some(ifc) = ifaces.get(iface) else {
                     return err(format!("frame {nframe} (at byte {at}) names interface {iface}, which its section does not describe"));
@@ -517,8 +579,8 @@ fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
                     return err(format!("frame {nframe} (at byte {at}) announces {incl} captured bytes in a block that holds {}", data.len()));
                 }
                 let head = &data[..incl.min(HEADER_BYTES)];
-                let t_ps = t_units.map(|u| u * ifc.unit.0 / ifc.unit.1);
-                b.push(at, link, orig.max(incl as u32), head, t_ps)?;
+                let t_ps = t_units.map(|u| (u * ifc.unit.0 / ifc.unit.1) as i128 + ifc.offset_s as i128 * 1_000_000_000_000).map(|t| t.max(0) as u128);
+                b.push(at, link, orig.max(incl as u32), ifc.fcs, head, t_ps)?;
             }
             _ => {}
         }
@@ -593,6 +655,17 @@ pub(crate) mod tests {
         body.extend_from_slice(&[1, 0, 0, 0]);
         body.extend_from_slice(&u64::MAX.to_le_bytes());
         block(0x0a0d_0d0a, &body)
+    }
+
+    /// Little-endian pcapng blocks re-written big-endian: every 16- and 32-bit field given by
+    /// `fields` (offsets in the block body and widths) swapped, and the type and lengths.
+    fn big_endian(block: &[u8], fields: &[(usize, usize)]) -> Vec<u8> {
+        let mut b = block.to_vec();
+        let n = b.len();
+        for (at, w) in [(0, 4), (4, 4), (n - 4, 4)].into_iter().chain(fields.iter().map(|&(o, w)| (8 + o, w))) {
+            b[at..at + w].reverse();
+        }
+        b
     }
 
     fn idb(linktype: u16, tsresol: Option<u8>) -> Vec<u8> {
@@ -716,6 +789,156 @@ pub(crate) mod tests {
         assert_eq!(c.span_ps, 4_000_000);
     }
 
+    /// A big-endian section reads as a little-endian one, and a second section with its own
+    /// byte order and interfaces follows; options before `if_tsresol` are skipped by their padded
+    /// length.
+    #[test]
+    fn pcapng_sections_keep_their_own_byte_order_and_interfaces() {
+        let f = three();
+        let mut le = shb();
+        le.extend(idb(1, Some(9)));
+        for (t, orig, data) in &f {
+            le.extend(epb(0, *t, *orig, data));
+        }
+        let want = parse(&le).unwrap().frames;
+        // The same blocks big-endian (the section header's magic and version, the interface's
+        // link type, the option header, each packet block's five words).
+        let mut be = big_endian(&shb(), &[(0, 4), (4, 2), (6, 2)]);
+        be.extend(big_endian(&idb(1, Some(9)), &[(0, 2), (4, 4), (8, 2), (10, 2)]));
+        for (t, orig, data) in &f {
+            be.extend(big_endian(&epb(0, *t, *orig, data), &[(0, 4), (4, 4), (8, 4), (12, 4), (16, 4)]));
+        }
+        assert_eq!(parse(&be).unwrap().frames, want);
+        // A second, little-endian section whose interface 0 counts microseconds.
+        be.extend(shb());
+        be.extend(idb(1, None));
+        be.extend(epb(0, 1_000_040, 60, &f[0].2));
+        let c = parse(&be).unwrap();
+        assert_eq!(c.frames.len(), 4);
+        assert_eq!(c.frames[3].gap_ps, 15_000_000, "1.000040 s after the last frame at 1.000025 s");
+        // An if_name option of 5 bytes (padded to 8) before if_tsresol.
+        let mut body = 1u16.to_le_bytes().to_vec();
+        body.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+        body.extend_from_slice(&[2, 0, 5, 0, b'e', b't', b'h', b'0', 0, 0, 0, 0]);
+        body.extend_from_slice(&[9, 0, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0]);
+        let mut named = shb();
+        named.extend(block(1, &body));
+        for (t, orig, data) in &f {
+            named.extend(epb(0, *t, *orig, data));
+        }
+        assert_eq!(parse(&named).unwrap().frames, want);
+    }
+
+    /// `if_tsresol` finer than picoseconds, `if_tsoffset` between interfaces, `if_fcslen`, the
+    /// obsolete Packet Block, and a Simple Packet Block before any timestamp.
+    #[test]
+    fn pcapng_interface_options_and_other_packet_blocks() {
+        let data = udp_frame(60, 1, 0);
+        // Femtoseconds (10^-15): 5,000 units are 5 ps.
+        let mut fs = shb();
+        fs.extend(idb(1, Some(15)));
+        fs.extend(epb(0, 0, 60, &data));
+        fs.extend(epb(0, 5_000, 60, &data));
+        assert_eq!(parse(&fs).unwrap().frames[1].gap_ps, 5);
+        // Interface 1 is one second ahead: its frame at 0.5 s is at 1.5 s, 0.5 s after 1 s.
+        let opt_idb = |code: u16, v: &[u8]| {
+            let mut body = 1u16.to_le_bytes().to_vec();
+            body.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+            body.extend_from_slice(&code.to_le_bytes());
+            body.extend_from_slice(&(v.len() as u16).to_le_bytes());
+            body.extend_from_slice(v);
+            body.extend(std::iter::repeat(0).take((4 - v.len() % 4) % 4));
+            body.extend_from_slice(&[0, 0, 0, 0]);
+            block(1, &body)
+        };
+        let mut off = shb();
+        off.extend(idb(1, None));
+        off.extend(opt_idb(14, &1u64.to_le_bytes()));
+        off.extend(epb(0, 1_000_000, 60, &data));
+        off.extend(epb(1, 500_000, 60, &data));
+        assert_eq!(parse(&off).unwrap().frames[1].gap_ps, 500_000_000_000);
+        // An interface that captures the 4 B FCS: a 1518 B original length is a 1518 B frame.
+        let mut fcs = shb();
+        fcs.extend(opt_idb(13, &[4]));
+        fcs.extend(epb(0, 0, 1518, &data));
+        assert_eq!(parse(&fcs).unwrap().frames[0].len, 1518);
+        // The obsolete Packet Block: a 16-bit interface and a drop count before the timestamp.
+        let mut opb = shb();
+        opb.extend(idb(1, Some(9)));
+        for ts in [0u64, 700] {
+            let mut body = 0u16.to_le_bytes().to_vec();
+            body.extend_from_slice(&3u16.to_le_bytes());
+            body.extend_from_slice(&((ts >> 32) as u32).to_le_bytes());
+            body.extend_from_slice(&(ts as u32).to_le_bytes());
+            body.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            body.extend_from_slice(&100u32.to_le_bytes());
+            body.extend_from_slice(&data);
+            opb.extend(block(2, &body));
+        }
+        let c = parse(&opb).unwrap();
+        assert_eq!((c.frames[1].gap_ps, c.frames[1].len), (700_000, 104));
+        // Simple Packet Blocks first: no gap is measured from time 0.
+        let mut spb_first = shb();
+        spb_first.extend(idb(1, Some(9)));
+        spb_first.extend(spb(60, &data));
+        spb_first.extend(epb(0, 5_000_000_000, 60, &data));
+        spb_first.extend(epb(0, 5_000_001_000, 60, &data));
+        let gaps: Vec<u64> = parse(&spb_first).unwrap().frames.iter().map(|f| f.gap_ps).collect();
+        assert_eq!(gaps, [500_000, 0, 1_000_000], "the mean of two gaps over 1 µs; no gap from time 0");
+    }
+
+    /// Link types: raw IP and Linux cooked v2 frames gain Ethernet's header; the classic link-type
+    /// field's FCS bits take a captured FCS out and its reserved bits are ignored.
+    #[test]
+    fn link_headers_and_a_captured_fcs_set_the_size_on_the_wire() {
+        let one = |bytes: Vec<u8>, orig: u32, lt: u32| parse(&classic_file(&[(0, orig, bytes)], false, false, lt)).unwrap().frames[0];
+        let ip = udp_frame(114, 7, 0)[14..].to_vec();
+        assert_eq!(one(ip.clone(), 100, 101).len, 118);
+        let mut sll2 = vec![0x08, 0x00];
+        sll2.extend_from_slice(&[0; 18]);
+        sll2.extend_from_slice(&ip);
+        let eth = one(udp_frame(114, 7, 0), 114, 1);
+        let cooked = one(sll2, 120, 276);
+        assert_eq!((cooked.len, cooked.flow), (118, eth.flow));
+        // F bit (26) with an FCS of two 16-bit words (bits 28..=31): 1518 B with its FCS.
+        assert_eq!(one(udp_frame(128, 7, 0), 1518, 1 | 1 << 26 | 2 << 28).len, 1518);
+        assert_eq!(one(udp_frame(128, 7, 0), 1514, 1 | 1 << 16).len, 1518);
+    }
+
+    /// IPv6 frames hash their addresses and ports (raw or behind Ethernet alike); an IPv4 header
+    /// with options puts the ports after them.
+    #[test]
+    fn ipv6_and_ipv4_options_hash_the_right_fields() {
+        let v6 = |sport: u16| {
+            let mut ip = vec![0x60, 0, 0, 0, 0, 8, 17, 64];
+            ip.extend((0..32).map(|i| i as u8));
+            ip.extend_from_slice(&sport.to_be_bytes());
+            ip.extend_from_slice(&[0, 53, 0, 8, 0, 0]);
+            ip
+        };
+        let flow = |bytes: Vec<u8>, lt: u32| parse(&classic_file(&[(0, bytes.len() as u32, bytes)], false, false, lt)).unwrap().frames[0].flow;
+        let mut eth = udp_frame(14, 0, 0)[..12].to_vec();
+        eth.extend_from_slice(&[0x86, 0xdd]);
+        eth.extend(v6(7));
+        assert_eq!(flow(eth, 1), flow(v6(7), 101));
+        assert_ne!(flow(v6(7), 101), flow(v6(8), 101));
+        // IHL 6: a 4 B option, then the ports.
+        let opts = |sport: u16, opt: u8| {
+            let mut ip = vec![0x46, 0, 0, 0, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2, opt, 0, 0, 0];
+            ip.extend_from_slice(&sport.to_be_bytes());
+            ip.extend_from_slice(&[0, 53]);
+            ip
+        };
+        assert_eq!(flow(opts(7, 1), 101), flow(opts(7, 2), 101));
+        assert_ne!(flow(opts(7, 1), 101), flow(opts(8, 1), 101));
+    }
+
+    #[test]
+    fn a_capture_of_one_frame_has_no_span_and_no_mean_rate() {
+        let c = parse(&classic_file(&three()[..1], false, false, 1)).unwrap();
+        assert_eq!((c.frames[0].gap_ps, c.span_ps, c.mean_gbps()), (0, 0, None));
+    }
+
     fn fails(bytes: &[u8], want: &str) {
         match parse(bytes) {
             Ok(_) => panic!("read, where it should fail with {want:?}"),
@@ -752,9 +975,28 @@ pub(crate) mod tests {
         bad.extend(idb(147, None));
         bad.extend(epb(0, 0, 60, &udp_frame(60, 1, 0)));
         fails(&bad, "interface of link type 147");
-        let mut bad = ng;
+        let mut bad = ng.clone();
         bad.extend_from_slice(&6u32.to_le_bytes());
         bad.extend_from_slice(&7u32.to_le_bytes());
         fails(&bad, "has length 7");
+        let mut bad = ng.clone();
+        bad.extend_from_slice(&6u32.to_le_bytes());
+        bad.extend_from_slice(&(MAX_RECORD as u32 + 4).to_le_bytes());
+        fails(&bad, "has length 67108868");
+        // A packet block announcing more captured bytes than it holds.
+        let mut b = epb(0, 0, 60, &udp_frame(60, 1, 0));
+        b[8 + 12..8 + 16].copy_from_slice(&200u32.to_le_bytes());
+        let mut bad = ng.clone();
+        bad.extend(b);
+        fails(&bad, "announces 200 captured bytes in a block that holds 60");
+        for (r, want) in [(25u8, "if_tsresol 10^-25"), (0x80 | 101, "if_tsresol 2^-101")] {
+            let mut bad = shb();
+            bad.extend(idb(1, Some(r)));
+            fails(&bad, want);
+        }
+        match load(Path::new("/dev/null")) {
+            Err(e) => assert!(e.0.contains("not a regular file"), "{}", e.0),
+            Ok(_) => panic!("/dev/null read as a capture"),
+        }
     }
 }
