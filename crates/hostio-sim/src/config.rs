@@ -1935,8 +1935,13 @@ impl Scenario {
                 }
             }
             match (t.packet_size, t.size_mix, &t.pcap) {
-                (Some(_), Some(_), _) => return Err(ConfigError::new(k("size_mix"), "", "give one of packet_size, size_mix or pcap, not two")),
-                (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => return Err(ConfigError::new(k("pcap"), "", "give one of packet_size, size_mix or pcap, not two")),
+                (Some(s), Some(m), _) => {
+                    return Err(ConfigError::new(k("size_mix"), format!("{:?}", format!("{m:?}").to_lowercase()), format!("left out with packet_size = {s}: give one of packet_size, size_mix or pcap")))
+                }
+                (Some(_), _, Some(p)) | (_, Some(_), Some(p)) => {
+                    let other = if t.packet_size.is_some() { "packet_size" } else { "size_mix" };
+                    return Err(ConfigError::new(k("pcap"), format!("{p:?}"), format!("left out with {other}: give one of packet_size, size_mix or pcap")));
+                }
                 (None, None, None) => return Err(ConfigError::new(k("packet_size"), "", "required: a frame size in 64..=9018 B, size_mix = \"imix\" | \"campus\", or pcap = \"FILE\"")),
                 (Some(s), None, None) if !(64..=9018).contains(&s) => return Err(ConfigError::new(k("packet_size"), s, "64..=9018 B (Ethernet frame with FCS)")),
                 _ => {}
@@ -1959,10 +1964,10 @@ impl Scenario {
                     return Err(ConfigError::new(k("imbalance"), t.imbalance, "1 with pcap (RSS hashes the capture's flows)"));
                 }
                 if t.flows != TrafficCfg::default().flows {
-                    return Err(ConfigError::new(k("flows"), t.flows, "left out with pcap (the capture's frames carry their flows)"));
+                    return Err(ConfigError::new(k("flows"), t.flows, format!("{} (the default) with pcap: the capture's frames carry their flows", TrafficCfg::default().flows)));
                 }
                 if t.pcap_timing == PcapTiming::Capture && t.train_packets != TrafficCfg::default().train_packets {
-                    return Err(ConfigError::new(k("train_packets"), t.train_packets, "left out while pcap_timing = \"capture\" (the capture's gaps time its frames); pcap_timing = \"rate\" sends them in trains"));
+                    return Err(ConfigError::new(k("train_packets"), t.train_packets, format!("{} (the default) while pcap_timing = \"capture\": the capture's gaps time its frames (pcap_timing = \"rate\" sends them in trains)", TrafficCfg::default().train_packets)));
                 }
             } else if t.pcap_timing != PcapTiming::Capture {
                 return Err(ConfigError::new(k("pcap_timing"), "\"rate\"", "left out without pcap (a generator always sends at rate_gbps)"));

@@ -112,44 +112,50 @@ struct Src<R: Read> {
 }
 
 impl<R: Read> Src<R> {
-    /// Fill `buf`; false at a clean end of file (no byte read), an error at a cut one.
-    fn exact(&mut self, buf: &mut [u8], what: &str) -> Result<bool, CaptureError> {
+    /// Read into `buf` until it is full or the file ends; returns how many bytes came.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<usize, CaptureError> {
         let mut got = 0;
         while got < buf.len() {
             match self.r.read(&mut buf[got..]) {
-                Ok(0) if got == 0 => return Ok(false),
-                Ok(0) => return err(format!("the file ends inside {what} at byte {} ({got} of its {} B)", self.off, buf.len())),
+                Ok(0) => break,
                 Ok(n) => {
                     for &b in &buf[got..got + n] {
                         self.fnv = (self.fnv ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
                     }
                     got += n;
+                    self.off += n as u64;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return err(format!("the file cannot be read at byte {}: {e}", self.off)),
             }
         }
-        self.off += buf.len() as u64;
-        Ok(true)
+        Ok(got)
+    }
+
+    /// Fill `buf`; false at a clean end of file (no byte read), an error naming `what` (which
+    /// says where it starts) at a cut one.
+    fn exact(&mut self, buf: &mut [u8], what: &str) -> Result<bool, CaptureError> {
+        match self.fill(buf)? {
+            0 if !buf.is_empty() => Ok(false),
+            n if n < buf.len() => err(format!("the file ends at byte {}, inside {what}", self.off)),
+            _ => Ok(true),
+        }
     }
 
     /// Read `n` bytes that must be there, keeping the first `keep.len()` (or fewer) in `keep`;
     /// returns how many were kept.
     fn take(&mut self, n: u64, keep: &mut [u8], what: &str) -> Result<usize, CaptureError> {
         let k = (keep.len() as u64).min(n) as usize;
-        let start = self.off;
-        if k > 0 && !self.exact(&mut keep[..k], what)? {
-            return err(format!("the file ends inside {what} at byte {start} (0 of its {n} B)"));
-        }
         let mut rest = n - k as u64;
+        let mut short = self.fill(&mut keep[..k])? < k;
         let mut sink = [0u8; 4096];
-        while rest > 0 {
+        while rest > 0 && !short {
             let m = rest.min(sink.len() as u64) as usize;
-            let at = self.off;
-            if !self.exact(&mut sink[..m], what)? {
-                return err(format!("the file ends inside {what} at byte {at} ({} of its {n} B)", at - start));
-            }
+            short = self.fill(&mut sink[..m])? < m;
             rest -= m as u64;
+        }
+        if short {
+            return err(format!("the file ends at byte {}, inside {what}", self.off));
         }
         Ok(k)
     }
@@ -199,9 +205,10 @@ fn link(linktype: u32) -> Option<Link> {
 /// Frames accumulated while reading, with their timestamps.
 struct Builder {
     frames: Vec<Frame>,
-    first_ps: Option<u128>,
-    last_ps: u128,
-    span_ps: u128,
+    first_ps: Option<i128>,
+    /// The latest timestamp so far (`i128::MIN` before the first).
+    last_ps: i128,
+    span_ps: i128,
     bytes: u64,
     flows: HashSet<u32>,
     padded: u64,
@@ -209,13 +216,13 @@ struct Builder {
 
 impl Builder {
     fn new() -> Self {
-        Builder { frames: Vec::new(), first_ps: None, last_ps: 0, span_ps: 0, bytes: 0, flows: HashSet::new(), padded: 0 }
+        Builder { frames: Vec::new(), first_ps: None, last_ps: i128::MIN, span_ps: 0, bytes: 0, flows: HashSet::new(), padded: 0 }
     }
 
     /// Add frame number `frames.len() + 1` (at byte `at`): its original length `orig` on link
     /// `link`, of which `fcs` bytes are a captured FCS, the captured start `head`, its timestamp
     /// (None: right after the frame before).
-    fn push(&mut self, at: u64, link: Link, orig: u32, fcs: u32, head: &[u8], t_ps: Option<u128>) -> Result<(), CaptureError> {
+    fn push(&mut self, at: u64, link: Link, orig: u32, fcs: u32, head: &[u8], t_ps: Option<i128>) -> Result<(), CaptureError> {
         let n = self.frames.len() as u64 + 1;
         if n > MAX_FRAMES {
             return err(format!("the file holds more than {MAX_FRAMES} frames"));
@@ -246,26 +253,30 @@ impl Builder {
             Some(t) => {
                 // The first timestamped frame (untimed ones may come before it) has no gap.
                 let first = *self.first_ps.get_or_insert(t);
-                let gap = if self.frames.is_empty() || self.last_ps < first { 0 } else { t.saturating_sub(self.last_ps) };
-                self.last_ps = self.last_ps.max(t).max(first);
+                let gap = if t == first && self.last_ps == i128::MIN { 0 } else { (t - self.last_ps).max(0) };
+                self.last_ps = self.last_ps.max(t);
                 self.span_ps = self.last_ps - first;
+                if self.span_ps > u64::MAX as i128 {
+                    return err(format!("frame {n} (at byte {at}) comes more than 2^64 ps (213 days) after the first frame"));
+                }
                 gap
             }
         };
         self.bytes += len as u64;
         self.flows.insert(flow);
-        self.frames.push(Frame { gap_ps: gap.min(u64::MAX as u128) as u64, len, flow });
+        self.frames.push(Frame { gap_ps: gap as u64, len, flow });
         Ok(())
     }
 
     fn finish(mut self, digest: u64) -> Result<Capture, CaptureError> {
-        let n = self.frames.len() as u128;
+        let n = self.frames.len() as u64;
         if n == 0 {
             return err("the file holds no frames");
         }
-        let span = self.span_ps.min(u64::MAX as u128) as u64;
+        // Within 2^64 ps, checked frame by frame.
+        let span = self.span_ps as u64;
         if n > 1 {
-            self.frames[0].gap_ps = (self.span_ps / (n - 1)).min(u64::MAX as u128) as u64;
+            self.frames[0].gap_ps = span / (n - 1);
         }
         Ok(Capture { span_ps: span, bytes: self.bytes, flows: self.flows.len() as u64, padded: self.padded, digest, frames: self.frames })
     }
@@ -345,18 +356,20 @@ fn fold(words: &[u64]) -> u32 {
     (h >> 32) as u32
 }
 
-/// Captures read lately, by path, size and modification time: a sweep's points and the checks
-/// before its runs read a capture once per process.
+/// Captures read lately, by path, size, modification and status-change times and file number: a
+/// sweep's points and the checks before its runs read a capture once per process. (A write to
+/// the file changes its status-change time, which no program can set back.)
 static RECENT: std::sync::Mutex<Vec<(CacheKey, Arc<Capture>)>> = std::sync::Mutex::new(Vec::new());
 const RECENT_CAPTURES: usize = 2;
 
-type CacheKey = (std::path::PathBuf, u64, Option<std::time::SystemTime>);
+type CacheKey = (std::path::PathBuf, u64, std::time::SystemTime, (i64, i64, u64));
 
-/// [`load`], or the capture read last time if the file's size and modification time are the
-/// same.
+/// [`load`], or the capture read last time from the same path if the file's size, times and
+/// number are the same.
 pub fn load_cached(path: &Path) -> Result<Arc<Capture>, CaptureError> {
-    let key = std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| (path.to_path_buf(), m.len(), m.modified().ok()));
-    let Some(key) = key.filter(|k| k.2.is_some()) else { return load(path).map(Arc::new) };
+    let Some(key) = std::fs::metadata(path).ok().filter(|m| m.is_file()).and_then(|m| Some((path.to_path_buf(), m.len(), m.modified().ok()?, changed(&m)?))) else {
+        return load(path).map(Arc::new);
+    };
     let mut recent = RECENT.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, c)) = recent.iter().find(|(k, _)| *k == key) {
         return Ok(c.clone());
@@ -370,6 +383,18 @@ pub fn load_cached(path: &Path) -> Result<Arc<Capture>, CaptureError> {
     }
     recent.push((key, c.clone()));
     Ok(c)
+}
+
+/// A file's status-change time and number (None where the system has none: no caching there).
+#[cfg(unix)]
+fn changed(m: &std::fs::Metadata) -> Option<(i64, i64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((m.ctime(), m.ctime_nsec(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn changed(_: &std::fs::Metadata) -> Option<(i64, i64, u64)> {
+    None
 }
 
 /// Read a capture file.
@@ -414,7 +439,11 @@ fn classic<R: Read>(s: &mut Src<R>, magic: u32) -> Result<Builder, CaptureError>
     let frac_ps: u128 = if matches!(magic, 0xa1b2_c3d4 | 0xd4c3_b2a1) { 1_000_000 } else { 1_000 };
     let mut h = [0u8; 20];
     if !s.exact(&mut h, "the file header")? {
-        return err("the file ends inside its header at byte 4 (0 of its 24 B)");
+        return err("the file ends at byte 4, inside the file header");
+    }
+    let (major, minor) = (o.u16(&h[0..2]), o.u16(&h[2..4]));
+    if major != 2 {
+        return err(format!("the file is pcap version {major}.{minor}; hostio reads version 2"));
     }
     // The low 16 bits are the link type; bit 26 says the frames hold an FCS, of the length in
     // 16-bit words in bits 28..=31.
@@ -430,15 +459,18 @@ fn classic<R: Read>(s: &mut Src<R>, magic: u32) -> Result<Builder, CaptureError>
     loop {
         let at = s.off;
         let n = b.frames.len() + 1;
-        if !s.exact(&mut rec, &format!("frame {n}'s record header"))? {
+        if !s.exact(&mut rec, &format!("frame {n}'s record header (at byte {at})"))? {
             break;
         }
         let (sec, frac, incl, orig) = (o.u32(&rec[0..4]), o.u32(&rec[4..8]), o.u32(&rec[8..12]), o.u32(&rec[12..16]));
         if incl as u64 > MAX_RECORD {
             return err(format!("frame {n} (at byte {at}) announces {incl} captured bytes: the file is damaged"));
         }
-        let kept = s.take(incl as u64, &mut head, &format!("frame {n}"))?;
-        let t = sec as u128 * 1_000_000_000_000 + frac as u128 * frac_ps;
+        if frac as u128 * frac_ps >= 1_000_000_000_000 {
+            return err(format!("frame {n} (at byte {at}) has {frac} {} past its second, a whole second or more: the file is damaged", if frac_ps == 1_000 { "ns" } else { "µs" }));
+        }
+        let kept = s.take(incl as u64, &mut head, &format!("frame {n} (at byte {at})"))?;
+        let t = sec as i128 * 1_000_000_000_000 + frac as i128 * frac_ps as i128;
         b.push(at, link, orig.max(incl), fcs, &head[..kept], Some(t))?;
     }
     Ok(b)
@@ -469,21 +501,23 @@ fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
             Some(t) => t,
             None => {
                 let mut w = [0u8; 4];
-                if !s.exact(&mut w, "a block header")? {
+                if !s.exact(&mut w, &format!("the block at byte {at}"))? {
                     break;
                 }
                 o.u32(&w)
             }
         };
+        let what = format!("the block at byte {at}");
+        let cut = |s: &Src<R>| err(format!("the file ends at byte {}, inside {what}", s.off));
         let mut w = [0u8; 4];
-        if !s.exact(&mut w, &format!("the block at byte {at}"))? {
-            return err(format!("the file ends inside the block at byte {at}"));
+        if !s.exact(&mut w, &what)? {
+            return cut(s);
         }
         if t == 0x0a0d_0d0a {
             // A section: its byte-order magic sets how the rest of the section reads.
             let mut bom = [0u8; 4];
-            if !s.exact(&mut bom, &format!("the section header at byte {at}"))? {
-                return err(format!("the file ends inside the section header at byte {at}"));
+            if !s.exact(&mut bom, &what)? {
+                return cut(s);
             }
             o = match u32::from_le_bytes(bom) {
                 0x1a2b_3c4d => Order(false),
@@ -494,21 +528,33 @@ fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
         }
         let total = o.u32(&w) as u64;
         let read = if t == 0x0a0d_0d0a { 12 } else { 8 };
+        let body_at = at + read;
         if total < read + 4 || total % 4 != 0 || total > MAX_RECORD {
-            return err(format!("the block at byte {at} has length {total}: the file is damaged (a block is a multiple of 4 B, at least 12)"));
+            return err(format!(
+                "{what} has length {total}: the file is damaged (a block's length is a multiple of 4 B from {} B to {MAX_RECORD} B)",
+                read + 4
+            ));
         }
         let n = (total - read - 4) as usize;
         body.resize(n, 0);
-        let what = format!("the block at byte {at}");
         if n > 0 && !s.exact(&mut body, &what)? {
-            return err(format!("the file ends inside {what}"));
+            return cut(s);
         }
         let mut tail = [0u8; 4];
         if !s.exact(&mut tail, &what)? {
-            return err(format!("the file ends inside {what}"));
+            return cut(s);
         }
         if o.u32(&tail) as u64 != total {
             return err(format!("{what} ends with length {} where it starts with {total}: the file is damaged", o.u32(&tail)));
+        }
+        if t == 0x0a0d_0d0a {
+            if body.len() < 12 {
+                return err(format!("the section header at byte {at} is too short: the file is damaged"));
+            }
+            let (major, minor) = (o.u16(&body[0..2]), o.u16(&body[2..4]));
+            if major != 1 {
+                return err(format!("the section at byte {at} is pcapng version {major}.{minor}; hostio reads version 1"));
+            }
         }
         match t {
             // Interface Description Block.
@@ -521,8 +567,12 @@ fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
                 let mut opt = &body[8..];
                 while opt.len() >= 4 {
                     let (code, len) = (o.u16(&opt[0..2]), o.u16(&opt[2..4]) as usize);
-                    if code == 0 || opt.len() < 4 + len {
+                    if code == 0 {
                         break;
+                    }
+                    if opt.len() < 4 + len {
+                        let off = body_at + (body.len() - opt.len()) as u64;
+                        return err(format!("the interface block at byte {at} has an option of {len} B at byte {off} that runs past the block's end: the file is damaged"));
                     }
                     let v = &opt[4..4 + len];
                     match (code, len) {
@@ -539,7 +589,8 @@ fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
                                 (1_000_000_000_000, 1u128 << e)
                             };
                         }
-                        (13, 1..) => ifc.fcs = v[0] as u32,
+                        // In bits, as the pcapng draft gives it (and Wireshark reads it).
+                        (13, 1..) => ifc.fcs = v[0] as u32 / 8,
                         (14, 8..) => ifc.offset_s = o.u64(&v[..8]) as i64,
                         _ => {}
                     }
@@ -570,6 +621,9 @@ fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
                     }
                 };
                 let Some(ifc) = ifaces.get(iface) else {
+                    if t == 3 {
+                        return err(format!("frame {nframe} (at byte {at}) is a simple packet block, which is on interface 0, and its section describes no interface before it"));
+                    }
                     return err(format!("frame {nframe} (at byte {at}) names interface {iface}, which its section does not describe"));
                 };
                 let Some(link) = ifc.link else {
@@ -579,7 +633,7 @@ fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
                     return err(format!("frame {nframe} (at byte {at}) announces {incl} captured bytes in a block that holds {}", data.len()));
                 }
                 let head = &data[..incl.min(HEADER_BYTES)];
-                let t_ps = t_units.map(|u| (u * ifc.unit.0 / ifc.unit.1) as i128 + ifc.offset_s as i128 * 1_000_000_000_000).map(|t| t.max(0) as u128);
+                let t_ps = t_units.map(|u| (u * ifc.unit.0 / ifc.unit.1) as i128 + ifc.offset_s as i128 * 1_000_000_000_000);
                 b.push(at, link, orig.max(incl as u32), ifc.fcs, head, t_ps)?;
             }
             _ => {}
@@ -857,9 +911,16 @@ pub(crate) mod tests {
         off.extend(epb(0, 1_000_000, 60, &data));
         off.extend(epb(1, 500_000, 60, &data));
         assert_eq!(parse(&off).unwrap().frames[1].gap_ps, 500_000_000_000);
-        // An interface that captures the 4 B FCS: a 1518 B original length is a 1518 B frame.
+        // A negative offset moves every frame back alike: the gaps stay.
+        let mut neg = shb();
+        neg.extend(opt_idb(14, &(-10i64).to_le_bytes()));
+        neg.extend(epb(0, 1_000_000, 60, &data));
+        neg.extend(epb(0, 1_000_002, 60, &data));
+        assert_eq!(parse(&neg).unwrap().frames[1].gap_ps, 2_000_000);
+        // An interface that captures the 4 B FCS (if_fcslen in bits): a 1518 B original length
+        // is a 1518 B frame.
         let mut fcs = shb();
-        fcs.extend(opt_idb(13, &[4]));
+        fcs.extend(opt_idb(13, &[32]));
         fcs.extend(epb(0, 0, 1518, &data));
         assert_eq!(parse(&fcs).unwrap().frames[0].len, 1518);
         // The obsolete Packet Block: a 16-bit interface and a drop count before the timestamp.
@@ -951,10 +1012,18 @@ pub(crate) mod tests {
         fails(b"", "is empty");
         fails(b"GIF89a...", "starts with bytes 47 49 46 38");
         let good = classic_file(&three(), false, false, 1);
-        fails(&good[..10], "the file ends inside the file header");
+        fails(&good[..10], "the file ends at byte 10, inside the file header");
         fails(&good[..24], "holds no frames");
-        fails(&good[..24 + 8], "the file ends inside frame 1's record header at byte 24");
-        fails(&good[..24 + 16 + 30], "ends inside frame 1 at byte 40");
+        fails(&good[..4], "the file ends at byte 4, inside the file header");
+        fails(&good[..24 + 8], "the file ends at byte 32, inside frame 1's record header (at byte 24)");
+        fails(&good[..24 + 16 + 30], "the file ends at byte 70, inside frame 1 (at byte 24)");
+        let mut v5 = good.clone();
+        v5[4] = 5;
+        fails(&v5, "pcap version 5.4; hostio reads version 2");
+        let mut frac = classic_file(&three(), false, false, 1);
+        frac[24 + 4..24 + 8].copy_from_slice(&1_000_000u32.to_le_bytes());
+        fails(&frac, "frame 1 (at byte 24) has 1000000 µs past its second");
+        fails(&classic_file(&[(0, 60, udp_frame(60, 1, 0)), (300 * 86_400 * 1_000_000_000, 60, udp_frame(60, 1, 0))], true, false, 1), "frame 2 (at byte 100) comes more than 2^64 ps");
         fails(&classic_file(&three(), false, false, 105), "link type is 105");
         fails(&classic_file(&[(0, 9015, udp_frame(64, 1, 0))], false, false, 1), "frame 1 (at byte 24) is 9019 B");
         let mut huge = classic_file(&three(), false, false, 1);
@@ -982,7 +1051,23 @@ pub(crate) mod tests {
         let mut bad = ng.clone();
         bad.extend_from_slice(&6u32.to_le_bytes());
         bad.extend_from_slice(&(MAX_RECORD as u32 + 4).to_le_bytes());
-        fails(&bad, "has length 67108868");
+        fails(&bad, "has length 67108868: the file is damaged (a block's length is a multiple of 4 B from 12 B to 67108864 B)");
+        let mut cut = ng.clone();
+        cut.extend(epb(0, 0, 60, &udp_frame(60, 1, 0)));
+        fails(&cut[..cut.len() - 6], &format!("the file ends at byte {}, inside the block at byte {}", cut.len() - 6, ng.len()));
+        let mut v2 = shb();
+        v2[12] = 2;
+        fails(&v2, "the section at byte 0 is pcapng version 2.0; hostio reads version 1");
+        let mut spb_alone = shb();
+        spb_alone.extend(spb(60, &udp_frame(60, 1, 0)));
+        fails(&spb_alone, "frame 1 (at byte 28) is a simple packet block, which is on interface 0");
+        // An option announcing more bytes than the block holds hides no if_tsresol after it.
+        let mut body = 1u16.to_le_bytes().to_vec();
+        body.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+        body.extend_from_slice(&[2, 0, 200, 0, 0, 0, 0, 0]);
+        let mut over = shb();
+        over.extend(block(1, &body));
+        fails(&over, "the interface block at byte 28 has an option of 200 B at byte 44 that runs past the block's end");
         // A packet block announcing more captured bytes than it holds.
         let mut b = epb(0, 0, 60, &udp_frame(60, 1, 0));
         b[8 + 12..8 + 16].copy_from_slice(&200u32.to_le_bytes());
