@@ -149,3 +149,11 @@ def test_a_platform_file_beside_the_scenario_is_read_from_its_folder(capture, tm
     monkeypatch.chdir("/")
     assert sim.check(capture)["scenario"]["platform"]["preset"] == f"file:{tmp_path / 'plat.toml'}"
     assert f"file:{tmp_path / 'plat.toml'}" in sim.scenario_text(capture)
+
+
+def test_an_output_never_replaces_the_capture_the_command_reads(capture, tmp_path):
+    before = (tmp_path / "trace.pcap").read_bytes()
+    p = hostio_cli("run", str(capture), "--set", "run.duration_us=20", "--json", str(tmp_path / "trace.pcap"))
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert "a path other than the capture the command reads" in p.stderr, p.stderr
+    assert (tmp_path / "trace.pcap").read_bytes() == before

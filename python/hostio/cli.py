@@ -31,16 +31,24 @@ OUTPUT_ARGS = {"json": "--json", "csv": "--csv", "platform_out": "--platform-out
 STDOUT_ARGS = ("json", "csv", "platform_out", "report_out")
 
 
-def _platform_file_of(scenario: str, sets: list) -> str | None:
-    """The platform file a scenario reads (``platform.preset = "file:PATH"``), or None; None too
-    when the scenario does not resolve (the command itself then says why)."""
+def _input_files_of(scenario: str, sets: list) -> list[tuple[str, str]]:
+    """The files a scenario reads besides itself, as (what, path): its platform file
+    (``platform.preset = "file:PATH"``) and the captures its traffic replays; none when the
+    scenario does not resolve (the command itself then says why)."""
     from hostio import sim
 
     try:
-        preset = sim.resolved(scenario, set=sets)["scenario"]["platform"]["preset"]
+        sc = sim.resolved(scenario, set=sets)["scenario"]
     except Exception:  # noqa: BLE001 - any failure is the command's to report, with its own message
-        return None
-    return preset[len("file:"):] if isinstance(preset, str) and preset.startswith("file:") else None
+        return []
+    files = []
+    preset = sc["platform"]["preset"]
+    if isinstance(preset, str) and preset.startswith("file:"):
+        files.append(("platform file", preset[len("file:"):]))
+    for name, t in sc.get("traffic", {}).items():
+        if isinstance(t.get("pcap"), str):
+            files.append(("capture", t["pcap"]))
+    return files
 
 
 def _scenario_file(scenario: str) -> str:
@@ -170,7 +178,7 @@ def _main(args) -> int:
         outputs = [(name, option, value) for name, option, value in outputs if isinstance(value, str)]
         outfile.check_distinct([(option, value) for _, option, value in outputs])
         # An output never replaces the scenario file a command reads (a bundled scenario's too),
-        # nor a result in the folder a report reads (an HTML page at its top, such as its
+        # nor the platform file or a capture it reads, nor a result in the folder a report reads (an HTML page at its top, such as its
         # report.html, may be rewritten).
         scenario, folder = getattr(args, "scenario", None), getattr(args, "folder", None)
         files = []
@@ -178,9 +186,7 @@ def _main(args) -> int:
             files.append(("scenario file", _scenario_file(scenario)))
         if isinstance(scenario, str) and any(value != "-" for _, _, value in outputs):
             # Resolved only when a file is written: the command resolves it again anyway.
-            platform = _platform_file_of(scenario, getattr(args, "set", None) or [])
-            if platform is not None:
-                files.append(("platform file", platform))
+            files += _input_files_of(scenario, getattr(args, "set", None) or [])
         outfile.check_not_inputs(
             [(option, value) for _, option, value in outputs],
             files=files,

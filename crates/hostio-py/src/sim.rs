@@ -91,13 +91,13 @@ fn check_scenario(py: Python<'_>, text: &str, overrides: Vec<String>, is_json: b
     Ok(out.to_string())
 }
 
-/// Scenario file text whose relative file paths (captures, a platform file) are made relative to
-/// `base` (the file's folder), so that the text runs the same from any working directory: the text itself when no
+/// Scenario file text whose relative file paths (captures, a platform file) are joined to `base`
+/// (the file's folder), making them absolute, so that the text runs the same from any working directory: the text itself when no
 /// path changes, else the scenario re-written as TOML.
 #[pyfunction]
 fn scenario_at(text: &str, base: std::path::PathBuf) -> PyResult<String> {
     let Ok(mut v) = toml::from_str::<toml::Value>(text) else { return Ok(text.to_string()) };
-    if !hostio_sim::config::absolute_paths(&mut v, &base) {
+    if !hostio_sim::config::absolute_paths(&mut v, &base).map_err(config_err)? {
         return Ok(text.to_string());
     }
     toml::to_string(&v).map_err(|e| config_err(hostio_sim::ConfigError::new("scenario", "", format!("cannot be written back as TOML: {e}"))))

@@ -1349,43 +1349,52 @@ pub fn parse_scenario_at(text: &str, overrides: &[String], base: Option<&std::pa
     let mut value: toml::Value = toml::from_str(text)
         .map_err(|e| ConfigError::new("scenario", "", format!("not valid TOML: {}", one_line(&e.to_string()))))?;
     if let Some(base) = base {
-        absolute_paths(&mut value, base);
+        absolute_paths(&mut value, base)?;
     }
     for ov in overrides {
         apply_override(&mut value, ov)?;
     }
     if let Ok(cwd) = std::env::current_dir() {
-        absolute_paths(&mut value, &cwd);
+        absolute_paths(&mut value, &cwd)?;
     }
     require_tables(&value)?;
     fill_pcie_defaults(&mut value);
     check_scenario(&value).map_err(|e| with_key_rule(&value, e))
 }
 
-/// Make the relative file paths of `value` (the traffic sources' `pcap`, a `platform.preset` of
-/// `file:PATH`) relative to `base`; returns whether any changed.
-pub fn absolute_paths(value: &mut toml::Value, base: &std::path::Path) -> bool {
-    let join = |p: &str| {
+/// Join the relative file paths of `value` (the traffic sources' `pcap`, a `platform.preset` of
+/// `file:PATH`) to `base`, making them absolute; returns whether any changed. A path that cannot
+/// be written as text once joined (`base` is not valid UTF-8) is refused.
+pub fn absolute_paths(value: &mut toml::Value, base: &std::path::Path) -> Result<bool, ConfigError> {
+    let join = |key: String, p: &str| -> Result<Option<String>, ConfigError> {
         let path = std::path::Path::new(p);
-        (!p.trim().is_empty() && path.is_relative()).then(|| base.join(path).to_str().map(str::to_string)).flatten()
+        if p.trim().is_empty() || path.is_absolute() {
+            return Ok(None);
+        }
+        match base.join(path).to_str() {
+            Some(joined) => Ok(Some(joined.to_string())),
+            None => Err(ConfigError::new(key, format!("{p:?}"), format!("an absolute path here: the folder it is relative to, {base:?}, is not valid UTF-8"))),
+        }
     };
     let mut changed = false;
     if let Some(toml::Value::String(p)) = value.get_mut("platform").and_then(|t| t.get_mut("preset")) {
-        if let Some(joined) = p.strip_prefix("file:").and_then(join) {
-            *p = format!("file:{joined}");
-            changed = true;
+        if let Some(rel) = p.strip_prefix("file:") {
+            if let Some(joined) = join("platform.preset".into(), rel)? {
+                *p = format!("file:{joined}");
+                changed = true;
+            }
         }
     }
-    let Some(sources) = value.get_mut("traffic").and_then(|t| t.as_table_mut()) else { return changed };
-    for (_, t) in sources.iter_mut() {
+    let Some(sources) = value.get_mut("traffic").and_then(|t| t.as_table_mut()) else { return Ok(changed) };
+    for (name, t) in sources.iter_mut() {
         if let Some(toml::Value::String(p)) = t.get_mut("pcap") {
-            if let Some(joined) = join(p) {
+            if let Some(joined) = join(format!("{}.pcap", table_key("traffic", name)), p)? {
                 *p = joined;
                 changed = true;
             }
         }
     }
-    changed
+    Ok(changed)
 }
 
 fn check_scenario(value: &toml::Value) -> Result<Scenario, ConfigError> {

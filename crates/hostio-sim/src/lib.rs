@@ -287,6 +287,16 @@ mod capture_tests {
         let (dir, name) = (path.parent().unwrap(), path.file_name().unwrap().to_str().unwrap());
         let sc = crate::config::parse_scenario_at(&scenario(name, ""), &[], Some(dir)).unwrap();
         assert_eq!(sc.traffic["t0"].pcap.as_deref(), Some(&*p));
+        // A folder whose name is not UTF-8 cannot hold the joined path as text: refused, not
+        // read from elsewhere.
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let odd = std::path::Path::new(std::ffi::OsStr::from_bytes(b"/tmp/odd\xff"));
+            let e = crate::config::parse_scenario_at(&scenario(name, ""), &[], Some(odd)).unwrap_err();
+            assert_eq!(e.key, "traffic.t0.pcap");
+            assert!(e.allowed.contains("is not valid UTF-8"), "{}", e.allowed);
+        }
         let e = Run::new(&scenario("no-such-hostio-capture.pcap", ""), &[], None).err().unwrap();
         assert_eq!(e.key, "traffic.t0.pcap");
         assert!(e.allowed.contains("cannot be opened"), "{}", e.allowed);

@@ -26,8 +26,9 @@
 //! those headers short, hash the captured bytes they have (for a raw-IP frame of another version,
 //! its first 12). RSS then hashes the flow to a queue, as a NIC hashes the same fields.
 //!
-//! **Timing.** Each frame keeps its gap to the frame before (0 where timestamps go backwards, as in
-//! a capture merged from several queues); the first frame's gap is the capture's mean gap, so a
+//! **Timing.** Each frame keeps its gap to the latest timestamp before it (0 where timestamps go
+//! backwards, as in a capture merged from several queues, so the replay never runs behind the
+//! capture's clock); the first frame's gap is the capture's mean gap, so a
 //! replay that loops starts its next round as far after the last frame as frames were apart on
 //! average. A capture of one frame, or whose frames share one timestamp, therefore replays at
 //! line rate.
@@ -52,7 +53,8 @@ const MAX_RECORD: u64 = 1 << 26;
 /// One frame of a capture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame {
-    /// Picoseconds after the frame before (the first frame: the capture's mean gap).
+    /// Picoseconds after the latest timestamp before it (the first frame: the capture's mean gap;
+    /// a frame without a timestamp: 0).
     pub gap_ps: u64,
     /// Ethernet frame size on the wire, FCS included (64..=9018 B).
     pub len: u32,
@@ -64,7 +66,7 @@ pub struct Frame {
 #[derive(Clone, Debug)]
 pub struct Capture {
     pub frames: Vec<Frame>,
-    /// From the first frame's timestamp to the last's, ps.
+    /// From the first timestamp to the latest, ps.
     pub span_ps: u64,
     /// Sum of the frames' sizes on the wire (FCS included, preamble and gap not), bytes.
     pub bytes: u64,
@@ -476,6 +478,27 @@ fn classic<R: Read>(s: &mut Src<R>, magic: u32) -> Result<Builder, CaptureError>
     Ok(b)
 }
 
+/// Walk the pcapng options in `opts` (code, length, the value padded to 4 B; up to an
+/// end-of-options code or the end) and hand `f` each one's code and value. An option that runs
+/// past the end is refused, naming `block` and the option's byte offset (`opts` starts at byte
+/// `at` of the file).
+fn each_option(opts: &[u8], o: Order, block: &str, at: u64, mut f: impl FnMut(u16, &[u8]) -> Result<(), CaptureError>) -> Result<(), CaptureError> {
+    let mut rest = opts;
+    while rest.len() >= 4 {
+        let (code, len) = (o.u16(&rest[0..2]), o.u16(&rest[2..4]) as usize);
+        if code == 0 {
+            break;
+        }
+        if rest.len() < 4 + len {
+            let off = at + (opts.len() - rest.len()) as u64;
+            return err(format!("{block} has an option of {len} B at byte {off} that runs past the block's end: the file is damaged"));
+        }
+        f(code, &rest[4..4 + len])?;
+        rest = rest.get((4 + len).div_ceil(4) * 4..).unwrap_or(&[]);
+    }
+    Ok(())
+}
+
 /// One pcapng interface: its link, timestamp unit and offset, and captured FCS length.
 struct Iface {
     link: Option<Link>,
@@ -564,18 +587,8 @@ fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
                 }
                 let lt = o.u16(&body[0..2]) as u32;
                 let mut ifc = Iface { link: link(lt), linktype: lt, unit: (1_000_000, 1), offset_s: 0, fcs: 0 };
-                let mut opt = &body[8..];
-                while opt.len() >= 4 {
-                    let (code, len) = (o.u16(&opt[0..2]), o.u16(&opt[2..4]) as usize);
-                    if code == 0 {
-                        break;
-                    }
-                    if opt.len() < 4 + len {
-                        let off = body_at + (body.len() - opt.len()) as u64;
-                        return err(format!("the interface block at byte {at} has an option of {len} B at byte {off} that runs past the block's end: the file is damaged"));
-                    }
-                    let v = &opt[4..4 + len];
-                    match (code, len) {
+                each_option(&body[8..], o, &format!("the interface block at byte {at}"), body_at + 8, |code, v| {
+                    match (code, v.len()) {
                         (9, 1..) => {
                             let e = (v[0] & 0x7F) as u32;
                             ifc.unit = if v[0] & 0x80 == 0 {
@@ -594,8 +607,8 @@ fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
                         (14, 8..) => ifc.offset_s = o.u64(&v[..8]) as i64,
                         _ => {}
                     }
-                    opt = opt.get((4 + len + 3) / 4 * 4..).unwrap_or(&[]);
-                }
+                    Ok(())
+                })?;
                 ifaces.push(ifc);
             }
             // Enhanced (6), Simple (3) and the obsolete Packet Block (2) hold frames.
@@ -633,8 +646,20 @@ fn pcapng<R: Read>(s: &mut Src<R>) -> Result<Builder, CaptureError> {
                     return err(format!("frame {nframe} (at byte {at}) announces {incl} captured bytes in a block that holds {}", data.len()));
                 }
                 let head = &data[..incl.min(HEADER_BYTES)];
+                // An Enhanced Packet Block's epb_flags may give this frame's FCS length (bits
+                // 5..=8, in bytes).
+                let mut fcs = ifc.fcs;
+                let opts_at = 20 + incl.div_ceil(4) * 4;
+                if t == 6 && opts_at < body.len() {
+                    each_option(&body[opts_at..], o, &format!("frame {nframe}'s block at byte {at}"), body_at + opts_at as u64, |code, v| {
+                        if code == 2 && v.len() >= 4 && (o.u32(v) >> 5) & 0xF != 0 {
+                            fcs = (o.u32(v) >> 5) & 0xF;
+                        }
+                        Ok(())
+                    })?;
+                }
                 let t_ps = t_units.map(|u| (u * ifc.unit.0 / ifc.unit.1) as i128 + ifc.offset_s as i128 * 1_000_000_000_000);
-                b.push(at, link, orig.max(incl as u32), ifc.fcs, head, t_ps)?;
+                b.push(at, link, orig.max(incl as u32), fcs, head, t_ps)?;
             }
             _ => {}
         }
@@ -923,6 +948,22 @@ pub(crate) mod tests {
         fcs.extend(opt_idb(13, &[32]));
         fcs.extend(epb(0, 0, 1518, &data));
         assert_eq!(parse(&fcs).unwrap().frames[0].len, 1518);
+        // A frame's own epb_flags (FCS length 4 in bits 5..=8) do the same on an interface
+        // that gives none.
+        let mut flagged = shb();
+        flagged.extend(idb(1, None));
+        let mut b = epb(0, 0, 1518, &data);
+        let n = b.len();
+        let mut opt = 2u16.to_le_bytes().to_vec();
+        opt.extend_from_slice(&4u16.to_le_bytes());
+        opt.extend_from_slice(&(4u32 << 5).to_le_bytes());
+        b.splice(n - 4..n - 4, opt);
+        let total = (b.len() as u32).to_le_bytes();
+        b[4..8].copy_from_slice(&total);
+        let n = b.len();
+        b[n - 4..].copy_from_slice(&total);
+        flagged.extend(b);
+        assert_eq!(parse(&flagged).unwrap().frames[0].len, 1518);
         // The obsolete Packet Block: a 16-bit interface and a drop count before the timestamp.
         let mut opb = shb();
         opb.extend(idb(1, Some(9)));
