@@ -157,3 +157,9 @@ def test_an_output_never_replaces_the_capture_the_command_reads(capture, tmp_pat
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert "a path other than the capture the command reads" in p.stderr, p.stderr
     assert (tmp_path / "trace.pcap").read_bytes() == before
+
+
+def test_the_run_summary_names_the_capture(capture, tmp_path):
+    p = hostio_cli("run", str(capture), "--set", "run.duration_us=50")
+    assert p.returncode == 0, p.stderr
+    assert f"t0 replays {tmp_path / 'trace.pcap'} (pcap_timing = capture)" in p.stdout, p.stdout
