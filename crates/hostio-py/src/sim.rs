@@ -97,7 +97,7 @@ fn check_scenario(py: Python<'_>, text: &str, overrides: Vec<String>, is_json: b
 #[pyfunction]
 fn scenario_at(text: &str, base: std::path::PathBuf) -> PyResult<String> {
     let Ok(mut v) = toml::from_str::<toml::Value>(text) else { return Ok(text.to_string()) };
-    if !hostio_sim::config::absolute_paths(&mut v, &base).map_err(config_err)? {
+    if !hostio_sim::config::absolute_paths(&mut v, &base, true).map_err(config_err)? {
         return Ok(text.to_string());
     }
     toml::to_string(&v).map_err(|e| config_err(hostio_sim::ConfigError::new("scenario", "", format!("cannot be written back as TOML: {e}"))))

@@ -1349,13 +1349,14 @@ pub fn parse_scenario_at(text: &str, overrides: &[String], base: Option<&std::pa
     let mut value: toml::Value = toml::from_str(text)
         .map_err(|e| ConfigError::new("scenario", "", format!("not valid TOML: {}", one_line(&e.to_string()))))?;
     if let Some(base) = base {
-        absolute_paths(&mut value, base)?;
+        absolute_paths(&mut value, base, true)?;
     }
     for ov in overrides {
         apply_override(&mut value, ov)?;
     }
     if let Ok(cwd) = std::env::current_dir() {
-        absolute_paths(&mut value, &cwd)?;
+        // A working directory that is not UTF-8 leaves the path relative: read from there anyway.
+        absolute_paths(&mut value, &cwd, false)?;
     }
     require_tables(&value)?;
     fill_pcie_defaults(&mut value);
@@ -1364,22 +1365,28 @@ pub fn parse_scenario_at(text: &str, overrides: &[String], base: Option<&std::pa
 
 /// Join the relative file paths of `value` (the traffic sources' `pcap`, a `platform.preset` of
 /// `file:PATH`) to `base`, making them absolute; returns whether any changed. A path that cannot
-/// be written as text once joined (`base` is not valid UTF-8) is refused.
-pub fn absolute_paths(value: &mut toml::Value, base: &std::path::Path) -> Result<bool, ConfigError> {
-    let join = |key: String, p: &str| -> Result<Option<String>, ConfigError> {
+/// be written as text once joined (`base` is not valid UTF-8) is refused when `strict` (it would
+/// be read from elsewhere), else left relative.
+pub fn absolute_paths(value: &mut toml::Value, base: &std::path::Path, strict: bool) -> Result<bool, ConfigError> {
+    let join = |key: String, shown: &str, p: &str| -> Result<Option<String>, ConfigError> {
         let path = std::path::Path::new(p);
         if p.trim().is_empty() || path.is_absolute() {
             return Ok(None);
         }
         match base.join(path).to_str() {
             Some(joined) => Ok(Some(joined.to_string())),
-            None => Err(ConfigError::new(key, format!("{p:?}"), format!("an absolute path here: the folder it is relative to, {base:?}, is not valid UTF-8"))),
+            None if !strict => Ok(None),
+            None => Err(ConfigError::new(
+                key,
+                format!("{shown:?}"),
+                format!("a path hostio can write as text once joined to the scenario's folder {base:?}, which is not valid UTF-8 (an absolute path, or the scenario in another folder)"),
+            )),
         }
     };
     let mut changed = false;
     if let Some(toml::Value::String(p)) = value.get_mut("platform").and_then(|t| t.get_mut("preset")) {
         if let Some(rel) = p.strip_prefix("file:") {
-            if let Some(joined) = join("platform.preset".into(), rel)? {
+            if let Some(joined) = join("platform.preset".into(), p, rel)? {
                 *p = format!("file:{joined}");
                 changed = true;
             }
@@ -1388,7 +1395,7 @@ pub fn absolute_paths(value: &mut toml::Value, base: &std::path::Path) -> Result
     let Some(sources) = value.get_mut("traffic").and_then(|t| t.as_table_mut()) else { return Ok(changed) };
     for (name, t) in sources.iter_mut() {
         if let Some(toml::Value::String(p)) = t.get_mut("pcap") {
-            if let Some(joined) = join(format!("{}.pcap", table_key("traffic", name)), p)? {
+            if let Some(joined) = join(format!("{}.pcap", table_key("traffic", name)), p, p)? {
                 *p = joined;
                 changed = true;
             }

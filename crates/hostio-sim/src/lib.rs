@@ -296,6 +296,13 @@ mod capture_tests {
             let e = crate::config::parse_scenario_at(&scenario(name, ""), &[], Some(odd)).unwrap_err();
             assert_eq!(e.key, "traffic.t0.pcap");
             assert!(e.allowed.contains("is not valid UTF-8"), "{}", e.allowed);
+            // Joined to a working directory that is not UTF-8, a path stays relative (read from
+            // there all the same).
+            let mut v: toml::Value = toml::from_str("[traffic.t0]\npcap = \"a.pcap\"\n[platform]\npreset = \"file:p.toml\"\n").unwrap();
+            assert!(!crate::config::absolute_paths(&mut v, odd, false).unwrap());
+            assert_eq!(v["traffic"]["t0"]["pcap"].as_str(), Some("a.pcap"));
+            let e = crate::config::absolute_paths(&mut v, odd, true).unwrap_err();
+            assert_eq!((e.key.as_str(), e.value.as_str()), ("platform.preset", "\"file:p.toml\""));
         }
         let e = Run::new(&scenario("no-such-hostio-capture.pcap", ""), &[], None).err().unwrap();
         assert_eq!(e.key, "traffic.t0.pcap");

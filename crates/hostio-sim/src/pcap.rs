@@ -7,7 +7,8 @@
 //!   (`a1b23c4d`) timestamps; the link-type field's FCS bits say how long a captured FCS is;
 //! * pcapng: every section (each in its own byte order) and interface; Enhanced and obsolete
 //!   Packet Blocks (timestamps in the interface's `if_tsresol` units, microseconds when it has
-//!   none, plus its `if_tsoffset` seconds; `if_fcslen` as the FCS bits) and Simple Packet Blocks
+//!   none, plus its `if_tsoffset` seconds; its `if_fcslen`, in bits, or an Enhanced Packet
+//!   Block's own `epb_flags` FCS length, in bytes, as the FCS bits) and Simple Packet Blocks
 //!   (no timestamp: such a frame follows the one before at once, as close as the line allows);
 //!   other blocks are skipped.
 //!
@@ -948,22 +949,34 @@ pub(crate) mod tests {
         fcs.extend(opt_idb(13, &[32]));
         fcs.extend(epb(0, 0, 1518, &data));
         assert_eq!(parse(&fcs).unwrap().frames[0].len, 1518);
-        // A frame's own epb_flags (FCS length 4 in bits 5..=8) do the same on an interface
-        // that gives none.
-        let mut flagged = shb();
-        flagged.extend(idb(1, None));
-        let mut b = epb(0, 0, 1518, &data);
-        let n = b.len();
-        let mut opt = 2u16.to_le_bytes().to_vec();
-        opt.extend_from_slice(&4u16.to_le_bytes());
-        opt.extend_from_slice(&(4u32 << 5).to_le_bytes());
-        b.splice(n - 4..n - 4, opt);
-        let total = (b.len() as u32).to_le_bytes();
-        b[4..8].copy_from_slice(&total);
-        let n = b.len();
-        b[n - 4..].copy_from_slice(&total);
-        flagged.extend(b);
-        assert_eq!(parse(&flagged).unwrap().frames[0].len, 1518);
+        // A frame's own epb_flags (the FCS length in bytes in bits 5..=8, among other bits) do
+        // the same, and override the interface's; flags without an FCS length leave it. The
+        // captured 61 B are padded to 64 before the options.
+        let data61 = udp_frame(61, 1, 0);
+        let flagged = |iface_fcs_bits: Option<u8>, flags: u32| {
+            let mut f = shb();
+            f.extend(match iface_fcs_bits {
+                Some(bits) => opt_idb(13, &[bits]),
+                None => idb(1, None),
+            });
+            let mut b = epb(0, 0, 1518, &data61);
+            let n = b.len();
+            let mut opt = 2u16.to_le_bytes().to_vec();
+            opt.extend_from_slice(&4u16.to_le_bytes());
+            opt.extend_from_slice(&flags.to_le_bytes());
+            b.splice(n - 4..n - 4, opt);
+            let total = (b.len() as u32).to_le_bytes();
+            b[4..8].copy_from_slice(&total);
+            let n = b.len();
+            b[n - 4..].copy_from_slice(&total);
+            f.extend(b);
+            parse(&f).unwrap().frames[0].len
+        };
+        assert_eq!(flagged(None, 4 << 5), 1518);
+        // Direction bits (0..=1) and bit 9 set besides an FCS of 8 B.
+        assert_eq!(flagged(None, 8 << 5 | 1 << 9 | 3), 1514);
+        assert_eq!(flagged(Some(32), 2 << 5), 1520);
+        assert_eq!(flagged(Some(32), 3), 1518);
         // The obsolete Packet Block: a 16-bit interface and a drop count before the timestamp.
         let mut opb = shb();
         opb.extend(idb(1, Some(9)));
