@@ -591,7 +591,7 @@ const SEQ_SEED: u64 = 0x5e9_ba5e;
 /// and masks drawn from SplitMix64: two lines whose addresses differ in one bit between
 /// physical bits 18 and 41 share a slice with probability about 1 / slices (as on the measured
 /// maps, some multi-bit differences, those the masks cannot see, always share one). On a
-/// power-of-two count, `Parity` is XOR parities ([`xor_slice`]).
+/// power-of-two count, `Parity` is XOR parities (`xor_slice`).
 pub struct SliceMap {
     slices: u32,
     /// Base sequence and permutation masks over line addresses; `None`: XOR parities.

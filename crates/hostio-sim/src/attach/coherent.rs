@@ -22,7 +22,8 @@
 //!   queue's agents) to when the frame is visible, where a dependent transfer adds `T`; a tail
 //!   index (doorbell signaling) is written after the descriptor and costs a full `T`.
 //! * **Throughput.** The link carries `LINE_WIRE_BYTES` per line the NIC transfers at the
-//!   platform's `coherent_link_gbyte_s` (UPI links × their rate; one queue for both directions,
+//!   platform's `coherent_link_gbyte_s` over UPI (its links × their rate), or `CXL_GBYTE_S` over
+//!   CXL (one queue for both directions,
 //!   a conservative simplification), and the NIC's agents overlap `MLP` transfers per queue: the
 //!   NIC is saturated when either is. Lines cores take from the NIC are paid in the cores'
 //!   latency and counted in the link's utilisation, not queued on it.
@@ -32,7 +33,8 @@
 //! * **Layout.** 16 B descriptors: `padded` one per line; `packed` four per line back to back, so
 //!   a producer writing into a line the consumer already read takes it back (the ping-pong of
 //!   CC-NIC §4.4); `grouped` up to four per line, but a producer whose current line was taken by
-//!   the consumer starts a new line (blank slots are skipped), keeping padded's latency.
+//!   the consumer starts a new line (blank slots are skipped), keeping padded's latency. Grouping
+//!   applies to the RX ring the NIC writes; the host's TX ring is laid out as `packed`.
 //! * **Pool.** `shared`: the NIC allocates RX buffers from the pool the host frees into, so the
 //!   host posts no RX descriptors and the NIC writes no TX completions; `queues`: PCIe style, a
 //!   free queue of 8 B buffer pointers (eight per line) and a TX completion line per eight packets.

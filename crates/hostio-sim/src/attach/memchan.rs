@@ -23,7 +23,7 @@
 //!   (CLFLUSHOPT) every line it hands over: the whole frame it transmits (NetDIMM's Algorithm 1,
 //!   "flush txSKB.data"), and also the RX descriptors it posts and the TX descriptors; and it
 //!   invalidates each completion line before reading it (Algorithm 1's "invalidate
-//!   rxDesc[next]", once per line an RX burst reads). Each costs an LLC access, plus, for a dirty
+//!   rxDesc\[next\]", once per line an RX burst reads). Each costs an LLC access, plus, for a dirty
 //!   line (the rewritten header), its write-back's trip to the memory controller (a read's
 //!   latency at the socket's load without the DRAM array access, plus a UPI round trip from the
 //!   other socket, [`MemSys::flush`]), and the write-back then crosses the channel; a burst's

@@ -98,7 +98,7 @@ pub(crate) struct TxDma {
     pub seg: u64,
     pub segs: u64,
     /// The line of the TX completion ring the NIC writes after this frame (the frame closes a
-    /// block of slots, [`crate::engine`]'s `TxRing::post_slot`); `None`: no completion.
+    /// block of slots, [`crate::engine`]'s `TxRing::close_burst`); `None`: no completion.
     pub completion: Option<u32>,
     pub now: u64,
 }
@@ -113,7 +113,8 @@ pub(crate) struct Rings {
     pub rx_desc_per_line: u64,
     /// TX descriptors per line.
     pub tx_desc_per_line: u64,
-    /// The NIC writes one TX completion per this many packets; 0 = none.
+    /// The NIC writes a TX completion once at least this many packets were posted since the
+    /// last one, checked at the end of each TX burst (on its last frame); 0 = none.
     pub tx_completion_every: u64,
     /// The consumer reads an index line (head/tail in memory) before the entries, per burst.
     pub index_line: bool,
@@ -135,8 +136,10 @@ pub(crate) const TX_CQ_LINES: u32 = 64;
 /// The ConnectX-5-like rings: 16 B RX descriptors (four per line), compressed RX completions (one
 /// 64 B block of mini-CQEs per this many packets), eMPW TX WQEs (a 16 B data segment per packet,
 /// or its inlined frame, and a 32 B title per session of up to `pcie::EMPW_MAX_PACKETS` packets,
-/// fewer when inlined frames fill the largest WQE first: `pcie::empw_session`) and one TX
-/// completion per `TX_COMPLETION_EVERY` packets, written into a ring of `TX_CQ_LINES` lines.
+/// fewer when inlined frames fill the largest WQE first: `pcie::empw_session`) and a TX
+/// completion on the last frame of a burst once `TX_COMPLETION_EVERY` packets were posted since
+/// the last (or inlined frames fill an eighth of the ring), written into a ring of `TX_CQ_LINES`
+/// lines.
 pub(crate) const CX5_RINGS: Rings = Rings {
     cq_per_line: pcie::CQE_COMPRESSION,
     rx_desc_per_line: 4,

@@ -9,7 +9,8 @@
 //! those fitted to pcie-bench's NFP-6000 on a Haswell Xeon E5-2620 v3 (`hostio_pcie::latency`).
 //! It is memoised by (payload, location, direction), the location being the buffer's home (local
 //! or remote socket) and, for a write, LLC or DRAM (whether it allocates). A read that missed
-//! (some line of the packet or of its WQE was in no host cache) pays the memory model's DRAM
+//! (some line of the packet or of its WQE was in no host cache; an inlined frame's WQE read is
+//! taken as an LLC hit, in the TX notice) pays the memory model's DRAM
 //! instead of the fit's: its latency is the fit's LLC-hit read with the fit's host LLC part
 //! (`llc_ns`) replaced by the loaded read latency of the buffer's home DRAM at the fetch
 //! ([`crate::mem::Memory`]), worked out at every such fetch. Like the on-die NIC
@@ -53,7 +54,8 @@ use crate::memsys::MemSys;
 
 /// Mini-CQEs per 64 B compressed completion block of a ConnectX-4/5 RX queue under load.
 pub(crate) const CQE_COMPRESSION: u64 = 8;
-/// A TX completion is requested every this many packets.
+/// A TX completion is requested on the last frame of the first burst that brings the packets
+/// posted since the last one to at least this many (DPDK mlx5 `MLX5_TX_COMP_THRESH`).
 pub(crate) const TX_COMPLETION_EVERY: u64 = 32;
 /// A completion entry (ConnectX `mlx5_cqe64`, PRM "Completion Queue Entry Format").
 pub(crate) const CQE_BYTES: u64 = 64;

@@ -412,8 +412,9 @@ impl Engine {
         let rings = self.nics[ni].rings;
         let need = self.cores[c].tx_pending.len() as u64;
         let inline_max = self.nics[ni].attach.tx_inline_max();
-        // Free the buffers of completed descriptors (see `TxRelease`). Lazily, only until there is
-        // room for the burst: its packets plus the threshold in slots and, on an eMPW ring, its
+        // Free the buffers of completed descriptors (see `TxRelease`): with `completion` (the
+        // default) every one whose completion has come; with `threshold` lazily, only until there
+        // is room for the burst: its packets plus the threshold in slots and, on an eMPW ring, its
         // WQE segments too (inlined frames can hold every segment while slots are free).
         let eager = self.nics[ni].tx_release == crate::config::TxRelease::Completion;
         let need_segs = if rings.empw && !eager {
@@ -429,8 +430,9 @@ impl Engine {
             let tx = &self.nics[ni].queues[q].tx;
             let free = tx.n - (tx.head - tx.clean);
             let roomy = free >= need + TX_FREE_THRESH && (need_segs == 0 || 4 * tx.n - tx.segs_in_use() >= need_segs);
-            // A slot is released by the completion that covers it, written once the frame of
-            // that completion's slot has left the wire.
+            // A slot is released by the completion that covers it, once the frame of that
+            // completion's slot has left the wire (the NIC writes the completion's line when it
+            // fetches that frame).
             let Some(&end) = tx.comp_ends.front() else { break };
             if (!eager && roomy) || tx.done[(end % tx.n) as usize] > t {
                 break;

@@ -12,14 +12,15 @@
 //! runs line by line.
 //!
 //! # Parts
-//! * [`traffic`]: generators, trains, RSS and flow-director steering;
-//! * [`nic`]: rings, the NIC buffer, drops and PAUSE, the TX fetch window;
-//! * [`crate::attach`]: how frames cross to the host and back;
-//! * [`crate::memsys`]: every access to simulated memory;
-//! * [`cores`]: poll-mode forwarders and co-runners, and where a packet's time goes.
+//! * `traffic`: generators, trains, captures replayed, RSS and flow-director steering;
+//! * `nic`: rings, the NIC buffer, drops and PAUSE, the TX fetch window;
+//! * `attach`: how frames cross to the host and back;
+//! * `memsys`: every access to simulated memory;
+//! * `cores`: poll-mode forwarders and co-runners, and where a packet's time goes.
 //!
-//! Programs start warm: working sets, mbuf metadata and descriptor rings are touched once before
-//! traffic starts.
+//! Programs start warm: working sets, mbuf metadata and the descriptor rings the host keeps
+//! (not those it flushes to the NIC) are touched once before traffic starts; of a working set
+//! larger than the caches, only its last lines.
 mod cores;
 mod nic;
 mod traffic;

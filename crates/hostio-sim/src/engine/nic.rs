@@ -86,7 +86,8 @@ pub(super) struct WireWait {
 pub(super) struct TxRing {
     pub(super) n: u64,
     pub(super) mbuf: Vec<u32>,
-    /// When the slot's frame left the wire (`u64::MAX` until the NIC has fetched it).
+    /// When the slot's frame left the wire (`u64::MAX` until its wire time is booked: at the
+    /// fetch on a single-queue NIC, else when the wire takes it, `settle_wire`).
     pub(super) done: Vec<u64>,
     /// When the slot's doorbell made it visible to the NIC.
     pub(super) ready: Vec<u64>,
@@ -517,8 +518,9 @@ impl Engine {
         self.nics[ni].queues.iter().filter_map(|q| q.rx.posts.front().map(|p| p.0)).min().unwrap_or(u64::MAX)
     }
 
-    /// When the oldest TX slot of a queue may free: when the completion that covers it is written,
-    /// i.e. when the frame of that completion's slot (`comp_ends`) leaves the wire; fetched but
+    /// When the oldest TX slot of a queue may free: once the frame of the slot whose completion
+    /// covers it (`comp_ends`) has left the wire (the completion's line is written when the NIC
+    /// fetches that frame; the release waits for the wire); fetched but
     /// not on the wire yet (a multi-queue NIC, data still coming), not before its data is there
     /// (`wire_ready`); not fetched yet, the NIC's next fetch. Called when the ring (or its eMPW
     /// segments) is full, so a completion covers the oldest slot; without one, the NIC's next
