@@ -78,8 +78,9 @@ const EMPW_ROOM_BYTES: u64 = 960 - EMPW_TITLE_BYTES;
 /// Inlining is on only with at least this many TX queues (DPDK mlx5 `txqs_min_inline` default;
 /// DPDK counts one port's queues in one process, hostio the NIC's queues, which one app owns).
 const INLINE_MIN_TXQS: usize = 8;
-/// A doorbell: a 4 B MMIO write.
-const DOORBELL_BYTES: u64 = 4;
+/// A TX doorbell: the mlx5 PMD rings it with one 64-bit store to the queue's UAR doorbell
+/// register (`__mlx5_uar_write64_relaxed` in DPDK's mlx5 driver), an 8 B MMIO write.
+const DOORBELL_BYTES: u64 = 8;
 /// Packets per doorbell / descriptor read burst (the engine's RX and TX burst, DPDK's
 /// `MAX_PKT_BURST`).
 const BURST: u64 = 32;
