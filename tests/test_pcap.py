@@ -67,6 +67,9 @@ def test_a_run_replays_the_capture_at_its_pace_or_at_the_rate(capture, monkeypat
     assert m["offered_mpps"] == pytest.approx(0.5, rel=0.005)
     m = sim.run(capture, set=['traffic.t0.pcap_timing="rate"', "traffic.t0.rate_gbps=20"])["metrics"]
     assert m["offered_mpps"] == pytest.approx(20e3 / (1538 * 8), rel=0.02)
+    # The capture's own timing scaled to a quarter of its mean rate (6.152 Gb/s).
+    m = sim.run(capture, set=["traffic.t0.rate_gbps=1.538"])["metrics"]
+    assert m["offered_mpps"] == pytest.approx(0.125, rel=0.01)
 
 
 def test_scenario_text_carries_the_capture_s_absolute_path(capture, tmp_path, monkeypatch):
@@ -104,7 +107,6 @@ def hostio_cli(*args):
         (b"\x89PNG\r\n\x1a\n", None, "starts with bytes 89 50 4e 47"),
         ("cut", None, "the file ends at byte 238, inside frame 2 (at byte 136)"),
         ("jumbo", None, "above the 9018 B of a jumbo frame"),
-        ("good", "traffic.t0.rate_gbps=10", 'unset while pcap_timing = "capture"'),
         ("good", "traffic.t0.packet_size=64", "left out with packet_size: give one of packet_size, size_mix or pcap"),
         ("good", 'traffic.t0.size_mix="imix"', "left out with size_mix: give one of packet_size, size_mix or pcap"),
         ("good", "traffic.t0.flow_skew=1", "traffic.t0.flow_skew = 1: 0 with pcap"),

@@ -559,7 +559,9 @@ pub enum SizeMix {
 #[serde(rename_all = "kebab-case")]
 pub enum PcapTiming {
     /// Each frame follows the one before by its gap in the capture, or by its own wire time at
-    /// the NIC's line rate where the gap was shorter.
+    /// the NIC's line rate where the gap was shorter. With `rate_gbps`, every gap is scaled by
+    /// the same factor, so that the capture's mean rate becomes `rate_gbps` and its bursts keep
+    /// their shape (frames that come closer than the line allows still come at line rate).
     #[default]
     Capture,
     /// In trains at `rate_gbps` (line rate when unset), as a generator sends.
@@ -572,7 +574,8 @@ pub enum PcapTiming {
 pub struct TrafficCfg {
     /// The NIC receiving this traffic.
     pub nic: String,
-    /// Offered rate, Gb/s on the wire (20 B preamble+IFG per frame included); unset → line rate.
+    /// Offered rate, Gb/s on the wire (20 B preamble+IFG per frame included); unset → line rate
+    /// (a replayed capture with `pcap_timing = "capture"`: its own timing, see [`PcapTiming`]).
     pub rate_gbps: Option<f64>,
     /// Fixed Ethernet frame size including FCS, bytes (64..=9018). Exclusive with `size_mix` and
     /// `pcap`.
@@ -1722,6 +1725,13 @@ impl Resolved {
             }
             let c = crate::pcap::load_cached(std::path::Path::new(path))
                 .map_err(|e| ConfigError::new(format!("{}.pcap", table_key("traffic", name)), format!("{path:?}"), format!("a pcap or pcapng capture hostio can replay: {e}")))?;
+            if let (Some(rate), PcapTiming::Capture, None) = (t.rate_gbps, t.pcap_timing, c.mean_gbps()) {
+                return Err(ConfigError::new(
+                    format!("{}.rate_gbps", table_key("traffic", name)),
+                    rate,
+                    "left out: the capture has no mean rate to scale (one frame, or all at one instant); pcap_timing = \"rate\" sends its frames at rate_gbps",
+                ));
+            }
             self.captures.insert(name.clone(), c);
         }
         Ok(())
@@ -1965,13 +1975,6 @@ impl Scenario {
             if let Some(path) = &t.pcap {
                 if path.trim().is_empty() || path.contains('\0') {
                     return Err(ConfigError::new(k("pcap"), format!("{path:?}"), "the path of a pcap or pcapng file"));
-                }
-                if t.pcap_timing == PcapTiming::Capture && t.rate_gbps.is_some() {
-                    return Err(ConfigError::new(
-                        k("rate_gbps"),
-                        t.rate_gbps.unwrap_or_default(),
-                        "unset while pcap_timing = \"capture\" (the capture's timestamps set the rate); pcap_timing = \"rate\" sends its frames at rate_gbps",
-                    ));
                 }
                 if t.flow_skew != 0.0 {
                     return Err(ConfigError::new(k("flow_skew"), t.flow_skew, "0 with pcap (the capture's frames carry their flows)"));

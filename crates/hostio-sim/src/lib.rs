@@ -231,9 +231,9 @@ mod capture_tests {
         )
     }
 
-    /// Frames 1 µs apart arrive 1 µs apart (1 Mpps, the capture looping); with
-    /// `pcap_timing = "rate"` the same frames come at `rate_gbps`; frames stamped at one instant
-    /// arrive back to back at line rate.
+    /// Frames 1 µs apart arrive 1 µs apart (1 Mpps, the capture looping), or 2 µs apart with
+    /// `rate_gbps` at half the capture's mean rate; with `pcap_timing = "rate"` the same frames
+    /// come at `rate_gbps`; frames stamped at one instant arrive back to back at line rate.
     #[test]
     fn a_capture_replays_at_its_own_pace_at_the_rate_or_at_line_rate() {
         let p = capture("pace", 50, 1514, 1000, 8);
@@ -241,12 +241,20 @@ mod capture_tests {
         assert!((m.offered_mpps - 1.0).abs() < 0.01, "{}", m.offered_mpps);
         assert!((m.offered_gbps - 1518.0 * 8.0 / 1000.0).abs() < 0.1, "{}", m.offered_gbps);
         assert_eq!(m.dropped_packets, 0);
+        // A rate with the capture's timing scales its gaps: half its mean rate, half the frames.
+        let mean = 1538.0 * 8.0 / 1000.0;
+        let m = run_text(&scenario(&p, &format!("rate_gbps = {}", mean / 2.0)), &[], None).unwrap().metrics;
+        assert!((m.offered_mpps - 0.5).abs() < 0.005, "{}", m.offered_mpps);
         let m = run_text(&scenario(&p, "pcap_timing = \"rate\"\nrate_gbps = 40"), &[], None).unwrap().metrics;
         // 40 Gb/s on the wire of 1538 B per frame.
         assert!((m.offered_mpps - 40e3 / (1538.0 * 8.0)).abs() < 0.05, "{}", m.offered_mpps);
         let p = capture("burst", 50, 1514, 0, 8);
         let m = run_text(&scenario(&p, ""), &[], None).unwrap().metrics;
         assert!((m.offered_mpps - 100e3 / (1538.0 * 8.0)).abs() < 0.05, "{}", m.offered_mpps);
+        // Such a capture has no mean rate to scale.
+        let e = Run::new(&scenario(&p, "rate_gbps = 10"), &[], None).err().unwrap();
+        assert_eq!(e.key, "traffic.t0.rate_gbps");
+        assert!(e.allowed.contains("no mean rate to scale"), "{}", e.allowed);
     }
 
     /// RSS spreads a capture's flows: one flow keeps one of four busy cores' queues, 64 flows

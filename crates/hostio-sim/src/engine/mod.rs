@@ -551,7 +551,11 @@ impl Engine {
                 sizes: match (t.packet_size, t.size_mix, r.captures.get(tname)) {
                     (Some(s), _, _) => Sizes::Fixed(s),
                     (None, Some(m), _) => Sizes::Mix(traffic::mix_table(m)),
-                    (None, None, Some(cap)) => Sizes::Capture { cap: cap.clone(), pos: 0, timed: t.pcap_timing == PcapTiming::Capture },
+                    (None, None, Some(cap)) => {
+                        // A rate scales the capture's gaps to it (checked: the capture has a mean rate).
+                        let scale = t.rate_gbps.and_then(|r| cap.mean_gbps().map(|m| m / r)).unwrap_or(1.0);
+                        Sizes::Capture { cap: cap.clone(), pos: 0, timed: t.pcap_timing == PcapTiming::Capture, scale }
+                    }
                     _ => unreachable!("validated, captures loaded"),
                 },
                 flows: t.flows,

@@ -1,7 +1,7 @@
 //! Traffic: generators that send trains of frames at line rate with the offered average rate,
 //! fixed sizes or named mixes, flows hashed to queues by RSS or steered by flow-director rules
-//! (`imbalance`), captures replayed in a loop (each frame's size and flow, and its gap or the
-//! generator's trains), and PAUSE honoured by the link partner.
+//! (`imbalance`), captures replayed in a loop (each frame's size and flow, and its gap, scaled to
+//! `rate_gbps` when set, or the generator's trains), and PAUSE honoured by the link partner.
 use super::nic::Pkt;
 use super::{Engine, Ev};
 use crate::config::SizeMix;
@@ -20,9 +20,9 @@ pub(super) enum Sizes {
     Fixed(u32),
     Mix(Vec<(f64, u32)>),
     /// A capture's frames in a loop; `pos` is the next frame's. `timed`: each frame follows the
-    /// one before by its gap in the capture (or its wire time at line rate, if longer) instead
-    /// of the generator's trains.
-    Capture { cap: std::sync::Arc<crate::pcap::Capture>, pos: usize, timed: bool },
+    /// one before by its gap in the capture times `scale` (or its wire time at line rate, if
+    /// longer) instead of the generator's trains.
+    Capture { cap: std::sync::Arc<crate::pcap::Capture>, pos: usize, timed: bool, scale: f64 },
 }
 
 /// A traffic source: trains of `train` frames back to back at line rate, spaced so that the
@@ -64,9 +64,9 @@ impl Gen {
     /// wire time at line rate where the gap was shorter (`rate_clock` then holds the last
     /// arrival).
     pub(super) fn advance(&mut self, next: u32) -> f64 {
-        if let Sizes::Capture { cap, pos, timed: true } = &self.sizes {
+        if let Sizes::Capture { cap, pos, timed: true, scale } = &self.sizes {
             let wire = (next + 20) as f64 * self.ps_per_line_byte;
-            self.rate_clock += (cap.frames[*pos].gap_ps as f64).max(wire);
+            self.rate_clock += (cap.frames[*pos].gap_ps as f64 * scale).max(wire);
             return self.rate_clock;
         }
         self.rate_clock += (next + 20) as f64 * self.ps_per_wire_byte;
