@@ -18,8 +18,9 @@
 //! **Frame size.** Captures hold frames without their 4 B FCS (what libpcap captures on Ethernet)
 //! unless the file says otherwise, so a frame on the wire is the captured frame's original length,
 //! less a captured FCS, plus 4 B (for the IP and cooked link types, an Ethernet header of 14 B is
-//! put in place of the link header first), padded to the 64 B minimum. A frame above 9018 B (a jumbo frame with FCS) is refused: such "frames" come from
-//! captures taken above the NIC's segmentation or receive offloads, which no wire carried.
+//! put in place of the link header first), padded to the 64 B minimum. A frame above 9018 B (a
+//! jumbo frame with FCS) is refused: such "frames" come from captures taken above the NIC's
+//! segmentation or receive offloads, which no wire carried.
 //!
 //! **Flow.** A frame's flow is a hash of its IPv4 or IPv6 addresses, protocol (IPv6: the first
 //! next header) and, for TCP, UDP and SCTP, its ports (none for an IPv4 fragment, nor behind an
@@ -29,10 +30,10 @@
 //!
 //! **Timing.** Each frame keeps its gap to the latest timestamp before it (0 where timestamps go
 //! backwards, as in a capture merged from several queues, so the replay never runs behind the
-//! capture's clock); the first frame's gap is the capture's mean gap, so a
-//! replay that loops starts its next round as far after the last frame as frames were apart on
-//! average. A capture of one frame, or whose frames share one timestamp, therefore replays at
-//! line rate.
+//! capture's clock); the first frame's gap is the capture's mean gap, so a replay that loops
+//! starts its next round as far after the last frame as frames were apart on average. A capture
+//! of one frame, or whose frames share one timestamp, therefore replays at line rate, and has no
+//! mean rate ([`Capture::mean_gbps`]) for `rate_gbps` to scale its gaps to.
 use crate::rng::mix64;
 use std::collections::HashSet;
 use std::io::{BufReader, Read};
