@@ -127,7 +127,9 @@ def summary(r: dict, name: str) -> str:
         f"throughput {m['throughput_gbps']:.1f} Gb/s ({m['throughput_mpps']:.2f} Mpps)",
         f"           dropped {m['dropped_packets']:,} ({sum(n['out_of_buffer_packets'] for n in m['nics'].values()):,} out of RX descriptors), "
         f"PAUSE frames {m['pause_frames']:,}",
-        *(f"           {t} replays {c['pcap']} (pcap_timing = {c.get('pcap_timing', 'capture')})"
+        *(f"           {t} replays {c['pcap']} (pcap_timing = {c.get('pcap_timing', 'capture')}"
+          + (f", its gaps scaled to {c['rate_gbps']:g} Gb/s" if c.get("rate_gbps") and c.get("pcap_timing", "capture") == "capture" else "")
+          + ")"
           for t, c in r["scenario"].get("traffic", {}).items() if c.get("pcap")),
         f"DDIO       PCIe write hit rate {_pct(m['pcie_write_hit_rate'])}, read hit rate {_pct(m['pcie_read_hit_rate'])}; "
         f"allocations {m['ddio_allocations']:,}, evictions {m['ddio_evictions']:,}",

@@ -560,8 +560,10 @@ pub enum SizeMix {
 pub enum PcapTiming {
     /// Each frame follows the one before by its gap in the capture, or by its own wire time at
     /// the NIC's line rate where the gap was shorter. With `rate_gbps`, every gap is scaled by
-    /// the same factor, so that the capture's mean rate becomes `rate_gbps` and its bursts keep
-    /// their shape (frames that come closer than the line allows still come at line rate).
+    /// the factor that makes the capture's mean rate on the wire ([`crate::pcap::Capture::mean_gbps`],
+    /// 20 B per frame counted, as `rate_gbps` counts them) equal to `rate_gbps`, so its bursts keep
+    /// their shape; a frame the line holds back (its scaled gap shorter than its wire time)
+    /// delays the frames after it, so a bursty capture reaches less than `rate_gbps`.
     #[default]
     Capture,
     /// In trains at `rate_gbps` (line rate when unset), as a generator sends.

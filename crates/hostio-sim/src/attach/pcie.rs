@@ -31,7 +31,7 @@
 //! * RX completions compressed, `CQE_COMPRESSION` mini-CQEs per 64 B block (Linux
 //!   `MLX5_MINI_CQE_ARRAY_SIZE`; the DPDK mlx5 PMD enables it by default, `rxq_cqe_comp_en`);
 //! * one TX completion per `TX_COMPLETION_EVERY` packets (DPDK mlx5 PMD `MLX5_TX_COMP_THRESH`);
-//! * RX descriptors read a 64 B line (four 16 B descriptors) at a time; one 4 B doorbell per TX
+//! * RX descriptors read a 64 B line (four 16 B descriptors) at a time; one 8 B doorbell per TX
 //!   burst (no doorbell bytes are counted for posting RX descriptors). Per-burst and
 //!   per-session bytes are amortised as if every burst were full (`BURST` packets), as
 //!   pcie-bench's model does: shorter bursts come at low load, where the link is far from full;
@@ -151,7 +151,9 @@ impl Pcie {
     /// block, in the LLC where the core just wrote it; the rest streams behind it on the link).
     /// Both from hostio's PCIe latency model on this link.
     fn with_notice(mut self) -> Pcie {
-        let bell = self.lat.mmio_write_parts(DOORBELL_BYTES).total_ns;
+        // The design's own doorbell: the mlx5 PMD's 64-bit store, pcie-bench's NICs' 4 B tail.
+        let bell_bytes = if self.design == NicDesign::Cx5 { DOORBELL_BYTES } else { hostio_pcie::nic::PTR_BYTES };
+        let bell = self.lat.mmio_write_parts(bell_bytes).total_ns;
         let wqe = self.lat.dma_read_parts(TX_WQE_BYTES, hostio_pcie::MemLocation::Llc, hostio_pcie::Engine::Dma, false).total_ns;
         self.notice_ps = ((bell + wqe) * 1000.0) as u64;
         self

@@ -552,9 +552,11 @@ impl Engine {
                     (Some(s), _, _) => Sizes::Fixed(s),
                     (None, Some(m), _) => Sizes::Mix(traffic::mix_table(m)),
                     (None, None, Some(cap)) => {
-                        // A rate scales the capture's gaps to it (checked: the capture has a mean rate).
-                        let scale = t.rate_gbps.and_then(|r| cap.mean_gbps().map(|m| m / r)).unwrap_or(1.0);
-                        Sizes::Capture { cap: cap.clone(), pos: 0, timed: t.pcap_timing == PcapTiming::Capture, scale }
+                        // With its own timing, a rate scales the capture's gaps to it (checked: the
+                        // capture has a mean rate).
+                        let timed = t.pcap_timing == PcapTiming::Capture;
+                        let scale = t.rate_gbps.filter(|_| timed).and_then(|r| cap.mean_gbps().map(|m| m / r)).unwrap_or(1.0);
+                        Sizes::Capture { cap: cap.clone(), pos: 0, timed, scale }
                     }
                     _ => unreachable!("validated, captures loaded"),
                 },

@@ -60,9 +60,9 @@ impl Gen {
     /// (frame, preamble and gap at line rate) after the one before. The offered-rate clock
     /// advances by each frame's wire time at the offered rate as the frame is scheduled, so a
     /// train's first frame, too, follows the last one by at least its own wire time at line rate.
-    /// A replayed capture's frame with `timed` follows the one before by its gap, or by its own
-    /// wire time at line rate where the gap was shorter (`rate_clock` then holds the last
-    /// arrival).
+    /// A replayed capture's frame with `timed` follows the one before by its gap times `scale`,
+    /// or by its own wire time at line rate where that was shorter (`rate_clock` then holds the
+    /// last arrival).
     pub(super) fn advance(&mut self, next: u32) -> f64 {
         if let Sizes::Capture { cap, pos, timed: true, scale } = &self.sizes {
             let wire = (next + 20) as f64 * self.ps_per_line_byte;
