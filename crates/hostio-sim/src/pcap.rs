@@ -123,9 +123,7 @@ impl<R: Read> Src<R> {
             match self.r.read(&mut buf[got..]) {
                 Ok(0) => break,
                 Ok(n) => {
-                    for &b in &buf[got..got + n] {
-                        self.fnv = (self.fnv ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
-                    }
+                    self.fnv = crate::result::fnv1a64_extend(self.fnv, &buf[got..got + n]);
                     got += n;
                     self.off += n as u64;
                 }
@@ -417,7 +415,7 @@ pub fn load(path: &Path) -> Result<Capture, CaptureError> {
 
 /// Read a capture from `r`.
 pub fn read<R: Read>(r: R) -> Result<Capture, CaptureError> {
-    let mut s = Src { r, off: 0, fnv: 0xcbf2_9ce4_8422_2325 };
+    let mut s = Src { r, off: 0, fnv: crate::result::FNV1A64_START };
     let mut magic = [0u8; 4];
     if !s.exact(&mut magic, "the file header")? {
         return err("the file is empty");
@@ -803,6 +801,12 @@ pub(crate) mod tests {
             let d = parse(&classic_file(&three(), nanos, big, 1)).unwrap();
             assert_eq!(d.frames, c.frames, "nanos {nanos} big-endian {big}");
         }
+        // The digest covers every byte, those skipped past a frame's first 128 too.
+        let long = classic_file(&[(0, 1514, udp_frame(1514, 9, 0))], false, false, 1);
+        assert_eq!(parse(&long).unwrap().digest, crate::result::fnv1a64(&long));
+        let mut other = long.clone();
+        *other.last_mut().unwrap() ^= 1;
+        assert_ne!(parse(&other).unwrap().digest, parse(&long).unwrap().digest);
         // 3 frames of 64 + 1518 + 104 B, 20 B of preamble and gap each, 2 gaps over 25 µs.
         let want = (64 + 1518 + 104 + 60) as f64 * 2.0 / 3.0 * 8.0 / 25_000.0;
         assert!((c.mean_gbps().unwrap() - want).abs() < 1e-9);

@@ -137,7 +137,14 @@ pub struct SimResult {
 }
 
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    fnv1a64_extend(FNV1A64_START, bytes)
+}
+
+/// FNV-1a 64's state before any byte.
+pub const FNV1A64_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a 64 of the bytes hashed into `h` so far followed by `bytes` (for data read in parts).
+pub fn fnv1a64_extend(mut h: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         h ^= b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
