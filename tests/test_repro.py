@@ -662,6 +662,11 @@ def test_reproduce_every_experiment_short(tmp_path):
             tb = _csv(tmp_path / f"{e.id}_testbed.csv")
             assert tb and {"metric", "testbed", "hostio", "difference"} <= set(tb[0]), e.id
             assert "Against the testbed's own measurements" in section, e.id
+    # a table shows the metrics its claims were decided on, beside the common ones
+    for eid, key in [("fig14", "hp.p99_ns"), ("remote", "io.llc_misses_per_packet"), ("pause", "pause_per_mpkt"), ("netdimm-clone", "fwd.copy_ns")]:
+        e = next(x for x in repro.EXPERIMENTS if x.id == eid)
+        header = summary.split(f"## {e.figure}: {e.title}")[1].split("</summary>\n\n")[1].splitlines()[0]
+        assert f"| {key} |" in header and "| write_hit |" in header and f"{key}_min" not in header, (eid, header)
 
 
 def test_reproduce_rejects_bad_seeds(tmp_path):
@@ -800,6 +805,10 @@ def test_failure_notes_follow_the_failure():
     flat, rose = f14(1000, 1000, 1000, 1000, 1000), f14(1000, 1300, 1250, 1020, 1250)
     assert all("no rise" in x.note for x in flat[2:]) and not any("no rise" in x.note for x in rose[2:])
     assert "more than the paper's ~30 %" in f14(1000, 1500, 1100, 1020, 1080)[0].note
+    # A fall the seeds can make is no rise, named by what hostio lacks; a larger one is not
+    small_fall, big_fall = f14(1000, 980, 1000, 1000, 1000), f14(1000, 850, 1000, 1000, 1000)
+    assert all(c.missing == "core-cost" for c in small_fall) and small_fall[0].note == repro.FIG14_FLAT_NOTE
+    assert all(c.missing == "" for c in big_fall) and "falls by more than 10 %" in big_fall[0].note
 
 
 def test_disagreements_are_grouped_by_what_hostio_lacks():
