@@ -34,7 +34,7 @@
 //!
 //! **Lines per batch** (`b` descriptors of 16 B): padded 1 line per descriptor; grouped
 //! ⌈b/4⌉ lines (each batch starts a new line); packed: the lines a batch touches, averaged over
-//! the four possible starting offsets, so batches that share a line pay for it twice (the
+//! the slot offsets (k·b) mod 4, k = 0..3, at which back-to-back batches start, so batches that share a line pay for it twice (the
 //! "thrashing" of CC-NIC §4.4). A doorbell adds the tail line. A payload of `p` bytes adds
 //! ⌈p/64⌉ lines per descriptor in each direction. Separate free queues add 8 B per descriptor
 //! (1/8 line) and a tail line per batch for each of the two queues.

@@ -6,12 +6,12 @@
 //! that holds the working set, and random order defeats the stride prefetchers (lmbench
 //! `lat_mem_rd -t`, Intel Memory Latency Checker). Buffers of 64 KiB and more are mapped on
 //! their own and advised transparent huge pages, so DRAM-sized sets measure DRAM rather than
-//! page walks. One untimed traversal warms the set;
-//! then `reps` timed runs, median taken.
+//! page walks. An untimed chase of min(lines, loads) loads warms the set (a whole traversal
+//! up to the default cap of 4 Mi loads); then `reps` timed runs, median taken.
 //!
 //! **Plateaus.** The curve is flat while the set fits a level and steps up past it. The level
 //! latency is the median of the points well inside the level (≤ half its capacity, ≥ twice the
-//! previous one; for the LLC only the points still below the geometric mean of the L2 and DRAM
+//! previous one; for DRAM the points ≥ 4 × LLC, or ≥ 2 × LLC when none was measured; for the LLC only the points still below the geometric mean of the L2 and DRAM
 //! latencies, because the usable LLC can be much smaller than the nominal one); the *detected*
 //! size of a level is the largest working set whose latency stays below the geometric mean of
 //! this level's and the next level's latency.
@@ -235,7 +235,9 @@ pub fn loaded_chase(cfg: &ChaseConfig, stream_cpus: &[usize], stream_bytes: usiz
 }
 
 /// One line on its own 128 B (two lines), so the adjacent-line prefetcher of Intel cores, which
-/// fetches 128 B-aligned pairs, never drags a neighbour into the measurement.
+/// completes each line fetched into the L2 with the other half of its 128 B-aligned pair (Intel
+/// 64 and IA-32 Architectures Optimization Reference Manual, "Data Prefetching": the L2 spatial
+/// prefetcher), never drags a neighbour into the measurement.
 #[repr(C, align(128))]
 struct IsolatedLine(AtomicU64);
 

@@ -146,7 +146,8 @@ struct Desc {
 #[repr(C, align(64))]
 struct DescLine([Desc; 4]);
 
-/// An index alone on 128 B (Intel's adjacent-line prefetcher pairs 128 B-aligned lines).
+/// An index alone on 128 B (Intel's L2 spatial prefetcher completes a line with the other half of
+/// its 128 B-aligned pair: Optimization Reference Manual, "Data Prefetching").
 #[repr(C, align(128))]
 struct Index(AtomicU64);
 

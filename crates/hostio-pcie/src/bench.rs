@@ -7,6 +7,10 @@
 //! *thrash* (the cache filled with other data). A random access hits the LLC with probability
 //! `min(1, capacity / window)` where capacity is the LLC for warm and the DDIO share (I/O ways)
 //! for device-warm; the IO-TLB misses with probability `max(0, 1 − entries / pages(window))`.
+//! LAT_WRRD reads back the line it has just written, which the write left in the DDIO ways: its
+//! read hits with probability `min(1, ddio_bytes / window)` whatever the cache state
+//! (`llc_hit_probability` still reports the cache state's figure, which LAT_RD and the bandwidth
+//! tests use).
 //!
 //! * Latency tests (LAT_RD, LAT_WRRD) report the median and the mean: the median takes the more
 //!   likely outcome of each binary event (hit/miss), the mean their mixture.

@@ -185,7 +185,10 @@ pub struct PcieLatencyParams {
     /// Device: issuing a small transfer through the direct command interface, ns: 67 ns less than
     /// the DMA engine, as the measured 64 B command read (480 ns) is below the DMA read (547 ns).
     pub device_cmd_issue_ns: f64,
-    /// Device: extra gap before a DMA that depends on the previous one (LAT_WRRD), ns.
+    /// Device: the turn-around from a DMA write to the read that depends on it (LAT_WRRD), the
+    /// read's own issue included, ns: fitted as what remains of pcie-bench's measured 64 B
+    /// LAT_WRRD median (773 ns, module docs) beyond the modelled write and the read's link,
+    /// root-complex and memory parts.
     pub device_dependent_gap_ns: f64,
     /// Device: answering an MMIO register read, ns. With `core_to_rc_ns` it makes CC-NIC's
     /// ≈ 980 ns 8 B MMIO read of an E810; the split between the two is an estimate (the

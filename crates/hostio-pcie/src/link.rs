@@ -81,7 +81,7 @@ pub const TLP_ECRC_BYTES: u64 = 4;
 pub const MSI_BYTES: u64 = 4;
 
 /// Gen 3 ACK limit = FC update interval (bytes), rows x1..x32, columns MPS 128..4096.
-/// PCIe Base Spec 5.0 Tables 3-7/2-46; gen 4..7 reuse it (as pcie-bench does).
+/// The 8 GT/s tables, PCIe Base Spec 5.0 Tables 3-9 (ACK) and 2-48 (FC); gen 4..7 reuse it (as pcie-bench does).
 const GEN3_TABLE: [[u32; 6]; 6] = [
     [333, 512, 655, 1167, 2191, 4239],
     [224, 313, 385, 641, 1153, 2177],
@@ -90,7 +90,7 @@ const GEN3_TABLE: [[u32; 6]; 6] = [
     [144, 168, 182, 246, 374, 630],
     [129, 141, 148, 180, 244, 372],
 ];
-/// Gen 1 ACK limits (Table 3-9). The FC table equals it except x32/2048 (248).
+/// Gen 1 ACK limits (Table 3-7; FC Table 2-46). The FC table equals it except x32/2048 (248).
 const GEN1_ACK: [[u32; 6]; 6] = [
     [237, 416, 559, 1071, 2095, 4143],
     [128, 217, 289, 545, 1057, 2081],
@@ -99,7 +99,7 @@ const GEN1_ACK: [[u32; 6]; 6] = [
     [48, 72, 86, 150, 278, 534],
     [33, 45, 52, 84, 148, 276],
 ];
-/// Gen 2 ACK limits (Table 3-8). The FC table equals it except x32/4096 (327).
+/// Gen 2 ACK limits (Table 3-8; FC Table 2-47). The FC table equals it except x32/4096 (327).
 const GEN2_ACK: [[u32; 6]; 6] = [
     [288, 467, 610, 1122, 2146, 4194],
     [179, 268, 340, 596, 1108, 2132],

@@ -561,8 +561,8 @@ fn xor_slice(pa_line: u64, slices: u32) -> u32 {
 /// Lines of a base sequence (line-address bits 0..12, 256 KiB), as on the measured map.
 const SEQ_LINES: u64 = SKX18_BASE_LINES;
 
-/// Permutation-select masks of the generic sequence map over line-address bits 12..36
-/// (physical bits 18..41, so the map repeats every 4 TiB), drawn from SplitMix64. Twelve
+/// Permutation-select masks of the generic sequence map over line-address bits 12..=35
+/// (physical bits 18..=41, so the map repeats every 4 TiB), drawn from SplitMix64. Twelve
 /// independent masks let the blocks of 4096 lines reach all 4096 XOR translations of the base
 /// sequence.
 const SEQ_PERM_MASKS: [u64; 12] = {

@@ -83,8 +83,9 @@ pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
             }
             // Every slot not yet released is covered by a completion to come, or lies in the open
             // block, which a burst's end leaves shorter than a completion's worth of slots and
-            // holding fewer than an eighth of the ring's eMPW segments (so a full ring, or full
-            // segments, always have a completion to wait for).
+            // holding fewer eMPW segments than the ring's lines hold (4 each; with inlining the
+            // engine closes it at an eighth of that, `TxRing::close_burst`), so a full ring, or
+            // full segments, always have a completion to wait for.
             let ends = &q.tx_comp_ends;
             let ordered = ends.windows(2).all(|w| w[0] < w[1]) && ends.first().map_or(true, |&e| e >= q.tx_clean) && ends.last().map_or(true, |&e| e < q.tx_head);
             let covered = ends.last().map_or(q.tx_clean, |&e| e + 1) + q.tx_open == q.tx_head

@@ -124,7 +124,8 @@ pub struct SimResult {
     pub version: &'static str,
     pub seed: u64,
     /// FNV-1a 64 of the scenario's canonical JSON (defaults and overrides applied; a platform
-    /// file is covered by the facts it holds, not by its path).
+    /// file is covered by the facts it holds, and a replayed capture by the digest of its bytes,
+    /// not by their paths).
     pub scenario_hash: String,
     pub scenario: Scenario,
     pub platform: Platform,
