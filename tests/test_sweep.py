@@ -341,6 +341,13 @@ def test_seeds_and_summary_on_the_command_line(tmp_path):
     s = sweep.summarize(df, ["traffic.t0.packet_size"])
     assert list(s["seeds"]) == [3, 3]
     assert (s["throughput_gbps.min"] <= s["throughput_gbps"]).all() and (s["throughput_gbps"] <= s["throughput_gbps.max"]).all()
+    # The axes mapping hostio.sweep takes is taken as its keys; axes that leave one out are refused
+    # rather than pooling two packet sizes into one "spread over seeds".
+    assert sweep.summarize(df, {"traffic.t0.packet_size": [512, 1500]}).equals(s)
+    with pytest.raises(hostio.ConfigError, match=r"axes = \[\]: every column the sweep varied .* seed 1 has 2 rows"):
+        sweep.summarize(df, [])
+    with pytest.raises(hostio.ConfigError, match="axes = 'a int'"):
+        sweep.summarize(df, 3)
     # A column the table lacks, or axes given as one string, is named.
     for axes, metrics, key in ((["traffic.t0.packet_size"], ["nosuch"], "metrics = 'nosuch'"), (["nosuch"], None, "axes = 'nosuch'"),
                                ("traffic.t0.packet_size", None, "axes = ")):

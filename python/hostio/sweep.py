@@ -1003,21 +1003,26 @@ def metric_columns(df, axes: Sequence[str] = ()) -> list[str]:
     return [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
 
 
-def summarize(df, axes: Sequence[str], metrics: Sequence[str] | None = None):
+def summarize(df, axes: Sequence[str] | Mapping[str, Sequence], metrics: Sequence[str] | None = None):
     """Median and spread over seeds: per point of the axes, ``<metric>`` (median), ``<metric>.min``,
-    ``<metric>.max`` and ``seeds`` (how many ran). ``axes`` and ``metrics`` are lists of the
-    table's column names (``metrics=None``: throughput, p99 latency, PCIe write hit rate and drops,
-    those the table has); a metric must hold numbers."""
+    ``<metric>.max`` and ``seeds`` (how many ran). ``axes`` is a list of the table's column names,
+    or the mapping given to :func:`sweep` (its keys are taken); ``metrics`` a list of column names
+    (``None``: throughput, p99 latency, PCIe write hit rate and drops, those the table has); a
+    metric must hold numbers. When the table has a ``seed`` column, each point of the axes must
+    hold a seed once: axes that leave out one the sweep varied would pool different points into
+    one "spread over seeds", and are refused."""
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
         raise config_error("df", type(df).__name__, "a pandas DataFrame (hostio.sweep's or hostio.load's table)")
+    if isinstance(axes, Mapping):
+        axes = list(axes)
     for key, cols in (("axes", axes), ("metrics", [] if metrics is None else metrics)):
         # One string is not a list of names; a list must hold names only.
         if isinstance(cols, (str, bytes)):
             bad = cols
         elif not isinstance(cols, Sequence):
-            bad = type(cols).__name__
+            bad = f"a {type(cols).__name__}"
         else:
             bad = next((c for c in cols if not isinstance(c, str)), None)
         if bad is not None:
@@ -1044,6 +1049,11 @@ def summarize(df, axes: Sequence[str], metrics: Sequence[str] | None = None):
     rows = []
     for key, part in g:
         key = key if isinstance(key, tuple) else (key,)
+        if "seed" in part and part["seed"].duplicated().any():
+            seed = part.loc[part["seed"].duplicated(), "seed"].iloc[0]
+            at = ", ".join(f"{a}={v}" for a, v in zip(axes, key)) or "the whole table"
+            raise config_error("axes", list(axes), f"every column the sweep varied (its sweep.json lists them): at {at} seed {seed} "
+                               f"has {int((part['seed'] == seed).sum())} rows, so these axes would pool different points")
         row = dict(zip(axes, key))
         row["seeds"] = len(part)
         for m in metrics:
