@@ -190,7 +190,8 @@ pub struct PlatformCfg {
     pub llc_slices: Option<u32>,
     /// Override: MiB per LLC slice.
     pub llc_mib_per_slice: Option<f64>,
-    /// Override: replacement of core fills (device allocations stay LRU).
+    /// Replacement of core fills: no preset sets one, so unset is `lru` (device allocations
+    /// evict in LRU order whatever this says).
     pub replacement: Option<Replacement>,
     /// Where DDIO's write-allocates enter the I/O ways' LRU order (default `adaptive`).
     pub ddio_insertion: DdioInsertion,
@@ -772,7 +773,7 @@ pub struct Platform {
 /// their sources and estimates, on [`Platform::preset`]), except `coherent_link_gbyte_s`
 /// (`default_link_bw`), which is not the Skylake-SP preset's.
 fn default_upi_ns() -> f64 {
-    50.0
+    54.0
 }
 fn default_core_bw() -> f64 {
     12.0
@@ -828,23 +829,47 @@ impl Platform {
     ///   these parts each core comes with one slice, so ARK's LLC size is cores × slice size). The
     ///   LLC ways, DDIO's default ways and the recycled-line ways as the DDIO paper (ATC'20) and
     ///   the studies named at those fields give them.
-    /// * L1 and L2 latencies: load-to-use cycle counts commonly measured for these cores
-    ///   (Skylake-SP L1 4, L2 14; Haswell L1 4, L2 ~12; Sunny Cove L1 5, L2 14) at each base clock;
-    ///   estimates, no one source.
-    /// * `dram_latency_ns`: the DDIO paper's "every access to main memory takes ~100 ns" read as
-    ///   loaded-idle latency, 85–95 ns by generation (an estimate). `upi_latency_ns` makes a remote
-    ///   DRAM read about twice a local one (CC-NIC, ASPLOS'24, Fig. 7: remote uncached DRAM ≈ 2×
-    ///   local).
-    /// * `llc_latency_ns` and `c2c_latency_ns`: estimates within the range that microbenchmark
-    ///   reports give for these mesh (Skylake-SP, Ice Lake-SP) and ring (Haswell-EP) LLCs; no one
-    ///   published source.
+    /// * Intel Memory Latency Checker (MLC) runs published for dual-socket servers of these parts
+    ///   (`--latency_matrix`, `--idle_latency`, `--c2c_latency`, `--bandwidth_matrix`):
+    ///   - [G] 2 × Xeon Gold 6140 (the Skylake-SP preset's part), KU Leuven's Genius cluster, MLC
+    ///     3.10 (github.com/hpcleuven/VscDocumentation, `source/leuven/old_hardware/genius/
+    ///     skylake_mlc.txt`): local DRAM 89.1–90.2 ns, remote 143.2–144.3 ns, L2→L2 HITM 49.9 ns,
+    ///     read-only bandwidth 104.4–106.0 GB/s per socket;
+    ///   - [H] 2 × Xeon E5-2699 v3 (the Haswell-EP preset's part, 4 × DDR4-2133 per socket),
+    ///     FD.io CSIT's calibration data, MLC 3.5 (github.com/FDio/csit, `docs/report/
+    ///     introduction/test_environment_sut_calib_hsw.rst`): idle latency 96.7 ns (matrix
+    ///     97.5–98.0), remote 132.8–139.6 ns, L2→L2 HITM 47.1 ns, read-only bandwidth 57.9 GB/s
+    ///     per socket (stream-triad-like 99.4–105.3 GB/s for both);
+    ///   - [W] 2 × Xeon Platinum 8360Y (Ice Lake-SP, a 36-core die: no run of the 16-core Silver
+    ///     4314 was found), KU Leuven's wICE cluster, MLC 3.10 (same repository, `source/leuven/
+    ///     tier2_hardware/icelake_mlc.txt`): local DRAM 89.0–89.2 ns, remote 142.7–142.9 ns,
+    ///     L2→L2 HITM 64.2 ns (HIT 60.1).
+    /// * L1 and L2 load-to-use latencies in core cycles at each base clock: Skylake-SP L1 4, L2 13
+    ///   (AnandTech, "The Intel Skylake-X Review", 2017, p. 4, Skylake-SP caches: L1-D 4 cycles,
+    ///   L2 11–13); Haswell L1 4, L2 12 (estimates: no primary source for the server part);
+    ///   Sunny Cove L1 5, L2 13 (Chips and Cheese's measurements as compiled in
+    ///   github.com/jiegec/cpu, `docs/sunny_cove.d2`).
+    /// * `dram_latency_ns`: MLC's idle local latency ([G] 90 ns; [H] 97 ns; [W] 89 ns), the
+    ///   "~100 ns" of the DDIO paper. `upi_latency_ns`: remote less local DRAM in the same runs
+    ///   ([G] +53–55 ns, so 54; [H] +35–42 ns, so 38; [W] +53.5 ns, so 55 rounded up).
+    /// * `c2c_latency_ns`: MLC's local L2→L2 HITM ([G] 49.9, so 50; [H] 47.1, so 47; [W] 64.2
+    ///   on the larger die, so 60 for the 16-core part, an estimate).
+    /// * `llc_latency_ns`: estimates. Skylake-SP: AnandTech (as above) measured 77 core cycles on
+    ///   a Skylake-X at ~4 GHz (~19 ns); at the 6140's 2.3 GHz the same count would be 33 ns, and
+    ///   the mesh's own clock sets most of it, so 26 ns lies between. Haswell-EP's ring and Ice
+    ///   Lake-SP's mesh: 20 and 32 ns, no published measurement found, below each part's L2→L2
+    ///   transfer as an LLC hit must be.
     /// * `memory_bandwidth_gbyte_s`: 76–81 % of the channels' peak (ARK: 6 × DDR4-2666 = 128 GB/s,
     ///   102 GB/s = 80 %; 4 × DDR4-2133 = 68.3 GB/s, 55 GB/s = 81 %; 8 × DDR4-2666 = 171 GB/s,
-    ///   130 GB/s = 76 %), an estimate of sustained bandwidth.
-    /// * `core_memory_bandwidth_gbyte_s`: an estimate of one core's streaming bandwidth (its ~10
-    ///   line-fill buffers of 64 B per DRAM latency, raised by the L2 prefetchers; the simulator
-    ///   overlaps a core's independent accesses over 10 fill buffers on every preset), the
-    ///   ceiling that MBA percentages below 100 scale.
+    ///   130 GB/s = 76 %): against MLC's read-only bandwidth [G] 104–106 and [H] 58 GB/s per
+    ///   socket, and its stream-triad-like mix [H] 50–53; no Silver 4314 run found.
+    /// * `core_memory_bandwidth_gbyte_s`: one core's streaming bandwidth, the ceiling that MBA
+    ///   percentages below 100 scale. Haswell-EP: 20 GB/s, single-thread STREAM Triad on an
+    ///   E5-2690 v3 with DDR4-2133 (J. McCalpin, Intel Community forum, "single core bandwidth:
+    ///   haswell vs. broadwell vs. skylake": "very close to 19.9 GB/s"). Skylake-SP 12 and Ice
+    ///   Lake-SP 14 GB/s: estimates (a core's ~10 line-fill buffers of 64 B per DRAM latency,
+    ///   raised by the L2 prefetchers; the simulator overlaps a core's independent accesses over
+    ///   10 fill buffers on every preset), no measurement found.
     pub fn preset(name: &str) -> Option<Platform> {
         match name {
             "skylake-gold-6140" => Some(Platform {
@@ -860,12 +885,12 @@ impl Platform {
                 ddio_default_mask: 0x600,
                 ddio_mask_rule: MaskRule::Contiguous,
                 l1_latency_ns: 1.7,
-                l2_latency_ns: 6.1,
+                l2_latency_ns: 5.7,
                 llc_latency_ns: 26.0,
                 dram_latency_ns: 90.0,
-                c2c_latency_ns: 55.0,
+                c2c_latency_ns: 50.0,
                 memory_bandwidth_gbyte_s: 102.0,
-                upi_latency_ns: 50.0,
+                upi_latency_ns: 54.0,
                 recycled_io_mask: Some(0x3),
                 ddio_ways_ignored: false,
                 core_memory_bandwidth_gbyte_s: 12.0,
@@ -889,15 +914,15 @@ impl Platform {
                 l1_latency_ns: 1.7,
                 l2_latency_ns: 5.2,
                 llc_latency_ns: 20.0,
-                dram_latency_ns: 85.0,
-                c2c_latency_ns: 45.0,
+                dram_latency_ns: 97.0,
+                c2c_latency_ns: 47.0,
                 memory_bandwidth_gbyte_s: 55.0,
-                upi_latency_ns: 45.0,
+                upi_latency_ns: 38.0,
                 // No study measured recycled I/O lines on the inclusive Haswell LLC: none is an
                 // assumption.
                 recycled_io_mask: Some(0),
                 ddio_ways_ignored: false,
-                core_memory_bandwidth_gbyte_s: 10.0,
+                core_memory_bandwidth_gbyte_s: 20.0,
                 coherent_line_ns: None,
                 // Two QPI links at 9.6 GT/s (Intel ARK, Xeon E5-2699 v3).
                 coherent_link_gbyte_s: 38.4,
@@ -919,9 +944,9 @@ impl Platform {
                 ddio_default_mask: 0xC00,
                 ddio_mask_rule: MaskRule::Contiguous,
                 l1_latency_ns: 2.1,
-                l2_latency_ns: 5.8,
+                l2_latency_ns: 5.4,
                 llc_latency_ns: 32.0,
-                dram_latency_ns: 95.0,
+                dram_latency_ns: 89.0,
                 c2c_latency_ns: 60.0,
                 memory_bandwidth_gbyte_s: 130.0,
                 upi_latency_ns: 55.0,
