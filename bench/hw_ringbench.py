@@ -12,8 +12,8 @@ JSONL file but left out of the tables. Printed: per configuration
 the median over repetitions (and min–max), the ablation ratios beside the model's and the
 paper's, and the model's errors with the default mlp = 4 and with the mlp that fits best
 (1..=16, least mean |log error| over latency and rate). Writes DIR/ringbench.jsonl.
---repeat is 1..=1000, --duration-ms 2..=60000, --payload 0 or 64..=1500, --window 1..=4096 (``hostio
-ringbench``'s limits); bad values are refused before DIR is created.
+--repeat is 1..=1000, --duration-ms 2..=60000, --payload 0 or 64..=1500, --window 64..=4096 (``hostio
+ringbench``'s limits for a sweep whose largest batch is 64); bad values are refused before DIR is created.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int_in(1, 1000), default=3)
     ap.add_argument("--duration-ms", type=int_in(2, 60000, " ms"), default=500)
     ap.add_argument("--payload", type=integer_arg, default=64)  # 0 or 64..1500: checked by rb.config
-    ap.add_argument("--window", type=int_in(1, 4096, " descriptors"), default=256)
+    ap.add_argument("--window", type=int_in(64, 4096, " descriptors"), default=256)
     ap.add_argument("--out", default="out/hw")
     a = ap.parse_args()
     try:

@@ -113,7 +113,8 @@ def _as_options(args, **renamed: str):
 
 
 def _add_link(p, with_gen_lanes: bool = True) -> None:
-    g = p.add_argument_group("link (defaults: gen 3, x8, MPS 256, MRRS 512, RCB 64, 64-bit)")
+    g = p.add_argument_group("link (defaults: gen 3, x8, MPS 256, MRRS 512, RCB 64, 64-bit)" if with_gen_lanes
+                             else "link (generations 1-7 and widths x1-x32 are searched; defaults: MPS 256, MRRS 512, RCB 64, 64-bit)")
     if with_gen_lanes:
         g.add_argument("--gen", default=None, help="PCIe generation 1..=7")
         g.add_argument("--lanes", default=None, help="lanes: 1, 2, 4, 8, 16, 32")

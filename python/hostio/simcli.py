@@ -13,18 +13,25 @@ from hostio.cli import integer_arg, number_arg
 from hostio.errors import ConfigError, config_error
 
 
+def _set_help(where: str = "") -> str:
+    """Help of a command's --set."""
+    return f"override any key{where}: a TOML dotted key and a TOML value, or bare text (repeatable)"
+
+
 def register(sub) -> None:
     p = sub.add_parser("run", help="simulate one scenario", description="Simulate one scenario file.")
     p.add_argument("scenario", help="scenario TOML file (or the name of a bundled one, e.g. quickstart)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", help="override any key (repeatable)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", help=_set_help())
     p.add_argument("--seed", type=integer_arg, help="override run.seed")
     p.add_argument("--json", metavar="PATH|-", help="write the full result as JSON to PATH, or to stdout with -")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("check", help="validate a scenario and print it resolved")
-    p.add_argument("scenario")
-    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    p = sub.add_parser("check", help="validate a scenario and print it resolved",
+                       description="Validate a scenario and print it resolved (defaults and overrides applied), with the "
+                                   "platform it runs on and each replayed capture's figures. Exit status 2 on bad input.")
+    p.add_argument("scenario", help="scenario TOML file (or the name of a bundled one, e.g. quickstart)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", help=_set_help())
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("presets", help="list the platform presets and their facts")
@@ -34,11 +41,11 @@ def register(sub) -> None:
     p = sub.add_parser("sweep", help="run a scenario over keys and seeds, locally or on a Dask cluster")
     p.add_argument("scenario")
     p.add_argument("--axis", action="append", required=True, metavar="KEY.PATH=V1,V2,...", help="a swept key (repeatable, each key once; cartesian product)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", help=_set_help(" of every point"))
     p.add_argument("--seeds", type=integer_arg, default=None, metavar="N", help="run every point on N seeds (run.seed and the N-1 after it)")
     p.add_argument("--out", required=True, help="folder for results.parquet, table.csv, points.jsonl (re-running resumes)")
     _scheduler_options(p)
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("report", help="one self-contained HTML page for a sweep or reproduce folder")
@@ -53,14 +60,15 @@ def register(sub) -> None:
     p.add_argument("scenario")
     p.add_argument("--goal", required=True, choices=("p99", "throughput", "misses"))
     p.add_argument("--slo", type=number_arg, default=None, metavar="VALUE",
-                   help="p99: ns at most; throughput: Gb/s at least; misses: DMA write miss rate at most (defaults: see README)")
+                   help="p99: ns at most (default 1.1 x the best median found); throughput: Gb/s at least (default 0.99 x the "
+                        "best median found); misses: DMA write miss rate at most (default 0.05)")
     p.add_argument("--knobs", default=None, metavar="KEY[=V1,V2..],...",
                    help="keys to search, not run.* (default platform.ddio_ways, every NIC's rx_descriptors, the cores of every app on a NIC)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE")
+    p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", help=_set_help(" of the scenario searched"))
     p.add_argument("--seeds", type=integer_arg, default=3, metavar="N", help="seeds per setting (default 3)")
     p.add_argument("--json", metavar="PATH|-", help="write the advice as JSON to PATH, or to stdout with -")
     _scheduler_options(p)
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_advise)
 
     p = sub.add_parser("reproduce", help="reproduce the DDIO, CC-NIC and NetDIMM papers' experiments: figures, tables, summary")
@@ -72,7 +80,7 @@ def register(sub) -> None:
     p.add_argument("--scheduler", default="local", metavar="S", help="local (default), dask, or tcp://HOST:PORT")
     p.add_argument("--seeds", default=None, metavar="N",
                    help="run every point on seeds 1..=N; claims use the median over them (default 5)")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_reproduce)
 
 

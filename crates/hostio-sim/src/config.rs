@@ -1987,13 +1987,17 @@ impl Scenario {
                     return Err(ConfigError::new(k("rate_gbps"), rate, format!("0 < rate ≤ the NIC's line rate {}", nic.line_rate_gbps)));
                 }
             }
+            // Overrides add keys to a table: replacing one source of sizes by another takes the whole
+            // table (`--set 'traffic.t0={nic="nic0", size_mix="imix"}'`), as the message says.
+            let whole = |key: &str, value: &str| format!("replace the whole table to change it, e.g. --set '{}={{nic={:?}, {key}={value}}}'", table_key("traffic", name), t.nic);
             match (t.packet_size, t.size_mix, &t.pcap) {
                 (Some(s), Some(m), _) => {
-                    return Err(ConfigError::new(k("size_mix"), format!("{:?}", format!("{m:?}").to_lowercase()), format!("left out with packet_size = {s}: give one of packet_size, size_mix or pcap")))
+                    let m = format!("{:?}", format!("{m:?}").to_lowercase());
+                    return Err(ConfigError::new(k("size_mix"), &m, format!("not with packet_size = {s}: give one of packet_size, size_mix or pcap ({})", whole("size_mix", &m))))
                 }
                 (Some(_), _, Some(p)) | (_, Some(_), Some(p)) => {
                     let other = if t.packet_size.is_some() { "packet_size" } else { "size_mix" };
-                    return Err(ConfigError::new(k("pcap"), format!("{p:?}"), format!("left out with {other}: give one of packet_size, size_mix or pcap")));
+                    return Err(ConfigError::new(k("pcap"), format!("{p:?}"), format!("not with {other}: give one of packet_size, size_mix or pcap ({})", whole("pcap", &format!("{p:?}")))));
                 }
                 (None, None, None) => return Err(ConfigError::new(k("packet_size"), "", "required: a frame size in 64..=9018 B, size_mix = \"imix\" | \"campus\", or pcap = \"FILE\"")),
                 (Some(s), None, None) if !(64..=9018).contains(&s) => return Err(ConfigError::new(k("packet_size"), s, "64..=9018 B (Ethernet frame with FCS)")),
