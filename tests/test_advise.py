@@ -68,8 +68,11 @@ def test_a_scenario_that_meets_the_goal_when_no_searched_setting_does_is_kept_as
     slo = base["before"]["dma_write_miss_rate"]["max"] + 0.01
     adv = advise.advise("quickstart", goal="misses", slo=slo, knobs=advise.parse_knobs("nics.nic0.rx_descriptors=4096"),
                         set=["traffic.t0.packet_size=1500"] + SHORT, seeds=1, jobs=1, progress=False)
-    assert adv["met"] and adv["changed"] == [] and adv["after"] == adv["before"]
+    assert adv["met"] and adv["changed"] == [] and adv["after"] == adv["before"] and adv["as_given"]
     assert "already the cheapest setting that meets the goal" in adv["lesson"] and "NOT MET" not in advise.describe(adv)
+    assert "(as given: it meets the goal, and none of 1 searched does)" in advise.describe(adv)
+    # A searched setting that meets it is not "as given"
+    assert base["met"] and not base["as_given"] and "(cheapest of 1 searched" in advise.describe(base)
 
 
 def test_knob_parsing_and_errors():

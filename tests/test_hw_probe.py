@@ -49,6 +49,9 @@ def test_pair_test_refused_on_one_cpu(capsys):
     rc, out, err = run_cli(["--cpus", "0", "--tests", "c2c"], capsys)
     assert rc == 2 and out == ""
     assert "c2c needs two cpus" in err and "--cpus gives only [0]" in err and err.count("\n") == 1
+    # All four named, in their default order, are asked for too
+    rc, out, err = run_cli(["--cpus", "0", "--tests", "latency,loaded,c2c,bandwidth"], capsys)
+    assert rc == 2 and out == "" and "c2c and loaded need two cpus" in err
 
 
 @pytest.mark.parametrize("args,msg", [

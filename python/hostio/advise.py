@@ -243,9 +243,14 @@ def advise(
     scheduler: str = "local",
     progress: bool = True,
 ) -> dict:
-    """Search ``knobs`` and return the advice: ``goal``, ``slo``, ``met``, ``settings`` (key → value),
-    ``set`` (the same as ``--set`` arguments), ``before``/``after`` (metrics: median, min, max over
-    ``seeds``), ``seeds``, ``lesson``, ``commands``, ``searched`` (settings tried)."""
+    """Search ``knobs`` and return the advice: ``goal``, ``metric`` (the result key the goal reads),
+    ``slo``, ``met``, ``settings`` (key → value), ``set`` (the same as ``--set`` arguments),
+    ``changed`` (the keys whose value differs from the scenario's), ``current`` (the scenario's
+    values of the knobs), ``before``/``after`` (metrics: median, min, max over ``seeds``),
+    ``seeds``, ``searched`` (settings tried), ``as_given`` (true when no searched setting met the
+    goal or came closer than the scenario as given, which is then the answer), ``lesson``,
+    ``commands``. ``met`` is false only when neither a searched setting nor the scenario as given
+    meets the goal."""
     if goal not in GOALS:
         raise config_error("--goal", goal, "one of " + ", ".join(GOALS))
     n = sim.integer(seeds)
@@ -319,6 +324,7 @@ def advise(
 
     ok = sorted((st for st, s in tried if meets(s)), key=lambda st: _cost(st, current, cands))
     by_key = {tuple(st.items()): s for st, s in tried}
+    as_given = False
     if ok:
         best, met = ok[0], True
         after = by_key[tuple(best.items())]
@@ -328,7 +334,7 @@ def advise(
         met = False
         if before[metric] is not None and (meets(before) or sign * before[metric]["median"] <= sign * after[metric]["median"]):
             # The scenario as given meets the goal, or no searched setting comes closer: nothing to change.
-            best, after, met = {k: current[k] for k in best}, before, meets(before)
+            best, after, met, as_given = {k: current[k] for k in best}, before, meets(before), True
     changed = [k for k in best if best[k] != current[k]]
     return {
         "goal": goal,
@@ -343,6 +349,7 @@ def advise(
         "after": after,
         "seeds": seed_list,
         "searched": len(settings),
+        "as_given": as_given,
         "lesson": lesson(changed, met),
         "commands": commands(resolved, best),
     }
@@ -421,7 +428,8 @@ def describe(adv: dict) -> str:
         f"goal      {adv['metric']} {rel} {adv['slo']:.4g} on every seed ({len(adv['seeds'])} seed{'s' if len(adv['seeds']) != 1 else ''}: {', '.join(map(str, adv['seeds']))})"
         + ("" if adv["met"] else "  -- NOT MET by any searched setting"),
         f"setting   {' '.join(adv['set'])}   "
-        + (f"(cheapest of {adv['searched']} searched; changed: {', '.join(adv['changed']) or 'nothing'})" if adv["met"]
+        + (f"(as given: it meets the goal, and none of {adv['searched']} searched does)" if adv["met"] and adv.get("as_given")
+           else f"(cheapest of {adv['searched']} searched; changed: {', '.join(adv['changed']) or 'nothing'})" if adv["met"]
            else f"(closest of {adv['searched']} searched; changed: {', '.join(adv['changed'])})" if adv["changed"]
            else f"(as given: none of {adv['searched']} searched comes closer)"),
         "",

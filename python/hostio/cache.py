@@ -15,7 +15,7 @@ One socket of a preset (``hostio.presets()``), with the same code the simulator 
 and a sliced LLC with DDIO (device writes allocate into the I/O ways), CAT (:meth:`set_cat`) and
 the recycled-line region. Keyword overrides are the scenario's ``[platform]`` keys: ``ddio``,
 ``ddio_ways``, ``ddio_mask``, ``llc_ways``, ``llc_slices``, ``llc_mib_per_slice``, ``replacement``
-(``lru``, ``plru``, ``qlru``, ``random``). Addresses are byte addresses taken as physical (bits
+(``lru``, ``plru``, ``qlru``, ``random``), ``ddio_insertion`` (``adaptive``, ``mru``). Addresses are byte addresses taken as physical (bits
 6.. choose the set and the slice). The Skylake preset's slices follow the map measured on 18-slice
 Skylake-SP parts, which reads address bits up to 37: it repeats every 256 GiB, so addresses
 2**38 apart share a set. Other presets use a pseudo-random map with the structure of Intel's
@@ -25,7 +25,8 @@ Skylake-SP parts, which reads address bits up to 37: it repeats every 256 GiB, s
 :meth:`access` returns one hit level per address: 0 memory (missed this socket), 1 the core's own
 L2 (for device accesses: some core's L2), 2 another core's L2, 3 the LLC. Core accesses follow the
 platform's inclusion policy (Skylake-SP: an LLC hit moves the line to the L2, DRAM fills bypass
-the LLC); ``dev_read`` neither allocates nor updates replacement state. :meth:`llc_sets` gives each
+the LLC); ``dev_read`` neither allocates nor changes any set's LRU order (a miss still counts in
+the set dueling that chooses where DDIO's write-allocates enter). :meth:`llc_sets` gives each
 address's LLC set, ``slice * sets_per_slice + set``, without touching the hierarchy.
 """
 from __future__ import annotations

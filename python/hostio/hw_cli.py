@@ -100,8 +100,8 @@ def register(subparsers) -> None:
 def _probe(args) -> int:
     from hostio import probe
 
-    tests = probe.TESTS if args.tests is None else tuple(t.strip() for t in args.tests.split(","))
-    if len(set(tests)) != len(tests) and all(tests):
+    tests = None if args.tests is None else tuple(t.strip() for t in args.tests.split(","))
+    if tests is not None and len(set(tests)) != len(tests) and all(tests):
         raise config_error("--tests", args.tests, "a comma list of tests, each once")
     opts = probe.ProbeOptions(quick=args.quick, max_mib=args.max_mib, reps=args.reps, seed=args.seed,
                               cpus=_int_list("--cpus", args.cpus), tests=tests)

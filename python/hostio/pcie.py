@@ -1,9 +1,11 @@
 """``hostio.pcie``: what the PCIe link costs a NIC — bandwidth, NIC transaction lists, latency.
 
 Thin layer over the Rust crate ``hostio-pcie`` (see its module docs for the mechanisms and the
-sources of every number). Link keyword arguments everywhere are ``gen``, ``lanes``, ``mps``,
-``mrrs``, ``rcb``, ``addr`` (32/64), ``ecrc``, ``rcb_chunks``; defaults come from the Rust
-declaration (gen 3, x8, MPS 256, MRRS 512, RCB 64, 64-bit).
+sources of every number). ``bandwidth``, ``nic``, ``nic_transactions`` and ``latency`` take the
+link keyword arguments ``gen``, ``lanes``, ``mps``, ``mrrs``, ``rcb``, ``addr`` (32/64), ``ecrc``,
+``rcb_chunks``; ``link_for`` all but ``gen`` and ``lanes`` (it searches them); ``experiment`` takes
+the link inside ``platform``. Defaults come from the Rust declaration (gen 3, x8, MPS 256, MRRS
+512, RCB 64, 64-bit).
 
 >>> round(bandwidth([64])[0]["write_gbps"], 6)
 42.098011

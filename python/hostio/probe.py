@@ -50,14 +50,21 @@ PLATFORM_KEYS = (
 
 @dataclass
 class ProbeOptions:
-    """Options of one probe run. ``max_mib`` None = 4 × LLC (2 × LLC with ``quick``)."""
+    """Options of one probe run. ``max_mib`` None = 4 × LLC (2 × LLC with ``quick``). ``tests``
+    None = all of them, where those a single cpu cannot run are skipped with a note; tests named
+    (even all four) are refused instead when they cannot run."""
 
     quick: bool = False
     max_mib: float | None = None
     reps: int | None = None
     seed: int = 1
     cpus: list[int] | None = None
-    tests: tuple[str, ...] = TESTS
+    tests: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        self.named = self.tests is not None
+        if self.tests is None:
+            self.tests = TESTS
 
     def validate(self) -> None:
         if self.max_mib is not None and not (0.0625 <= self.max_mib <= 65536):
@@ -185,7 +192,7 @@ def run_probe(opts: ProbeOptions, progress=None) -> dict:
     }
     pair_tests = [t for t in ("c2c", "loaded") if t in opts.tests]
     if pair_tests and len(cpus) < 2:
-        if opts.tests != TESTS:  # asked for by name: refuse
+        if opts.named:  # asked for by name: refuse
             raise HostioError(
                 f"{' and '.join(pair_tests)} need{'s' if len(pair_tests) == 1 else ''} two cpus (one per side of the pair); "
                 + (f"--cpus gives only {cpus}" if opts.cpus is not None else f"this process may use only {cpus}"))

@@ -3,7 +3,8 @@ a reproduction folder (``hostio reproduce --out``).
 
 Everything is inside the file: figures are PNG data URIs, styles are inline, nothing is fetched.
 A sweep page has heat maps of the median over seeds when two axes vary (a grid of them, one per
-value of the other axes, when more vary), lines with the min–max band over seeds when one varies,
+combination of the other axes' values, when more vary: at most 12, the title says when there were
+more), lines with the min–max band over seeds when one varies,
 the median/min/max table, the failed points, the scenario and the versions. A reproduction page
 renders ``summary.md`` with each experiment's figure embedded and its CSV as a table, and adds the
 resolved scenario of each experiment's first point.
@@ -191,7 +192,9 @@ def _sweep_figures(ok, axes: dict, varying: list[str], metrics) -> list[str]:
     elif len(varying) >= 2:
         ya, xa = varying[0], varying[1]
         rest = varying[2:]
-        combos = list(itertools.product(*(axes[k] for k in rest)))[:MAX_PANELS]
+        every = list(itertools.product(*(axes[k] for k in rest)))
+        combos = every[:MAX_PANELS]
+        cut = f"; the first {MAX_PANELS} of {len(every)} panels, the table has every point" if len(every) > MAX_PANELS else ""
         for c, label in metrics:
             ncol = min(len(combos), 3)
             nrow = -(-len(combos) // ncol)
@@ -221,7 +224,7 @@ def _sweep_figures(ok, axes: dict, varying: list[str], metrics) -> list[str]:
                 if rest:
                     ax.set_title(", ".join(f"{k}={v}" for k, v in zip(rest, combo)), fontsize=8)
                 fig.colorbar(im, ax=ax)
-            fig.suptitle(f"{label} (median over seeds)", fontsize=11)
+            fig.suptitle(f"{label} (median over seeds{cut})", fontsize=11)
             fig.tight_layout()
             out.append(_png(fig))
     return out

@@ -45,7 +45,8 @@ PAPER = {
 
 def config(signaling="inline", layout="grouped", batch=1, pool="shared", payload_bytes=0, window=256,
            duration_ms=200, cpus=None) -> dict:
-    """Validated configuration dict (bad values raise ``ConfigError`` naming the key)."""
+    """Validated configuration dict (bad values raise ``ConfigError`` naming the setting as the
+    command line does: ``payload`` for ``payload_bytes``)."""
     if signaling not in SIGNALINGS:
         raise config_error("signaling", signaling, " or ".join(SIGNALINGS))
     if layout not in LAYOUTS:

@@ -189,7 +189,8 @@ def _plain(value, key: str, depth: int = 0):
     """A scenario mapping as plain JSON-ready data (dicts with string keys, lists, str, bool, int,
     float; numpy-style scalars become Python numbers, -0.0 becomes 0.0). Refuses, naming the first
     offending key in the mapping's order: None (TOML has no null), NaN and infinities, integers
-    beyond TOML's 64 bits, text that is not valid Unicode, keys that are not strings, other types,
+    too large for a float (those beyond TOML's 64 bits but within a float become floats, and the
+    key's own range decides), text that is not valid Unicode, keys that are not strings, other types,
     and nesting deeper than MAX_DEPTH (which also stops a mapping that contains itself)."""
     if depth > MAX_DEPTH:
         raise config_error(key, "...", f"at most {MAX_DEPTH} levels of nested tables and lists")

@@ -43,7 +43,7 @@ def register(sub) -> None:
     p.add_argument("--axis", action="append", required=True, metavar="KEY.PATH=V1,V2,...", help="a swept key (repeatable, each key once; cartesian product)")
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", help=_set_help(" of every point"))
     p.add_argument("--seeds", type=integer_arg, default=None, metavar="N", help="run every point on N seeds (run.seed and the N-1 after it)")
-    p.add_argument("--out", required=True, help="folder for results.parquet, table.csv, points.jsonl (re-running resumes)")
+    p.add_argument("--out", required=True, help="folder for sweep.json, points.jsonl, results.parquet and table.csv (re-running resumes)")
     _scheduler_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_sweep)
@@ -56,7 +56,8 @@ def register(sub) -> None:
 
     p = sub.add_parser("advise", help="search knobs for the cheapest setting that meets a latency, throughput or miss goal",
                        description="Search knobs for the cheapest setting that meets a latency, throughput or miss goal. "
-                                   "Exit status 1 when no searched setting meets it (the closest is reported), 2 on bad input.")
+                                   "Exit status 1 when neither a searched setting nor the scenario as given meets it (the closest is "
+                                   "reported), 2 on bad input.")
     p.add_argument("scenario")
     p.add_argument("--goal", required=True, choices=("p99", "throughput", "misses"))
     p.add_argument("--slo", type=number_arg, default=None, metavar="VALUE",
