@@ -727,13 +727,14 @@ pub struct Platform {
     pub l1_latency_ns: f64,
     pub l2_latency_ns: f64,
     pub llc_latency_ns: f64,
-    /// Loaded-idle local DRAM latency, ns.
+    /// Idle local DRAM latency, load-to-use (the LLC's miss lookup included, as Intel MLC reports
+    /// it), ns.
     pub dram_latency_ns: f64,
     /// Cache-line transfer from another core's L2, ns.
     pub c2c_latency_ns: f64,
     /// Sustained memory bandwidth per socket, GB/s (1e9 B/s).
     pub memory_bandwidth_gbyte_s: f64,
-    /// Extra latency of one UPI/QPI hop, ns.
+    /// Extra latency of one UPI/QPI hop, ns: a remote access pays two (there and back).
     #[serde(default = "default_upi_ns")]
     pub upi_latency_ns: f64,
     /// Ways where a line written device → core → device lands ("inclusive ways", 0x003 on
@@ -773,7 +774,7 @@ pub struct Platform {
 /// their sources and estimates, on [`Platform::preset`]), except `coherent_link_gbyte_s`
 /// (`default_link_bw`), which is not the Skylake-SP preset's.
 fn default_upi_ns() -> f64 {
-    54.0
+    27.0
 }
 fn default_core_bw() -> f64 {
     12.0
@@ -850,8 +851,12 @@ impl Platform {
     ///   Sunny Cove L1 5, L2 13 (Chips and Cheese's measurements as compiled in
     ///   github.com/jiegec/cpu, `docs/sunny_cove.d2`).
     /// * `dram_latency_ns`: MLC's idle local latency ([G] 90 ns; [H] 97 ns; [W] 89 ns), the
-    ///   "~100 ns" of the DDIO paper. `upi_latency_ns`: remote less local DRAM in the same runs
-    ///   ([G] +53–55 ns, so 54; [H] +35–42 ns, so 38; [W] +53.5 ns, so 55 rounded up).
+    ///   "~100 ns" of the DDIO paper. `upi_latency_ns`, one hop: half of remote less local DRAM
+    ///   in the same runs, since a remote read crosses twice ([G] +53–55 ns, so 27; [H] +35–42 ns,
+    ///   so 19; [W] +53.5–53.9 ns, so 27).
+    /// * `coherent_line_ns` (a line Modified in the other socket's L2): MLC's remote L2→L2 HITM,
+    ///   writer-homed ([G] 114.0–114.6 ns, so 114; [H] 106.4–106.7, so 106.5); Ice Lake-SP: 114 ns
+    ///   (CC-NIC, ASPLOS'24 §3).
     /// * `c2c_latency_ns`: MLC's local L2→L2 HITM ([G] 49.9, so 50; [H] 47.1, so 47; [W] 64.2
     ///   on the larger die, so 60 for the 16-core part, an estimate).
     /// * `llc_latency_ns`: estimates. Skylake-SP: AnandTech (as above) measured 77 core cycles on
@@ -890,11 +895,11 @@ impl Platform {
                 dram_latency_ns: 90.0,
                 c2c_latency_ns: 50.0,
                 memory_bandwidth_gbyte_s: 102.0,
-                upi_latency_ns: 54.0,
+                upi_latency_ns: 27.0,
                 recycled_io_mask: Some(0x3),
                 ddio_ways_ignored: false,
                 core_memory_bandwidth_gbyte_s: 12.0,
-                coherent_line_ns: None,
+                coherent_line_ns: Some(114.0),
                 // Three UPI links at 10.4 GT/s (Intel ARK, Xeon Gold 6140).
                 coherent_link_gbyte_s: 62.4,
                 slice_hash: SliceHash::Skx,
@@ -917,13 +922,13 @@ impl Platform {
                 dram_latency_ns: 97.0,
                 c2c_latency_ns: 47.0,
                 memory_bandwidth_gbyte_s: 55.0,
-                upi_latency_ns: 38.0,
+                upi_latency_ns: 19.0,
                 // No study measured recycled I/O lines on the inclusive Haswell LLC: none is an
                 // assumption.
                 recycled_io_mask: Some(0),
                 ddio_ways_ignored: false,
                 core_memory_bandwidth_gbyte_s: 20.0,
-                coherent_line_ns: None,
+                coherent_line_ns: Some(106.5),
                 // Two QPI links at 9.6 GT/s (Intel ARK, Xeon E5-2699 v3).
                 coherent_link_gbyte_s: 38.4,
                 slice_hash: SliceHash::Parity,
@@ -949,7 +954,7 @@ impl Platform {
                 dram_latency_ns: 89.0,
                 c2c_latency_ns: 60.0,
                 memory_bandwidth_gbyte_s: 130.0,
-                upi_latency_ns: 55.0,
+                upi_latency_ns: 27.0,
                 recycled_io_mask: Some(0x3),
                 ddio_ways_ignored: true,
                 core_memory_bandwidth_gbyte_s: 14.0,

@@ -8,8 +8,9 @@
 //! * **Core accesses** ([`MemSys::core_access`]) go through the core's socket hierarchy (L2, LLC,
 //!   other L2s); a miss is served by the other socket's caches over UPI, by a device that holds
 //!   the line Modified in its own cache (a cache-coherent NIC: one line transfer, the platform's
-//!   `coherent_line_ns`, or more over CXL), by a device memory zone, or by the home socket's DRAM (latency rising with its load),
-//!   plus a UPI round trip when remote.
+//!   `coherent_line_ns`, or more over CXL), by a device memory zone, or by the home socket's DRAM
+//!   (its load-to-use latency, the LLC lookup included, rising with its load), plus a UPI round
+//!   trip (two hops of `upi_latency_ns`) when remote.
 //! * **Device writes and reads** ([`MemSys::dev_write_lines`], [`MemSys::dev_read_lines`]) follow the I/O hub
 //!   rules of [`crate::cache`]: an allocating ItoM (DDIO) or a write to DRAM that invalidates
 //!   cached copies; a PCIeRdCur that hits any socket's caches or reads DRAM without allocating.
@@ -302,9 +303,11 @@ impl MemSys {
                 }
                 match self.home(line) {
                     Some(home) => {
+                        // The DRAM latency is load-to-use, the LLC's miss lookup included (as
+                        // Intel MLC measures it).
                         let lat = self.sockets[home].mem.read(now + mba);
                         let remote = if home != s { 2 * self.t.upi_ps } else { 0 };
-                        (mba + self.t.llc_ps + lat + remote, Served::Dram)
+                        (mba + lat + remote, Served::Dram)
                     }
                     None => {
                         let z = self.zone_of(line);
@@ -312,7 +315,7 @@ impl MemSys {
                         let host_rho = self.sockets[zs].mem.load(now);
                         let lat = self.zones[z].host_read(line, now + mba, host_rho);
                         let remote = if zs != s { 2 * self.t.upi_ps } else { 0 };
-                        (mba + self.t.llc_ps + lat + remote, Served::Zone)
+                        (mba + lat + remote, Served::Zone)
                     }
                 }
             }

@@ -8,9 +8,9 @@
 //! is partial and not all of it allocates in the LLC (DDIO off, selective DCA, a buffer on the
 //! other socket), the loaded DRAM latency of the buffer's home: that line is read before it is
 //! merged (the rule of the PCIe latency model's `hostio_pcie::PcieLatencyParams::dma_write_parts`
-//! for such writes, costed as this NIC's own reads are: the DRAM latency added to the LLC
-//! access). A read returns after one LLC access when every line hit, else after an LLC access
-//! plus the loaded DRAM latency of the buffer's home. A buffer homed on the other socket adds a
+//! for such writes: the line's DRAM read, then the LLC access that merges it). A read returns
+//! after one LLC access when every line hit, else after the loaded DRAM latency of the buffer's
+//! home (a load-to-use latency, the LLC lookup included). A buffer homed on the other socket adds a
 //! UPI round trip to every write and every read. The TX notice (the
 //! doorbell reaching the NIC, then its descriptor read) is two LLC accesses: an estimate, as
 //! on-die NICs publish no such figure. The
@@ -43,6 +43,7 @@ impl Integrated {
     pub fn fetch(&mut self, m: &mut MemSys, d: Dev, f: &TxDma) -> u64 {
         let (local, dram_ps) = super::hub_fetch(m, d, f);
         let cross = if local { 0 } else { 2 * m.t.upi_ps };
-        f.now + self.llc_ps + dram_ps.unwrap_or(0) + cross
+        // A miss reads DRAM (its load-to-use latency includes the LLC lookup).
+        f.now + dram_ps.unwrap_or(self.llc_ps) + cross
     }
 }

@@ -256,7 +256,8 @@ impl Zone {
         self.chan.take(now, self.ps_per_line as u64)
     }
 
-    /// A host read that missed the host's caches; returns its latency beyond the LLC, ps.
+    /// A host read that missed the host's caches; returns its load-to-use latency (the LLC's miss
+    /// lookup included, as the DRAM latency it is built from), ps.
     pub fn host_read(&mut self, line: u32, now: u64, host_rho: f64) -> u64 {
         let lat = self.latency(host_rho);
         let channel_wait = self.cross(now);

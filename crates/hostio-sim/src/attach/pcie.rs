@@ -15,10 +15,11 @@
 //! (`llc_ns`) replaced by the loaded read latency of the buffer's home DRAM at the fetch
 //! ([`crate::mem::Memory`]), worked out at every such fetch. Like the on-die NIC
 //! ([`crate::attach::integrated`]) it so pays the preset's DRAM under the DRAM's load
-//! (co-runners, DMA that bypasses the LLC), but where the on-die NIC adds an LLC access to it,
-//! the PCIe read replaces the fit's: the fit's own miss costs `dram_ns` in place of `llc_ns`, so
-//! on the Haswell preset (85 ns) a miss costs 60 ns more than a hit, close to the 53 ns pcie-bench
-//! measured. The LLC and UPI parts stay the fit's. A write that does not allocate (DDIO off, a
+//! (co-runners, DMA that bypasses the LLC) in place of an LLC access, as the fit's own miss costs
+//! `dram_ns` in place of `llc_ns`: on the Haswell preset (97 ns, MLC's load-to-use latency of
+//! that part) a miss costs 72 ns more than the fit's 25 ns hit, where pcie-bench measured 53 ns
+//! on its E5-2620 v3 (a load-to-use latency counts the core's own path to the LLC, which a
+//! device's read does not take). The LLC and UPI parts stay the fit's. A write that does not allocate (DDIO off, a
 //! buffer homed on the other socket, or a frame longer than the NIC's `ddio_lines`) and covers
 //! part of a line still pays the fit's fixed
 //! read-for-ownership, not the memory model's DRAM: `dram_ns − llc_ns` for a local buffer, the
