@@ -897,3 +897,19 @@ def test_an_output_folder_through_a_link_to_nothing_is_named_as_such(tmp_path):
         f"{tmp_path / 'l40'} starts a chain of more than 40 links, more than the system follows"
     assert not (tmp_path / "missing").exists()
     assert outfile.folder_error(tmp_path / "plain", OSError(13, "Permission denied")) == "Permission denied"
+
+
+def test_a_size_source_given_with_another_says_to_give_the_whole_table(tmp_path):
+    p = hostio_cli("check", "quickstart", "--set", "traffic.t0.size_mix=imix")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    hint = "e.g. --set 'traffic.t0={nic=\"nic0\", size_mix=\"imix\"}'"
+    assert "not with packet_size = 1500" in p.stderr and hint in p.stderr
+    # The example, followed, is accepted
+    example = p.stderr.split("e.g. --set '")[1].rsplit("'", 1)[0]
+    assert hostio_cli("check", "quickstart", "--set", example).returncode == 0
+    # A table or NIC name that needs quoting gets placeholders, never a broken command
+    scenario = ('[nics."n 1"]\n[traffic."t\'x"]\nnic = "n 1"\npacket_size = 64\nsize_mix = "imix"\n'
+                '[apps.fwd]\nkind = "l2fwd"\nnic = "n 1"\n')
+    (tmp_path / "s.toml").write_text(scenario)
+    p = hostio_cli("check", str(tmp_path / "s.toml"))
+    assert p.returncode == 2 and "e.g. --set 'traffic.NAME={nic=\"NIC\", size_mix=\"imix\"}'" in p.stderr, p.stderr

@@ -346,8 +346,16 @@ def test_seeds_and_summary_on_the_command_line(tmp_path):
     assert sweep.summarize(df, {"traffic.t0.packet_size": [512, 1500]}).equals(s)
     with pytest.raises(hostio.ConfigError, match=r"axes = \[\]: every column the sweep varied .* seed 1 has 2 rows"):
         sweep.summarize(df, [])
-    with pytest.raises(hostio.ConfigError, match="axes = 'a int'"):
+    with pytest.raises(hostio.ConfigError, match=r"axes = 3: a list of column names, .* \(got a int\)"):
         sweep.summarize(df, 3)
+    # Any iterable of names; the mapping's keys in their normal spelling; no name twice
+    assert sweep.summarize(df, pd.Index(["traffic.t0.packet_size"])).equals(s)
+    assert sweep.summarize(df, {'traffic."t0".packet_size': [512, 1500]}).equals(s)
+    for axes, metrics, key in ((["traffic.t0.packet_size"] * 2, None, "axes = 'traffic.t0.packet_size': distinct"),
+                               (["traffic.t0.packet_size"], ["traffic.t0.packet_size"], "metrics = 'traffic.t0.packet_size': distinct"),
+                               (["seeds"], None, "axes = 'seeds'")):
+        with pytest.raises(hostio.ConfigError, match=key):
+            sweep.summarize(df, axes, metrics)
     # A column the table lacks, or axes given as one string, is named.
     for axes, metrics, key in ((["traffic.t0.packet_size"], ["nosuch"], "metrics = 'nosuch'"), (["nosuch"], None, "axes = 'nosuch'"),
                                ("traffic.t0.packet_size", None, "axes = ")):

@@ -1163,8 +1163,8 @@ def fig14_claims(rows):
     lo, hi = FIG14_RISE
     rose = rise is not None and rise >= lo
     # No rise, or less than the paper's: the failure the note explains. A fall within RATIO_REL
-    # is no change at all (the seeds' spread); a larger fall is another failure.
-    flat = rise is not None and -RATIO_REL < rise < lo
+    # (the ratio tolerance, bounds included as in _in) is no change; a larger fall is another failure.
+    flat = rise is not None and -RATIO_REL <= rise < lo
     tag = "core-cost" if flat else ""
     why_first = ("no value" if rise is None else FIG14_FLAT_NOTE if flat
                  else f"hostio's HP p99 falls by more than {100 * RATIO_REL:g} % when the low-priority app contends" if rise < 0

@@ -1005,28 +1005,37 @@ def metric_columns(df, axes: Sequence[str] = ()) -> list[str]:
 
 def summarize(df, axes: Sequence[str] | Mapping[str, Sequence], metrics: Sequence[str] | None = None):
     """Median and spread over seeds: per point of the axes, ``<metric>`` (median), ``<metric>.min``,
-    ``<metric>.max`` and ``seeds`` (how many ran). ``axes`` is a list of the table's column names,
-    or the mapping given to :func:`sweep` (its keys are taken); ``metrics`` a list of column names
-    (``None``: throughput, p99 latency, PCIe write hit rate and drops, those the table has); a
-    metric must hold numbers. When the table has a ``seed`` column, each point of the axes must
-    hold a seed once: axes that leave out one the sweep varied would pool different points into
-    one "spread over seeds", and are refused."""
+    ``<metric>.max`` and ``seeds`` (how many ran). ``axes`` is a list (any iterable but a string)
+    of the table's column names, or the mapping given to :func:`sweep` (its keys are taken, in
+    their normal spelling, as the table names its columns); ``metrics`` likewise a list of column
+    names (``None``: throughput, p99 latency, PCIe write hit rate and drops, those the table has);
+    a metric must hold numbers. Names must be distinct, in and between the two lists, and no axis
+    may be called ``seeds`` (the count's column). When the table has a ``seed`` column, each point
+    of the axes must hold a seed once: axes that leave out one the sweep varied would pool
+    different points into one "spread over seeds", and are refused."""
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
         raise config_error("df", type(df).__name__, "a pandas DataFrame (hostio.sweep's or hostio.load's table)")
     if isinstance(axes, Mapping):
-        axes = list(axes)
+        axes = [sim.normal_key(k.strip(), "axes") if isinstance(k, str) else k for k in axes]
+    names = {}
     for key, cols in (("axes", axes), ("metrics", [] if metrics is None else metrics)):
         # One string is not a list of names; a list must hold names only.
-        if isinstance(cols, (str, bytes)):
-            bad = cols
-        elif not isinstance(cols, Sequence):
-            bad = f"a {type(cols).__name__}"
-        else:
-            bad = next((c for c in cols if not isinstance(c, str)), None)
+        if isinstance(cols, (str, bytes)) or not isinstance(cols, Iterable):
+            raise config_error(key, cols, f"a list of column names, e.g. ['nics.nic0.rx_descriptors'] (got a {type(cols).__name__})")
+        cols = list(cols)
+        bad = next((c for c in cols if not isinstance(c, str)), None)
         if bad is not None:
-            raise config_error(key, bad, "a list of column names, e.g. ['nics.nic0.rx_descriptors']")
+            raise config_error(key, bad, f"column names (strings; got a {type(bad).__name__})")
+        names[key] = cols
+    axes, metrics = names["axes"], None if metrics is None else names["metrics"]
+    again = next((c for i, c in enumerate(axes + (metrics or [])) if c in (axes + (metrics or []))[:i]), None)
+    if again is not None:
+        raise config_error("axes" if again in axes and axes.count(again) > 1 else "metrics", again,
+                           "distinct column names, none both an axis and a metric")
+    if "seeds" in axes:
+        raise config_error("axes", "seeds", "column names other than seeds (the summary's count of runs)")
     ok = df[df["error"].isna()] if "error" in df else df
     metrics = list(metrics) if metrics is not None else [
         c for c in ("throughput_gbps", "latency_ns.p99", "pcie_write_hit_rate", "dropped_packets") if c in ok]
@@ -1035,6 +1044,9 @@ def summarize(df, axes: Sequence[str] | Mapping[str, Sequence], metrics: Sequenc
         if missing:
             shown = ", ".join(map(str, df.columns)) if len(df.columns) <= 40 else f"{len(df.columns)} columns, e.g. {', '.join(map(str, df.columns[:10]))}"
             raise config_error(name, missing[0] if len(missing) == 1 else missing, f"columns of the table ({shown})")
+    twice = next((c for c in axes + metrics if (df.columns == c).sum() > 1), None)
+    if twice is not None:
+        raise config_error("df", twice, "a table that names each of these columns once")
     for m in metrics:
         col = pd.to_numeric(ok[m], errors="coerce")
         if (col.isna() & ok[m].notna()).any():
@@ -1049,11 +1061,12 @@ def summarize(df, axes: Sequence[str] | Mapping[str, Sequence], metrics: Sequenc
     rows = []
     for key, part in g:
         key = key if isinstance(key, tuple) else (key,)
-        if "seed" in part and part["seed"].duplicated().any():
-            seed = part.loc[part["seed"].duplicated(), "seed"].iloc[0]
+        seeds = part["seed"].dropna() if "seed" in part else None
+        if seeds is not None and seeds.duplicated().any():
+            seed = seeds[seeds.duplicated()].iloc[0]
             at = ", ".join(f"{a}={v}" for a, v in zip(axes, key)) or "the whole table"
             raise config_error("axes", list(axes), f"every column the sweep varied (its sweep.json lists them): at {at} seed {seed} "
-                               f"has {int((part['seed'] == seed).sum())} rows, so these axes would pool different points")
+                               f"has {int((seeds == seed).sum())} rows, so these axes would pool different points")
         row = dict(zip(axes, key))
         row["seeds"] = len(part)
         for m in metrics:

@@ -1992,17 +1992,20 @@ impl Scenario {
                     return Err(ConfigError::new(k("rate_gbps"), rate, format!("0 < rate ≤ the NIC's line rate {}", nic.line_rate_gbps)));
                 }
             }
-            // Overrides add keys to a table: replacing one source of sizes by another takes the whole
-            // table (`--set 'traffic.t0={nic="nic0", size_mix="imix"}'`), as the message says.
-            let whole = |key: &str, value: &str| format!("replace the whole table to change it, e.g. --set '{}={{nic={:?}, {key}={value}}}'", table_key("traffic", name), t.nic);
+            // Overrides add keys to a table and cannot remove one: switching a scenario's source
+            // of sizes takes the whole table, as the message says (its example names this table
+            // and NIC where they need no quoting, placeholders otherwise).
+            let bare = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let (tn, nn) = if bare(name) && bare(&t.nic) { (name.as_str(), t.nic.as_str()) } else { ("NAME", "NIC") };
+            let whole = |kv: &str| format!("an override cannot remove a key: to switch, give the whole table with its other keys, e.g. --set 'traffic.{tn}={{nic=\"{nn}\", {kv}}}'");
             match (t.packet_size, t.size_mix, &t.pcap) {
                 (Some(s), Some(m), _) => {
-                    let m = format!("{:?}", format!("{m:?}").to_lowercase());
-                    return Err(ConfigError::new(k("size_mix"), &m, format!("not with packet_size = {s}: give one of packet_size, size_mix or pcap ({})", whole("size_mix", &m))))
+                    let m = format!("{m:?}").to_lowercase();
+                    return Err(ConfigError::new(k("size_mix"), format!("{m:?}"), format!("not with packet_size = {s}: give one of packet_size, size_mix or pcap ({})", whole(&format!("size_mix=\"{m}\"")))))
                 }
                 (Some(_), _, Some(p)) | (_, Some(_), Some(p)) => {
                     let other = if t.packet_size.is_some() { "packet_size" } else { "size_mix" };
-                    return Err(ConfigError::new(k("pcap"), format!("{p:?}"), format!("not with {other}: give one of packet_size, size_mix or pcap ({})", whole("pcap", &format!("{p:?}")))));
+                    return Err(ConfigError::new(k("pcap"), format!("{p:?}"), format!("not with {other}: give one of packet_size, size_mix or pcap ({})", whole("pcap=\"FILE\""))));
                 }
                 (None, None, None) => return Err(ConfigError::new(k("packet_size"), "", "required: a frame size in 64..=9018 B, size_mix = \"imix\" | \"campus\", or pcap = \"FILE\"")),
                 (Some(s), None, None) if !(64..=9018).contains(&s) => return Err(ConfigError::new(k("packet_size"), s, "64..=9018 B (Ethernet frame with FCS)")),
