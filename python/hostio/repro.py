@@ -1458,7 +1458,7 @@ def netdimm_latency_claims(rows):
                      f"{_f(g25 * 100 if g25 is not None else None, 1)} % → {_f(g200 * 100 if g200 is not None else None, 1)} %",
                      _in(g25, share_window(0.406)) and _in(g200, share_window(0.253)),
                      f"mean over 64, 256, 1024 B of 1 − (p50(memory channel) + s) / (p50(PCIe) + s), s = one switch traversal: within 0.406 ± {SHARE_POINTS} at 25 ns and 0.253 ± {SHARE_POINTS} at 200 ns",
-                     "hostio adds one switch traversal to one host's path of about 1–2.5 µs, so 175 ns more dilutes the gain by a few points; the paper's fall over the same 175 ns implies a path of a few hundred ns per traversal, i.e. many traversals per packet in its Facebook cluster traffic. Missing: the cluster's fabric (switch hops per packet) and the traces' size mix", missing="fabric"))
+                     "hostio adds one switch traversal to one host's path of about 0.8–2.5 µs, so 175 ns more dilutes the gain by a few points; the paper's fall over the same 175 ns implies a path of a few hundred ns per traversal, i.e. many traversals per packet in its Facebook cluster traffic. Missing: the cluster's fabric (switch hops per packet) and the traces' size mix", missing="fabric"))
     nd = [cut("memory-channel", "integrated", s) for s in NETDIMM_SIZES]
     mean = _mean([v for v in nd if v is not None]) if all(v is not None for v in nd) else None
     out.append(Claim("the memory-channel NIC below the on-die NIC", "26.0 % on average", _below(mean),
@@ -1468,8 +1468,8 @@ def netdimm_latency_claims(rows):
 
 
 #: Maximum memory pressure: an MLC-like co-runner on 16 cores streaming a 1 GiB working set. The
-#: sizes are estimates: hostio's run moves ~70 GB/s of DRAM traffic with it (55 GB/s read, 15
-#: written; `netdimm-pressure`'s max point), ~12 GB/s on each of the socket's six channels,
+#: sizes are estimates: hostio's run moves ~75 GB/s of DRAM traffic with it (58 GB/s read, 16
+#: written; `netdimm-pressure`'s max point), ~12.5 GB/s on each of the socket's six channels,
 #: against the paper's 15.1 GB/s per channel under MLC's maximum pressure.
 NETDIMM_MLC = ['apps.mlc.kind="cache-hungry"', "apps.mlc.cores=16", "apps.mlc.working_set_mib=1024", "apps.mlc.accesses_per_us=1000"]
 
