@@ -1626,6 +1626,37 @@ pub(crate) mod tests {
         assert!(0x600 & (1 << h.llc_way(0).unwrap()) != 0);
     }
 
+    /// A line the core rewrote that went back to the LLC from its L2 (in the core's CAT ways) moves
+    /// to the recycled region when the device writes it again; once it has left the hierarchy, a
+    /// device write allocates it in the I/O ways again (its marks left with it).
+    #[test]
+    fn a_recycled_line_in_a_core_way_moves_to_the_region_and_its_mark_leaves_with_it() {
+        let mut h = small(false, 0x3);
+        h.set_cat(0, 0x0C0);
+        // Even lines of line 0's LLC set: they share its L2 set (2 sets of 2 ways) too.
+        let mates: Vec<u32> = (1..4096).filter(|&l| l % 2 == 0 && h.set_of(l) == h.set_of(0)).take(4).collect();
+        assert_eq!(mates.len(), 4);
+        h.dev_write(0, true);
+        h.core_access(0, 0, true); // the MAC swap: in the core's L2, marked
+        h.core_access(0, mates[0], false);
+        h.core_access(0, mates[1], false); // line 0 leaves the L2 for the LLC, in the core's ways
+        let w = h.llc_way(0).expect("the L2 victim went to the LLC");
+        assert!(0x0C0 & (1 << w) != 0, "core way, got {w}");
+        assert!(h.dev_write(0, true), "a write update");
+        let w = h.llc_way(0).unwrap();
+        assert!(0x3 & (1 << w) != 0, "device→core→device lands in 0x003, got way {w}");
+        // Rewritten and sent back to the core's ways again, then evicted from them by two more
+        // L2 victims: out of the hierarchy, its marks go, and the device allocates it as new.
+        h.core_access(0, 0, true);
+        h.core_access(0, mates[2], false);
+        h.core_access(0, mates[3], false);
+        h.core_access(0, mates[0], false);
+        h.core_access(0, mates[1], false);
+        assert_eq!((h.llc_way(0), h.l2_owner(0)), (None, None), "evicted");
+        assert!(!h.dev_write(0, true));
+        assert!(0x600 & (1 << h.llc_way(0).unwrap()) != 0, "allocated in the I/O ways, got {:?}", h.llc_way(0));
+    }
+
     #[test]
     fn inclusive_llc_back_invalidates_l2() {
         let mut h = small(true, 0);
@@ -1947,6 +1978,13 @@ pub(crate) mod tests {
         assert_eq!((h.llc_way(0), h.l2_owner(0)), (None, None), "back-invalidated");
         assert_eq!(h.take_writebacks(), 1, "the core's dirty copy was written back");
         assert_eq!(h.stats.writebacks, 1);
+        // A clean copy is dropped without a write-back.
+        let mut h = small(true, 0);
+        h.set_cat(0, 0x1);
+        assert_eq!(h.core_access(0, 0, false), Src::Mem);
+        h.core_access(0, 4, false);
+        assert_eq!((h.llc_way(0), h.l2_owner(0)), (None, None), "back-invalidated");
+        assert_eq!((h.take_writebacks(), h.stats.writebacks), (0, 0), "a clean copy is not written back");
     }
 
     /// Inclusive LLC: a dirty L2 victim is not written back; it marks the LLC copy dirty, which
