@@ -1438,6 +1438,29 @@ pub(crate) mod tests {
         assert!(follow > 0.25, "follower sets take the policy that misses less: {follow}");
     }
 
+    /// A follower set inserts device allocations at the MRU position while the selector is at or
+    /// below half its range, and bimodally (at the LRU victim's place) above it.
+    #[test]
+    fn follower_sets_insert_as_the_selector_says() {
+        for (psel, bimodal) in [(PSEL_MAX / 2, false), (PSEL_MAX / 2 + 1, true)] {
+            // Set dueling needs leader sets: 128 sets (sets 0 and 33 mod 64 lead).
+            let p = HierParams { sets_per_slice: 128, ..small_params() };
+            let pa: Vec<u64> = (0..128 * 8).collect();
+            let mut h = Hierarchy::new(&p, &pa);
+            let follower = 1;
+            let lines: Vec<u32> = (0..128 * 8).filter(|&l| h.set_of(l) == follower).take(4).collect();
+            assert_eq!(lines.len(), 4);
+            h.psel = psel;
+            // Two lines fill the two I/O ways; the third evicts the first; the fourth evicts the
+            // least recently used: the second, or the third if it was inserted in the victim's place.
+            for &l in &lines {
+                h.dev_write(l, true);
+            }
+            let cached = |l: u32| h.llc_way(l).is_some();
+            assert_eq!((cached(lines[1]), cached(lines[2])), (bimodal, !bimodal), "selector {psel}");
+        }
+    }
+
     #[test]
     fn set_dueling_returns_to_mru_insertion_when_bimodal_misses_more() {
         // After a thrashing phase, a stream of fresh lines each read back (by a device read)
