@@ -176,6 +176,12 @@ def test_summarize_takes_the_median_of_the_runs_that_did_not_fail():
                        "error": [None, None, None, "boom"]})
     s = sweep.summarize(df, ["a"], ["throughput_gbps"])
     assert s.to_dict("records") == [{"a": 1, "seeds": 3, "throughput_gbps": 2.0, "throughput_gbps.min": 1.0, "throughput_gbps.max": 9.0}]
+    # Missing seeds are not counted as repeated ones; a table naming a column twice is refused
+    nan_seeds = pd.DataFrame({"a": [1, 1], "seed": [float("nan")] * 2, "throughput_gbps": [1.0, 3.0]})
+    assert sweep.summarize(nan_seeds, ["a"], ["throughput_gbps"])["seeds"].tolist() == [2]
+    twice = pd.DataFrame([[1, 1, 2.0]], columns=["a", "a", "throughput_gbps"])
+    with pytest.raises(hostio.ConfigError, match="df = 'a': a table that names each of these columns once"):
+        sweep.summarize(twice, ["a"], ["throughput_gbps"])
 
 
 def test_torn_last_record_is_recomputed(tmp_path):

@@ -1529,7 +1529,7 @@ def netdimm_clone_claims(rows):
         Claim("cloning in the NIC's DRAM beats the core's copy over the channel", "the core's copy is avoided (§4.1), at every size evaluated",
               "; ".join(f"{s} B: {_f(a, 0)} vs {_f(b, 0)} ns" for s, a, b in sizes), faster,
               "p50 copy part with rowclone (subarray allocator) < with the core's copy, at 64, 256 and 1024 B",
-              "a clone costs its command and completion poll over the channel, two row activations (FPM) whatever the size, and then the app's read of its copy crosses the channel again (the copy is in the DIMM), while the core's copy reads every line over the channel but leaves the copy in its own cache; so hostio's clone wins only from about 1.4 KB. Missing: a breakdown of a clone's cost in the paper to check these parts against", missing="clone-cost"),
+              "a clone costs its command and completion poll over the channel, two row activations (FPM) whatever the size, and then the app's read of its copy crosses the channel again (the copy is in the DIMM), while the core's copy reads every line over the channel but leaves the copy in its own cache; so hostio's clone wins only from about 1.3 KB. Missing: a breakdown of a clone's cost in the paper to check these parts against", missing="clone-cost"),
     ]
 
 

@@ -752,7 +752,7 @@ pub struct Platform {
     #[serde(default = "default_core_bw")]
     pub core_memory_bandwidth_gbyte_s: f64,
     /// A line held Modified in a cache across the coherent link, moved to the other side, ns.
-    /// Unset → an on-socket L2-to-L2 transfer plus one UPI hop (`c2c_latency_ns` +
+    /// Unset → an on-socket L2-to-L2 transfer plus a UPI round trip (`c2c_latency_ns` + 2 ×
     /// `upi_latency_ns`). `hostio probe --platform-out` writes the line transfer it measured,
     /// the same one `hostio ringbench`'s coherent-link model uses.
     #[serde(default)]
@@ -855,7 +855,7 @@ impl Platform {
     ///   in the same runs, since a remote read crosses twice ([G] +53–55 ns, so 27; [H] +35–42 ns,
     ///   so 19; [W] +53.5–53.9 ns, so 27).
     /// * `coherent_line_ns` (a line Modified in the other socket's L2): MLC's remote L2→L2 HITM,
-    ///   writer-homed ([G] 114.0–114.6 ns, so 114; [H] 106.4–106.7, so 106.5); Ice Lake-SP: 114 ns
+    ///   writer-homed ([G] 114.0–114.6 ns, so 114; [H] 106.5–106.7, so 106.5); Ice Lake-SP: 114 ns
     ///   (CC-NIC, ASPLOS'24 §3).
     /// * `c2c_latency_ns`: MLC's local L2→L2 HITM ([G] 49.9, so 50; [H] 47.1, so 47; [W] 64.2
     ///   on the larger die, so 60 for the 16-core part, an estimate).
@@ -1144,7 +1144,7 @@ impl Platform {
 
     /// One line transfer across the coherent link, ns (see the field).
     pub fn coherent_line_ns(&self) -> f64 {
-        self.coherent_line_ns.unwrap_or(self.c2c_latency_ns + self.upi_latency_ns)
+        self.coherent_line_ns.unwrap_or(self.c2c_latency_ns + 2.0 * self.upi_latency_ns)
     }
 
     pub fn llc_sets_per_slice(&self) -> u32 {

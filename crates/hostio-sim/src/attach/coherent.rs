@@ -76,6 +76,9 @@ pub(crate) struct Coherent {
     homing: Homing,
     /// One dependent line transfer, ps.
     t_ps: u64,
+    /// What a read of the home's DRAM from the NIC's side adds to the DRAM's load-to-use latency:
+    /// a link round trip (two UPI hops, and CXL's extra), ps.
+    cross_ps: u64,
     ps_per_byte: f64,
     /// When the link drains (both directions share one queue: transfers are request/response).
     link_free: u64,
@@ -106,6 +109,7 @@ impl Coherent {
             pool: c.pool,
             homing: c.homing,
             t_ps: ((plat.coherent_line_ns() + extra) * 1000.0) as u64,
+            cross_ps: ((2.0 * plat.upi_latency_ns + extra) * 1000.0) as u64,
             ps_per_byte: 1000.0 / gbyte_s,
             link_free: 0,
             link_bytes: 0.0,
@@ -278,11 +282,12 @@ impl Coherent {
             lines += m.dev_own(self.dev, f.cq_line + c) as u64;
         }
         let mut done = self.transfer(q, lines, serial, f.now, w);
-        // An approximation: a line from DRAM is ready one DRAM read (of the payload's home) and
-        // one transfer after the fetch, however it sits in the dependent chain.
+        // An approximation: a line from DRAM is ready one remote DRAM read (the payload's home's
+        // load-to-use latency and a link round trip) after the fetch, however it sits in the
+        // dependent chain.
         if from_mem {
             let home = m.home(f.data_line).unwrap_or(0);
-            done = done.max(f.now + m.sockets[home].mem.loaded_latency(f.now) + self.t_ps);
+            done = done.max(f.now + m.sockets[home].mem.loaded_latency(f.now) + self.cross_ps);
         }
         done
     }
@@ -433,12 +438,13 @@ mod tests {
         assert_eq!(lines_of(&c), (25, 25), "(line transfers counted, lines on the link): descriptor + 24 payload lines");
         assert!(done > now);
         // A 64 B frame from DRAM behind a cached descriptor: its transfers alone take
-        // T + T / MLP (~143 ns); the line waits for the DRAM (95 ns) and then crosses (T).
+        // T + T / MLP (~143 ns); the line is a remote DRAM read: this fixture's DRAM (95 ns) and a
+        // link round trip (two UPI hops).
         let mut m = memsys();
         m.sockets[0].hier.core_access(0, 100, true);
         let mut c = nic(Signaling::Inline);
         let done = c.fetch(&mut m, &tx(64, now), window()) - now;
-        assert!(done >= 95_000 + c.t_ps, "waits for the DRAM, then crosses: {done} ps, T = {} ps", c.t_ps);
+        assert!(done >= 95_000 + c.cross_ps, "waits for the DRAM and the link: {done} ps, round trip {} ps", c.cross_ps);
         // Half the payload in the core's cache, half in DRAM: all 24 lines cross.
         let mut m = memsys();
         m.sockets[0].hier.core_access(0, 100, true);

@@ -8,7 +8,7 @@
 //! is partial and not all of it allocates in the LLC (DDIO off, selective DCA, a buffer on the
 //! other socket), the loaded DRAM latency of the buffer's home: that line is read before it is
 //! merged (the rule of the PCIe latency model's `hostio_pcie::PcieLatencyParams::dma_write_parts`
-//! for such writes: the line's DRAM read, then the LLC access that merges it). A read returns
+//! for such writes: the line's DRAM read in place of the LLC access). A read returns
 //! after one LLC access when every line hit, else after the loaded DRAM latency of the buffer's
 //! home (a load-to-use latency, the LLC lookup included). A buffer homed on the other socket adds a
 //! UPI round trip to every write and every read. The TX notice (the
@@ -37,7 +37,8 @@ impl Integrated {
             let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
             m.sockets[home].mem.loaded_latency(f.now)
         };
-        f.now + self.llc_ps + cross + rfo
+        // The line's DRAM read (load-to-use) takes the place of the LLC access.
+        f.now + cross + if rfo > 0 { rfo } else { self.llc_ps }
     }
 
     pub fn fetch(&mut self, m: &mut MemSys, d: Dev, f: &TxDma) -> u64 {

@@ -23,10 +23,11 @@
 //!   (CLFLUSHOPT) every line it hands over: the whole frame it transmits (NetDIMM's Algorithm 1,
 //!   "flush txSKB.data"), and also the RX descriptors it posts and the TX descriptors; and it
 //!   invalidates each completion line before reading it (Algorithm 1's "invalidate
-//!   rxDesc\[next\]", once per line an RX burst reads). Each costs an LLC access, plus, for a dirty
-//!   line (the rewritten header), its write-back's trip to the memory controller (a read's
-//!   latency at the socket's load without the DRAM array access, plus a UPI round trip from the
-//!   other socket, [`MemSys::flush`]), and the write-back then crosses the channel; a burst's
+//!   rxDesc\[next\]", once per line an RX burst reads). Each costs an LLC access, or, for a dirty
+//!   line (the rewritten header), its write-back's trip to the memory controller through the
+//!   LLC (a read's load-to-use latency at the socket's load without the DRAM array access, plus a
+//!   UPI round trip from the other socket, [`MemSys::flush`]), and the write-back then crosses
+//!   the channel; a burst's
 //!   flushes overlap ([`Rings::flush_handover`]).
 //! * **Transmit.** The NIC reads the descriptor and the packet from its own DRAM: one DRAM access
 //!   after its wait for the DIMM's DRAM, then the wire; nothing crosses the channel.

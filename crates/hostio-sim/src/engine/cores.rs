@@ -195,9 +195,10 @@ impl Engine {
     fn handover(&mut self, c: usize, line: u32, now: u64) -> u64 {
         let ni = self.cores[c].nic;
         self.nics[ni].attach.count_flush();
-        // CLFLUSHOPT: one LLC access finds and drops the line (an estimate); a dirty one is then
-        // written to its home, which the fence before the doorbell waits for.
-        self.mem.t.llc_ps + self.mem.flush(self.cores[c].socket, line, now).unwrap_or(0)
+        // CLFLUSHOPT: one LLC access finds and drops a clean line (an estimate); a dirty one is
+        // written to its home, which the fence before the doorbell waits for: its trip to the
+        // memory controller, the LLC on its way.
+        self.mem.flush(self.cores[c].socket, line, now).unwrap_or(self.mem.t.llc_ps)
     }
 
     /// A `copy` app moves the frame into its next buffer at `t`, then reads the copy's first line
