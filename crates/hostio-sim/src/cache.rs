@@ -1680,6 +1680,19 @@ pub(crate) mod tests {
         assert!(0x600 & (1 << h.llc_way(0).unwrap()) != 0, "allocated in the I/O ways, got {:?}", h.llc_way(0));
     }
 
+    /// An L2 set holds as many lines as it has ways; the next one evicts the least recently used.
+    #[test]
+    fn an_l2_set_holds_its_ways_and_evicts_the_lru() {
+        let mut h = small(false, 0);
+        // Lines 0, 2 and 4 share L2 set 0 (2 sets of 2 ways).
+        assert_eq!(h.core_access(0, 0, false), Src::Mem);
+        assert_eq!(h.core_access(0, 2, false), Src::Mem);
+        assert_eq!((h.core_access(0, 0, false), h.core_access(0, 2, false)), (Src::L2, Src::L2), "both ways hold a line");
+        assert_eq!(h.core_access(0, 4, false), Src::Mem);
+        assert_eq!((h.l2_owner(0), h.l2_owner(2)), (None, Some(0)), "line 0 was the least recently used");
+        assert_eq!(h.core_access(0, 0, false), Src::Llc, "the victim went to the LLC");
+    }
+
     #[test]
     fn inclusive_llc_back_invalidates_l2() {
         let mut h = small(true, 0);
