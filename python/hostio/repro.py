@@ -1083,8 +1083,8 @@ REMOTE_RATIO = ratio_window(20.0, step=10.0)
 
 
 #: The local case's I/O misses per packet with the app alone in all 11 ways (``apps.io.cat_mask=0x7ff``,
-#: seeds 1–5: 0.024–0.029, median 0.0265), the other reading of the paper's baseline (remote_claims' note).
-REMOTE_ALONE_BASELINE = 0.0265
+#: seeds 1–5: 0.025–0.029, median 0.0255), the other reading of the paper's baseline (remote_claims' note).
+REMOTE_ALONE_BASELINE = 0.0255
 
 
 def remote_claims(rows):
@@ -1095,11 +1095,11 @@ def remote_claims(rows):
     note = ("the remote case adds the ~1 header miss per packet the paper describes; the local baseline is the forwarder's "
             "own 2 MiB working set (code and heap in 4 KiB pages, spread over the (slice, set) pairs like balls in bins) "
             "missing in its 2 CAT ways (0x0C0). The ratio follows that baseline, whose size (FastClick's own data) is an "
-            "estimate, but no size fits both this ratio and Fig. 3: with 1 MiB (the per-packet cycles recalibrated on §4.1 to 112) "
-            "five seeds give 29.8× here and 6.6× for Fig. 3's 0x003 co-runner (paper ~2.5×), against this claim's ratio and Fig. 3's with 2 MiB "
-            "(`apps.io.working_set_mib=1`, `apps.io.cycles_per_packet=28`). "
+            "estimate, but no size fits both this ratio and Fig. 3: with 1 MiB (the per-packet cycles recalibrated on §4.1 to 114) "
+            "five seeds give 31.3× here and 6.4× for Fig. 3's 0x003 co-runner (paper ~2.5×), against this claim's ratio and Fig. 3's with 2 MiB "
+            "(`apps.io.working_set_mib=1`, `apps.io.cycles_per_packet=26`). "
             "The paper's baseline is the I/O app 'without any contention'; read as the app alone in all 11 ways (`apps.io.cat_mask=0x7ff`), "
-            f"hostio's baseline is {REMOTE_ALONE_BASELINE} misses per packet (five seeds, 0.024–0.029) and the ratio "
+            f"hostio's baseline is {REMOTE_ALONE_BASELINE} misses per packet (five seeds, 0.025–0.029) and the ratio "
             f"{'n/a' if rem is None else f'~{rem / REMOTE_ALONE_BASELINE:.0f}×'}: the paper's 20× lies between "
             "the two readings. Missing: which baseline "
             "the paper divides by (the app in its CAT ways, as here, or without CAT), and the size of FastClick's own data")

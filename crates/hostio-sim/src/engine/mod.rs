@@ -69,10 +69,10 @@ const FORWARDER_WS_MIB: f64 = 2.0;
 /// Per-packet work of the application kinds, in core cycles, beyond the memory accesses that are
 /// simulated explicitly. Calibrated on the DDIO paper's testbed: one 2.3 GHz Skylake core running
 /// FastClick L2 forwarding receives 1024 B frames at ~82 Gb/s with 4096 RX descriptors (§4.1;
-/// Fig. 5's caption: 82–86 Gb/s), i.e. ~10 Mpps; with 84 cycles plus its simulated accesses
+/// Fig. 5's caption: 82–86 Gb/s), i.e. ~10 Mpps; with 88 cycles plus its simulated accesses
 /// (completions, metadata, rings, its header's prefetch, the header, two accesses to its own
 /// working set: a load, then a store, the MAC write) hostio's forwarder gets ~85 Gb/s there
-/// (~100 ns per packet), measured as `scenarios/ddio/single_core.toml` does (6 ms of warm-up,
+/// (84.7–85.0 Gb/s over five seeds, ~96 ns per packet), measured as `scenarios/ddio/single_core.toml` does (6 ms of warm-up,
 /// 3 ms measured; a 1 ms warm-up leaves the 4096-descriptor ring still filling: ~83 Gb/s).
 /// The 90 Gb/s one-core ceiling at 1500 B is the NIC's, not the core's
 /// (see `tx_read_window_kib`). A doubt on that attribution at 1024 B: the paper's artifact, whose
@@ -80,7 +80,7 @@ const FORWARDER_WS_MIB: f64 = 2.0;
 /// 24 B of framing, 10.1–10.4 Mpps, `hostio.testbed`) while its one core forwards 512 B frames at
 /// 15.6 Mpps, and at 1024 B the generator's latency less its own queue grows by ~100 µs more than
 /// one RX ring's (a full software TX queue, 1024 packets): so at 1024 B the testbed's core may be
-/// held by its transmit side, and hostio's 84 cycles then overstate its per-packet work. The
+/// held by its transmit side, and hostio's 88 cycles then overstate its per-packet work. The
 /// stateful chain (router + NAPT + load balancer; the paper
 /// offloads the router's table to the NIC, so the cores run NAPT and the load balancer): 1780
 /// cycles plus its flow-table accesses, calibrated on the DDIO paper's Fig. 12, whose caption
@@ -95,7 +95,7 @@ const FORWARDER_WS_MIB: f64 = 2.0;
 /// so almost nothing is lost and that point's p99 swings with the seed.
 fn base_cycles(kind: AppKind) -> u64 {
     match kind {
-        AppKind::L2fwd | AppKind::Compute | AppKind::Copy => 84,
+        AppKind::L2fwd | AppKind::Compute | AppKind::Copy => 88,
         AppKind::StatefulChain => 1780,
         AppKind::CacheHungry => 0,
     }
