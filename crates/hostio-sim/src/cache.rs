@@ -1636,11 +1636,14 @@ pub(crate) mod tests {
         let w = h.llc_way(0).unwrap();
         assert!(0x3 & (1 << w) != 0, "device→core→device lands in 0x003, got way {w}");
         assert_eq!(h.l2_owner(0), None);
-        // A line the core only reads does not move there.
+        // A line the core only reads does not move there, nor one the device had not written.
         h.dev_write(4, true);
         h.core_access(0, 4, false);
         h.dev_write(4, true);
         assert!(0x600 & (1 << h.llc_way(4).unwrap()) != 0);
+        h.core_access(0, 6, true);
+        h.dev_write(6, true);
+        assert!(0x600 & (1 << h.llc_way(6).unwrap()) != 0, "a core's own line is no recycled buffer");
         // Without the region (Haswell-like), the rewrite stays in the I/O ways.
         let mut h = small(true, 0);
         h.dev_write(0, true);
@@ -1678,6 +1681,33 @@ pub(crate) mod tests {
         assert_eq!((h.llc_way(0), h.l2_owner(0)), (None, None), "evicted");
         assert!(!h.dev_write(0, true));
         assert!(0x600 & (1 << h.llc_way(0).unwrap()) != 0, "allocated in the I/O ways, got {:?}", h.llc_way(0));
+    }
+
+    /// A line's dirtiness travels with it: from one core's L2 to another's, from the LLC back to an
+    /// L2 (non-inclusive), and it is written back once it leaves the hierarchy dirty, never clean.
+    #[test]
+    fn dirtiness_travels_with_a_line_and_only_a_dirty_one_is_written_back() {
+        for dirty in [false, true] {
+            let mut h = small(false, 0);
+            h.set_cat(1, 0x1); // core 1's L2 victims go to way 0 of their LLC set
+            let mates: Vec<u32> = (1..4096).filter(|&l| l % 2 == 0 && h.set_of(l) == h.set_of(0)).take(4).collect();
+            h.core_access(0, 0, dirty);
+            assert_eq!(h.core_access(1, 0, false), Src::OtherL2);
+            // Out of core 1's L2 (two lines of its set) into the LLC, back into the L2, out again.
+            h.core_access(1, mates[0], false);
+            h.core_access(1, mates[1], false);
+            assert!(h.llc_way(0).is_some());
+            assert_eq!(h.core_access(1, 0, false), Src::Llc);
+            h.core_access(1, mates[2], false);
+            h.core_access(1, mates[3], false);
+            assert_eq!(h.llc_way(0), Some(0));
+            assert_eq!(h.take_writebacks(), 0, "nothing has left the hierarchy yet");
+            // The next L2 victim takes way 0: line 0 leaves the hierarchy.
+            h.core_access(1, mates[0], false);
+            h.core_access(1, mates[1], false);
+            assert_eq!((h.llc_way(0), h.l2_owner(0)), (None, None));
+            assert_eq!(h.take_writebacks(), dirty as u32, "written back only if the core wrote it");
+        }
     }
 
     /// An L2 set holds as many lines as it has ways; the next one evicts the least recently used.
