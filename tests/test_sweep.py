@@ -354,6 +354,8 @@ def test_seeds_and_summary_on_the_command_line(tmp_path):
         sweep.summarize(df, [])
     with pytest.raises(hostio.ConfigError, match=r"axes = 3: a list of column names, .* \(got a int\)"):
         sweep.summarize(df, 3)
+    with pytest.raises(hostio.ConfigError, match=r"metrics = None: column names \(strings; got a NoneType\)"):
+        sweep.summarize(df, ["traffic.t0.packet_size"], [None])
     # Any iterable of names; the mapping's keys in their normal spelling; no name twice
     assert sweep.summarize(df, pd.Index(["traffic.t0.packet_size"])).equals(s)
     assert sweep.summarize(df, {'traffic."t0".packet_size': [512, 1500]}).equals(s)

@@ -1025,9 +1025,9 @@ def summarize(df, axes: Sequence[str] | Mapping[str, Sequence], metrics: Sequenc
         if isinstance(cols, (str, bytes)) or not isinstance(cols, Iterable):
             raise config_error(key, cols, f"a list of column names, e.g. ['nics.nic0.rx_descriptors'] (got a {type(cols).__name__})")
         cols = list(cols)
-        bad = next((c for c in cols if not isinstance(c, str)), None)
-        if bad is not None:
-            raise config_error(key, bad, f"column names (strings; got a {type(bad).__name__})")
+        bad = [c for c in cols if not isinstance(c, str)]
+        if bad:
+            raise config_error(key, bad[0], f"column names (strings; got a {type(bad[0]).__name__})")
         names[key] = cols
     axes, metrics = names["axes"], None if metrics is None else names["metrics"]
     again = next((c for i, c in enumerate(axes + (metrics or [])) if c in (axes + (metrics or []))[:i]), None)
