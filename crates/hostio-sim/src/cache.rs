@@ -1361,9 +1361,14 @@ pub(crate) mod tests {
         assert_eq!((h.l2_owner(2), h.llc_way(2)), (Some(1), None));
         assert!(h.dev_stash(0, 2, 0x600), "moved from core 1's L2");
         assert_eq!(h.l2_owner(2), Some(0));
-        // Inclusive: an LLC copy is kept (allocated in the I/O ways).
+        // ... so core 1's set has both its ways for two other lines, and line 2 stays core 0's.
+        h.core_access(1, 4, false);
+        h.core_access(1, 6, false);
+        assert_eq!((h.core_access(1, 4, false), h.core_access(1, 6, false), h.l2_owner(2)), (Src::L2, Src::L2, Some(0)));
+        // Inclusive: an LLC copy is kept (allocated in the I/O ways, counted as such).
         let mut h = small(true, 0);
         assert!(!h.dev_stash(0, 3, 0x600));
+        assert_eq!(h.stats.io_allocations, 1);
         assert_eq!(h.l2_owner(3), Some(0));
         assert!(matches!(h.llc_way(3), Some(9) | Some(10)), "{:?}", h.llc_way(3));
         // ... in the port's own I/O ways.
