@@ -832,16 +832,16 @@ impl Platform {
     ///   the studies named at those fields give them.
     /// * Intel Memory Latency Checker (MLC) runs published for dual-socket servers of these parts
     ///   (`--latency_matrix`, `--idle_latency`, `--c2c_latency`, `--bandwidth_matrix`):
-    ///   - [G] 2 × Xeon Gold 6140 (the Skylake-SP preset's part), KU Leuven's Genius cluster, MLC
+    ///   - \[G\] 2 × Xeon Gold 6140 (the Skylake-SP preset's part), KU Leuven's Genius cluster, MLC
     ///     3.10 (github.com/hpcleuven/VscDocumentation, `source/leuven/old_hardware/genius/
     ///     skylake_mlc.txt`): local DRAM 89.1–90.2 ns, remote 143.2–144.3 ns, L2→L2 HITM 49.9 ns,
     ///     read-only bandwidth 104.4–106.0 GB/s per socket;
-    ///   - [H] 2 × Xeon E5-2699 v3 (the Haswell-EP preset's part, 4 × DDR4-2133 per socket),
+    ///   - \[H\] 2 × Xeon E5-2699 v3 (the Haswell-EP preset's part, 4 × DDR4-2133 per socket),
     ///     FD.io CSIT's calibration data, MLC 3.5 (github.com/FDio/csit, `docs/report/
     ///     introduction/test_environment_sut_calib_hsw.rst`): idle latency 96.7 ns (matrix
     ///     97.5–98.0), remote 132.8–139.6 ns, L2→L2 HITM 47.1 ns, read-only bandwidth 57.9 GB/s
     ///     per socket (stream-triad-like 99.4–105.3 GB/s for both);
-    ///   - [W] 2 × Xeon Platinum 8360Y (Ice Lake-SP, a 36-core die: no run of the 16-core Silver
+    ///   - \[W\] 2 × Xeon Platinum 8360Y (Ice Lake-SP, a 36-core die: no run of the 16-core Silver
     ///     4314 was found), KU Leuven's wICE cluster, MLC 3.10 (same repository, `source/leuven/
     ///     tier2_hardware/icelake_mlc.txt`): local DRAM 89.0–89.2 ns, remote 142.7–142.9 ns,
     ///     L2→L2 HITM 64.2 ns (HIT 60.1).
@@ -850,14 +850,14 @@ impl Platform {
     ///   L2 11–13); Haswell L1 4, L2 12 (estimates: no primary source for the server part);
     ///   Sunny Cove L1 5, L2 13 (Chips and Cheese's measurements as compiled in
     ///   github.com/jiegec/cpu, `docs/sunny_cove.d2`).
-    /// * `dram_latency_ns`: MLC's idle local latency ([G] 90 ns; [H] 97 ns; [W] 89 ns), the
+    /// * `dram_latency_ns`: MLC's idle local latency (\[G\] 90 ns; \[H\] 97 ns; \[W\] 89 ns), the
     ///   "~100 ns" of the DDIO paper. `upi_latency_ns`, one hop: half of remote less local DRAM
-    ///   in the same runs, since a remote read crosses twice ([G] +53–55 ns, so 27; [H] +35–42 ns,
-    ///   so 19; [W] +53.5–53.9 ns, so 27).
+    ///   in the same runs, since a remote read crosses twice (\[G\] +53–55 ns, so 27; \[H\] +35–42 ns,
+    ///   so 19; \[W\] +53.5–53.9 ns, so 27).
     /// * `coherent_line_ns` (a line Modified in the other socket's L2): MLC's remote L2→L2 HITM,
-    ///   writer-homed ([G] 114.0–114.6 ns, so 114; [H] 106.5–106.7, so 106.5); Ice Lake-SP: 114 ns
+    ///   writer-homed (\[G\] 114.0–114.6 ns, so 114; \[H\] 106.5–106.7, so 106.5); Ice Lake-SP: 114 ns
     ///   (CC-NIC, ASPLOS'24 §3).
-    /// * `c2c_latency_ns`: MLC's local L2→L2 HITM ([G] 49.9, so 50; [H] 47.1, so 47; [W] 64.2
+    /// * `c2c_latency_ns`: MLC's local L2→L2 HITM (\[G\] 49.9, so 50; \[H\] 47.1, so 47; \[W\] 64.2
     ///   on the larger die, so 60 for the 16-core part, an estimate).
     /// * `llc_latency_ns`: estimates. Skylake-SP: AnandTech (as above) measured 77 core cycles on
     ///   a Skylake-X at ~4 GHz (~19 ns); at the 6140's 2.3 GHz the same count would be 33 ns, and
@@ -866,8 +866,8 @@ impl Platform {
     ///   transfer as an LLC hit must be.
     /// * `memory_bandwidth_gbyte_s`: 76–81 % of the channels' peak (ARK: 6 × DDR4-2666 = 128 GB/s,
     ///   102 GB/s = 80 %; 4 × DDR4-2133 = 68.3 GB/s, 55 GB/s = 81 %; 8 × DDR4-2666 = 171 GB/s,
-    ///   130 GB/s = 76 %): against MLC's read-only bandwidth [G] 104–106 and [H] 58 GB/s per
-    ///   socket, and its stream-triad-like mix [H] 50–53; no Silver 4314 run found.
+    ///   130 GB/s = 76 %): against MLC's read-only bandwidth \[G\] 104–106 and \[H\] 58 GB/s per
+    ///   socket, and its stream-triad-like mix \[H\] 50–53; no Silver 4314 run found.
     /// * `core_memory_bandwidth_gbyte_s`: one core's streaming bandwidth, the ceiling that MBA
     ///   percentages below 100 scale. Haswell-EP: 20 GB/s, single-thread STREAM Triad on an
     ///   E5-2690 v3 with DDR4-2133 (J. McCalpin, Intel Community forum, "single core bandwidth:
