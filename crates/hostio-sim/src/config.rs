@@ -746,6 +746,12 @@ pub struct Platform {
     /// Writes to IIO LLC WAYS are accepted but have no effect (Ice Lake and later).
     #[serde(default)]
     pub ddio_ways_ignored: bool,
+    /// The part has Memory Bandwidth Allocation (Intel RDT; CPUID leaf 10H, EBX bit 3, Intel SDM
+    /// Vol. 3B "Memory Bandwidth Allocation"): Intel introduced it with the Xeon Scalable family
+    /// (Skylake-SP), so Haswell-EP has none. Without it an app's `mba_percent` below 100 throttles
+    /// nothing: it is simulated as 100, with a warning. Unset in a platform file → true.
+    #[serde(default = "default_mba")]
+    pub mba: bool,
     /// Single-core memory bandwidth, GB/s, that MBA percentages below 100 scale: at `mba_percent`
     /// < 100 the core's requests leaving its L2 are spaced to that share of it; at 100 nothing
     /// is throttled and this value has no effect.
@@ -775,6 +781,9 @@ pub struct Platform {
 /// (`default_link_bw`), which is not the Skylake-SP preset's.
 fn default_upi_ns() -> f64 {
     27.0
+}
+fn default_mba() -> bool {
+    true
 }
 fn default_core_bw() -> f64 {
     12.0
@@ -898,6 +907,7 @@ impl Platform {
                 upi_latency_ns: 27.0,
                 recycled_io_mask: Some(0x3),
                 ddio_ways_ignored: false,
+                mba: true,
                 core_memory_bandwidth_gbyte_s: 12.0,
                 coherent_line_ns: Some(114.0),
                 // Three UPI links at 10.4 GT/s (Intel ARK, Xeon Gold 6140).
@@ -927,6 +937,7 @@ impl Platform {
                 // assumption.
                 recycled_io_mask: Some(0),
                 ddio_ways_ignored: false,
+                mba: false,
                 core_memory_bandwidth_gbyte_s: 20.0,
                 coherent_line_ns: Some(106.5),
                 // Two QPI links at 9.6 GT/s (Intel ARK, Xeon E5-2699 v3).
@@ -957,6 +968,7 @@ impl Platform {
                 upi_latency_ns: 27.0,
                 recycled_io_mask: Some(0x3),
                 ddio_ways_ignored: true,
+                mba: true,
                 core_memory_bandwidth_gbyte_s: 14.0,
                 // A line Modified in the remote socket's L2, writer-homed (CC-NIC, ASPLOS'24 §3).
                 coherent_line_ns: Some(114.0),
@@ -2233,6 +2245,18 @@ impl Scenario {
                     n.tx_descriptors
                 ));
                 n.tx_descriptors = 64;
+            }
+        }
+        // A part without MBA throttles nothing, whatever an app asks for.
+        if !plat.mba {
+            for (name, a) in scenario.apps.iter_mut().filter(|(_, a)| a.mba_percent < 100) {
+                warnings.push(format!(
+                    "{}: mba_percent = {} has no effect on {}, which has no Memory Bandwidth Allocation; simulating 100",
+                    table_key("apps", name),
+                    a.mba_percent,
+                    plat.name
+                ));
+                a.mba_percent = 100;
             }
         }
         // A NIC an app polls but no traffic reaches: the run is valid and forwards nothing.

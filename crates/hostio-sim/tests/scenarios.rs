@@ -411,3 +411,17 @@ fn selective_dca_and_io_ways_are_checked() {
     let e = run_text(&base(""), &["nics.nic0.ddio=false".to_string(), "nics.nic0.ddio_mask=0x180".to_string()], None).unwrap_err().to_string();
     assert!(e.starts_with("nics.nic0.ddio_mask") && e.contains("DDIO is off"), "{e}");
 }
+
+/// Haswell-EP has no Memory Bandwidth Allocation: an app's `mba_percent` below 100 is simulated as
+/// 100 (the same run), with a warning; on Skylake-SP it throttles.
+#[test]
+fn mba_throttles_only_on_a_part_that_has_it() {
+    let text = common::minimal(300, 200, "mba_percent = 10");
+    let run = |preset: &str, mba: &str| run_text(&text.replace("mba_percent = 10", mba), &[format!("platform.preset=\"{preset}\"")], None).unwrap();
+    let (hsw, hsw_full) = (run("haswell-e5-2699v3", "mba_percent = 10"), run("haswell-e5-2699v3", ""));
+    assert!(hsw.warnings.iter().any(|w| w.contains("apps.fwd: mba_percent = 10 has no effect")), "{:?}", hsw.warnings);
+    assert_eq!((hsw.metrics.throughput_gbps, hsw.metrics.latency_ns.p99), (hsw_full.metrics.throughput_gbps, hsw_full.metrics.latency_ns.p99));
+    let (skx, skx_full) = (run("skylake-gold-6140", "mba_percent = 10"), run("skylake-gold-6140", ""));
+    assert!(!skx.warnings.iter().any(|w| w.contains("mba_percent")), "{:?}", skx.warnings);
+    assert!(skx.metrics.latency_ns.p99 != skx_full.metrics.latency_ns.p99, "MBA at 10 % changes nothing on Skylake-SP");
+}
