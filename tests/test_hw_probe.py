@@ -183,6 +183,7 @@ def test_platform_out_end_to_end(tmp_path, capsys):
 
     r = hostio.run("quickstart", set=[f'platform.preset="file:{out}"', "run.duration_us=100", "run.warmup_us=100"])
     assert r["platform"]["dram_latency_ns"] == p["dram_latency_ns"]
+    assert r["platform"]["mba"] == p.get("mba", True) and p.get("mba") == probe.has_mba()
     # The coherent NIC's line transfer is the one the probe measured (ringbench's model uses it too).
     assert p["coherent_line_ns"] == round(max(p["c2c_latency_ns"], 1.0), 3)
     r = hostio.run("quickstart", set=[f'platform.preset="file:{out}"', 'nics.nic0.attachment="coherent"', "run.duration_us=100", "run.warmup_us=100"])
@@ -285,3 +286,12 @@ def test_an_llc_range_without_working_sets_is_not_retried_nor_blamed_on_the_host
     rep["llc_retry"] = None
     with pytest.raises(HostioError, match=r"llc_latency_ns: no working set between 2 × L2 and LLC / 2 was measured \(there is none"):
         probe.platform_toml(rep)
+
+
+def test_mba_comes_from_the_kernels_cpu_flags(tmp_path):
+    f = tmp_path / "cpuinfo"
+    f.write_text("processor\t: 0\nflags\t\t: fpu cat_l3 cdp_l3 mba cqm_llc\n")
+    assert probe.has_mba(str(f)) is True
+    f.write_text("processor\t: 0\nflags\t\t: fpu cat_l3 mbax\n")
+    assert probe.has_mba(str(f)) is False
+    assert probe.has_mba(str(tmp_path / "absent")) is None

@@ -325,7 +325,23 @@ def platform_dict(report: dict) -> dict:
         # model uses, so the simulator's coherent NIC on this platform uses it too.
         "coherent_line_ns": round(max(report["c2c_ns"], 1.0), 3),
         "memory_bandwidth_gbyte_s": round(report["bandwidth_gbyte_s"]["read"], 3),
+        # Whether MBA can throttle this machine's cores (left to the simulator's default, true,
+        # when the kernel's CPU flags cannot be read).
+        **({} if (mba := has_mba()) is None else {"mba": mba}),
     }
+
+
+def has_mba(cpuinfo: str = "/proc/cpuinfo") -> bool | None:
+    """Whether the CPU has Memory Bandwidth Allocation: Linux's ``mba`` CPU flag
+    (``X86_FEATURE_MBA``, from CPUID leaf 10H on Intel); None when the flags cannot be read."""
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return "mba" in line.partition(":")[2].split()
+    except OSError:
+        return None
+    return None
 
 
 def llc_slices(vendor: str, llc: dict) -> tuple[int, str]:
