@@ -187,6 +187,35 @@ def test_results_do_not_depend_on_how_the_trace_is_split():
     assert whole.stats() == parts.stats()
 
 
+@pytest.mark.parametrize("preset", ["skylake-gold-6140", "haswell-e5-2699v3"])
+def test_device_writes_in_one_call_equal_writes_one_at_a_time(preset):
+    # One call defers each device write's eviction by a few writes; one access per call settles
+    # it at once. Both must give the same levels, counts and state: with a line written again
+    # right after its eviction (12 lines cycled through one set of 11 ways), with dirty victims
+    # written back, and, on the inclusive Haswell, victims whose L2 copies are invalidated.
+    probe = Hierarchy(preset)
+    cand = np.arange(8192, dtype=np.uint64) * np.uint64(2048 * 64)
+    sets = probe.llc_sets(cand)
+    vals, counts = np.unique(sets, return_counts=True)
+    ways = {"skylake-gold-6140": 11, "haswell-e5-2699v3": 20}[preset]
+    one_set = cand[sets == vals[np.argmax(counts)]][:ways + 1]
+    assert len(one_set) == ways + 1
+    rng = np.random.default_rng(9)
+    spread = rng.integers(0, 1 << 20, 6000).astype(np.uint64) * 64
+    cycle = np.tile(one_set, 40)
+    trace = np.concatenate([spread, cycle, spread[:3000], np.repeat(cycle[:50], 2)])
+    whole, single = Hierarchy(preset, ddio_ways=ways), Hierarchy(preset, ddio_ways=ways)
+    for h in (whole, single):
+        h.access(spread[::3], "core_write", core=1)  # L2 copies and dirty lines
+    got = whole.access(trace, "dev_write").tolist()
+    want = [x for a in trace for x in single.access(a[None], "dev_write").tolist()]
+    assert got == want
+    assert 0 < got.count(0) < len(got) and got.count(3) > 0
+    assert whole.stats() == single.stats() and whole.stats()["writebacks"] > 0
+    after = np.concatenate([spread, one_set])
+    assert whole.access(after, "core_read").tolist() == single.access(after, "core_read").tolist()
+
+
 def test_empty_traces_and_the_slice_map_fallback_warning():
     h = Hierarchy()
     assert h.access([]).tolist() == [] and h.warnings == []

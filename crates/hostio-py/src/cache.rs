@@ -174,10 +174,12 @@ impl TraceCache {
     /// One block of `run` for one access kind: `lines` holds the block's lines and up to
     /// DIR_AHEAD more. A software pipeline prefetches directory entries DIR_AHEAD accesses ahead
     /// and set records SET_AHEAD ahead, so the host's cache misses of independent accesses
-    /// overlap (hints only). (Prefetching the directory entry of each device write's victim
-    /// as well costs more in computing the victim early than it saves.)
+    /// overlap (hints only). A device write's LLC victim is evicted (its directory entry
+    /// updated) VICTIM_LAG to 2 × VICTIM_LAG writes later, its entry prefetched meanwhile
+    /// ([`Hierarchy::dev_write_deferred`]); every eviction is settled by the block's end.
     fn run_kind<const K: usize>(&mut self, lines: &[u32], core: usize, out: &mut [u8], first: bool) {
         const SET_AHEAD: usize = 8;
+        const VICTIM_LAG: usize = 32;
         if first {
             for &l in lines.iter().take(DIR_AHEAD) {
                 self.h.prefetch_dir(l);
@@ -199,6 +201,17 @@ impl TraceCache {
                     Src::Llc => LLC,
                     Src::Mem => MEM,
                 },
+                2 => {
+                    let n = self.h.deferred_evictions();
+                    if n >= 2 * VICTIM_LAG {
+                        self.h.settle_evictions(n - VICTIM_LAG);
+                    }
+                    match self.h.dev_write_deferred(line, self.allocating) {
+                        Src::Llc => LLC,
+                        Src::L2 | Src::OtherL2 => L2,
+                        Src::Mem => MEM,
+                    }
+                }
                 _ => {
                     let lvl = if self.h.llc_way(line).is_some() {
                         LLC
@@ -207,9 +220,7 @@ impl TraceCache {
                     } else {
                         MEM
                     };
-                    if K == 2 {
-                        self.h.dev_write(line, self.allocating);
-                    } else if lvl == MEM {
+                    if lvl == MEM {
                         self.h.dev_read_missed(line);
                     }
                     lvl
@@ -218,6 +229,7 @@ impl TraceCache {
             counts[lvl as usize] += 1;
             *o = lvl;
         }
+        self.h.settle_evictions(self.h.deferred_evictions());
         for (c, k) in self.counts[K].iter_mut().zip(counts) {
             *c += k;
         }
