@@ -550,6 +550,10 @@ def test_netdimm_claims():
     assert verdicts(repro.netdimm_pressure_claims(kept(40, 11))) == [True]
     assert verdicts(repro.netdimm_pressure_claims(kept(40, 39))) == [False]
     assert verdicts(repro.netdimm_pressure_claims(kept(0, 0))) == [False]
+    # A disagreement names the missing mechanism and says which way hostio is off; an agreement names none.
+    more, less, ok = (repro.netdimm_pressure_claims(kept(40, b))[0] for b in (16, 8, 11))
+    assert more.missing == less.missing == "sim-memory" and "keeps more" in more.note and "keeps less" in less.note
+    assert ok.missing == "" and "keeps" not in ok.note and ok.caveat
 
 
 def test_netdimm_clone_claims():

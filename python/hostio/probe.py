@@ -378,6 +378,7 @@ def platform_toml(report: dict) -> str:
         f"memory_bandwidth_gbyte_s: read stream over {report.get('bandwidth_buffer_bytes', 0) / MIB:g} MiB, "
         f"{len(report['machine']['cpus'])} thread(s), GB/s = 1e9 B/s",
         "clock_ghz: TSC frequency calibrated against CLOCK_MONOTONIC",
+        "dram_load_curve: not measured here: the Skylake-SP preset's (Intel MLC --loaded_latency on a Xeon Gold 6140)",
         f"llc_slices: {llc_slices(report['machine']['vendor'], report['geometry']['levels']['l3'] or report['geometry']['levels']['l2'])[1]}",
         "cache sizes and ways: CPUID/sysfs (nominal); where the latency curve steps (usable): "
         + ", ".join(f"{k.upper()} {v} KiB" if v else f"{k.upper()} -" for k, v in report.get("detected_kib", {}).items()),

@@ -2232,7 +2232,7 @@ pub(crate) mod tests {
         use crate::memsys::{MemSys, Socket, Timing};
         let p = HierParams { sets_per_slice: 128, ..small_params() };
         let pa: Vec<u64> = (0..2 * 32768).collect();
-        let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0), used: true };
+        let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0, &crate::config::SKX_LOAD_CURVE), used: true };
         let t = Timing { cycle_ps: 400.0, l2_ps: 5_000, llc_ps: 30_000, c2c_ps: 50_000, upi_ps: 55_000 };
         let mut m = MemSys::new(vec![socket(), socket()], vec![0, 1], Vec::new(), 0, t);
         // Line 97 (set 97, a bimodal leader) is cached on socket 1 only: a hit.

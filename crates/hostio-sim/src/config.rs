@@ -734,6 +734,14 @@ pub struct Platform {
     pub c2c_latency_ns: f64,
     /// Sustained memory bandwidth per socket, GB/s (1e9 B/s).
     pub memory_bandwidth_gbyte_s: f64,
+    /// DRAM latency under load, as points `[load, factor]`: when the socket's DRAM traffic is
+    /// `load` × `memory_bandwidth_gbyte_s`, a read costs `factor` × `dram_latency_ns`, linear
+    /// between points and the last point's factor beyond it (the saturated latency). The first
+    /// point is `[0, 1]`; loads rise and factors do not fall from point to point. The presets'
+    /// curves are Intel MLC `--loaded_latency` runs on their parts ([`Platform::preset`]).
+    /// Unset in a platform file → the Skylake-SP preset's curve.
+    #[serde(default = "default_load_curve")]
+    pub dram_load_curve: Vec<[f64; 2]>,
     /// Extra latency of one UPI/QPI hop, ns: a remote access pays two (there and back).
     #[serde(default = "default_upi_ns")]
     pub upi_latency_ns: f64,
@@ -787,6 +795,49 @@ fn default_mba() -> bool {
 }
 fn default_core_bw() -> f64 {
     12.0
+}
+fn default_load_curve() -> Vec<[f64; 2]> {
+    SKX_LOAD_CURVE.to_vec()
+}
+
+/// \[G\]'s MLC `--loaded_latency` (read-only traffic, both sockets loaded; see
+/// [`Platform::preset`]) as `dram_load_curve` points: each point's bandwidth per socket over the
+/// Skylake-SP preset's 102 GB/s, its latency over the lightest point's (91.66 ns at 1.0 GB/s per
+/// socket, taken as idle), loads rounded to 0.001, made non-decreasing (a point below an earlier
+/// one, the run's scatter, takes that one's value; of points at one load the highest is kept),
+/// and points that change nothing (their factor equal to both neighbours', or the last one's
+/// equal to the one before) dropped.
+pub(crate) const SKX_LOAD_CURVE: [[f64; 2]; 17] = [
+    [0.0, 1.0], [0.018, 1.009], [0.029, 1.009], [0.04, 1.037], [0.079, 1.037], [0.101, 1.041], [0.13, 1.05],
+    [0.18, 1.118], [0.247, 1.118], [0.302, 1.132], [0.389, 1.153], [0.54, 1.269], [0.804, 1.404],
+    [0.989, 1.782], [1.013, 1.813], [1.014, 1.827], [1.02, 1.94],
+];
+/// \[H\]'s MLC `--loaded_latency` as [`SKX_LOAD_CURVE`], over the Haswell-EP preset's 55 GB/s
+/// and the lightest point's 98.21 ns (at 0.8 GB/s per socket).
+const HSW_LOAD_CURVE: [[f64; 2]; 17] = [
+    [0.0, 1.0], [0.026, 1.001], [0.042, 1.003], [0.058, 1.005], [0.078, 1.008], [0.111, 1.014], [0.142, 1.02],
+    [0.181, 1.027], [0.252, 1.044], [0.341, 1.067], [0.416, 1.082], [0.533, 1.135], [0.736, 1.245],
+    [0.993, 2.096], [1.041, 2.51], [1.049, 2.982], [1.05, 2.988],
+];
+/// Most points of a `dram_load_curve`.
+pub const MAX_LOAD_CURVE_POINTS: usize = 64;
+
+/// What a `dram_load_curve` must be, or why it is not.
+fn check_load_curve(c: &[[f64; 2]]) -> Result<(), String> {
+    let rule = format!(
+        "2..={MAX_LOAD_CURVE_POINTS} points [load, factor]: the first [0, 1], loads rising up to 10 (shares of \
+         memory_bandwidth_gbyte_s), factors (multiples of dram_latency_ns) not falling, up to 100"
+    );
+    if !(2..=MAX_LOAD_CURVE_POINTS).contains(&c.len()) || c[0] != [0.0, 1.0] {
+        return Err(rule);
+    }
+    for w in c.windows(2) {
+        let ([r0, f0], [r1, f1]) = (w[0], w[1]);
+        if !(r1.is_finite() && r1 > r0 && r1 <= 10.0 && f1.is_finite() && f1 >= f0 && f1 <= 100.0) {
+            return Err(format!("{rule}; [{r1}, {f1}] after [{r0}, {f0}] is not"));
+        }
+    }
+    Ok(())
 }
 /// Two UPI links at 10.4 GT/s (the Ice Lake preset's figure, Intel ARK), not the Skylake-SP
 /// preset's three links (62.4 GB/s) that `upi_latency_ns` and `core_memory_bandwidth_gbyte_s`
@@ -873,6 +924,12 @@ impl Platform {
     ///   the mesh's own clock sets most of it, so 26 ns lies between. Haswell-EP's ring and Ice
     ///   Lake-SP's mesh: 20 and 32 ns, no published measurement found, below each part's L2→L2
     ///   transfer as an LLC hit must be.
+    /// * `dram_load_curve`: MLC's `--loaded_latency` on \[G\] and \[H\] (`SKX_LOAD_CURVE`,
+    ///   `HSW_LOAD_CURVE`: each point's bandwidth per socket over the preset's
+    ///   `memory_bandwidth_gbyte_s`, its latency over the lightest-loaded point's). Skylake-SP:
+    ///   +5 % at 13 % load, +27 % at 54 %, +40 % at 80 %, 1.8–1.9× idle at saturation; Haswell-EP:
+    ///   +13 % at 53 %, +25 % at 74 %, 2.1–3.0× at saturation. Ice Lake-SP takes Skylake-SP's
+    ///   curve (an estimate: no loaded-latency run of an Ice Lake-SP part was found).
     /// * `memory_bandwidth_gbyte_s`: 76–81 % of the channels' peak (ARK: 6 × DDR4-2666 = 128 GB/s,
     ///   102 GB/s = 80 %; 4 × DDR4-2133 = 68.3 GB/s, 55 GB/s = 81 %; 8 × DDR4-2666 = 171 GB/s,
     ///   130 GB/s = 76 %): against MLC's read-only bandwidth \[G\] 104–106 and \[H\] 58 GB/s per
@@ -904,6 +961,7 @@ impl Platform {
                 dram_latency_ns: 90.0,
                 c2c_latency_ns: 50.0,
                 memory_bandwidth_gbyte_s: 102.0,
+                dram_load_curve: SKX_LOAD_CURVE.to_vec(),
                 upi_latency_ns: 27.0,
                 recycled_io_mask: Some(0x3),
                 ddio_ways_ignored: false,
@@ -932,6 +990,7 @@ impl Platform {
                 dram_latency_ns: 97.0,
                 c2c_latency_ns: 47.0,
                 memory_bandwidth_gbyte_s: 55.0,
+                dram_load_curve: HSW_LOAD_CURVE.to_vec(),
                 upi_latency_ns: 19.0,
                 // No study measured recycled I/O lines on the inclusive Haswell LLC: none is an
                 // assumption.
@@ -965,6 +1024,7 @@ impl Platform {
                 dram_latency_ns: 89.0,
                 c2c_latency_ns: 60.0,
                 memory_bandwidth_gbyte_s: 130.0,
+                dram_load_curve: SKX_LOAD_CURVE.to_vec(),
                 upi_latency_ns: 27.0,
                 recycled_io_mask: Some(0x3),
                 ddio_ways_ignored: true,
@@ -1120,7 +1180,7 @@ impl Platform {
                 return Err(ConfigError::new(k(name), v, format!("a positive number up to {max}")));
             }
         }
-        // The DRAM model raises latency with load (up to 5.75× idle, `mem::MAX_LOAD`) but
+        // The DRAM model raises latency with load (up to `dram_load_curve`'s last factor) but
         // does not cap throughput, so a bandwidth far below what the simulated traffic needs
         // would report demand it cannot carry: below one DDR channel of the oldest kind the
         // model is out of its range.
@@ -1132,6 +1192,11 @@ impl Platform {
                 return Err(ConfigError::new(k(name), v, format!("{MIN_BANDWIDTH_GBYTE_S}..={MAX_BANDWIDTH_GBYTE_S} GB/s")));
             }
         }
+        check_load_curve(&self.dram_load_curve).map_err(|why| {
+            let shown: Vec<String> = self.dram_load_curve.iter().take(4).map(|[r, f]| format!("[{r}, {f}]")).collect();
+            let more = if self.dram_load_curve.len() > 4 { ", ..." } else { "" };
+            ConfigError::new(k("dram_load_curve"), format!("[{}{more}]", shown.join(", ")), why)
+        })?;
         if let Some(v) = self.coherent_line_ns {
             if !(v.is_finite() && (1.0..=MAX_LATENCY_NS).contains(&v)) {
                 return Err(ConfigError::new(k("coherent_line_ns"), v, format!("1..={MAX_LATENCY_NS} ns")));

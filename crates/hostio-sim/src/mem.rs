@@ -2,11 +2,12 @@
 //! as a per-core rate limiter.
 //!
 //! The load is the number of 64 B transfers (reads, write-backs, non-allocating DMA writes) in a
-//! sliding 1 µs window, as a share ρ of the socket's sustained bandwidth. A read then costs
-//! `latency × (1 + LOAD_SLOPE·ρ/(1−ρ))` (ρ capped at `MAX_LOAD`): +22 ns at half load, +90 ns at
-//! 80 %, several hundred ns near saturation on a 90 ns part — the hockey-stick shape of Intel MLC
-//! loaded-latency curves. The two constants are estimates chosen for that shape, not a fit to a
-//! published curve. A windowed load, rather than one server's busy-until time, keeps the model
+//! sliding 1 µs window, as a share ρ of the socket's sustained bandwidth. A read then costs the
+//! idle latency times the platform's loaded-latency curve at ρ (`Platform::dram_load_curve`,
+//! Intel MLC's `--loaded_latency` on the presets' parts: on Skylake-SP +27 % at half load, +40 %
+//! at 80 %, 1.8–1.9× at saturation), interpolated linearly, its last factor beyond its last
+//! point: offered load beyond the bandwidth sees the saturated latency MLC measured with every
+//! core loading memory. A windowed load, rather than one server's busy-until time, keeps the model
 //! correct when agents report transfers slightly out of time order (a NIC's DMA reads are looked up when
 //! its fetch starts but spread over the link time): a report dated in an earlier window than the
 //! latest one counts in the previous window if it belongs there, and sees the load at the current
@@ -19,15 +20,12 @@
 /// The load window, ps: long enough to hold ~900–2,000 DRAM transfers at the presets'
 /// bandwidths, short next to the bursts being modelled (a modelling choice).
 const WINDOW_PS: u64 = 1_000_000;
-/// Slope of the loaded-latency curve (an estimate: +90 ns at 80 % load on a 90 ns part).
-const LOAD_SLOPE: f64 = 0.25;
-/// Highest load share the curve is evaluated at (an estimate: keeps the latency finite, 5.75× the
-/// idle latency, when the offered load exceeds the bandwidth).
-pub(crate) const MAX_LOAD: f64 = 0.95;
 
 #[derive(Debug, Clone)]
 pub struct Memory {
     base_ps: f64,
+    /// The loaded-latency curve: (load, factor) points, validated by the platform's check.
+    curve: Vec<(f64, f64)>,
     /// Lines the socket can move per window at its sustained bandwidth.
     lines_per_window: f64,
     bucket: u64,
@@ -38,9 +36,10 @@ pub struct Memory {
 }
 
 impl Memory {
-    pub fn new(latency_ns: f64, bandwidth_gbyte_s: f64) -> Memory {
+    pub fn new(latency_ns: f64, bandwidth_gbyte_s: f64, curve: &[[f64; 2]]) -> Memory {
         Memory {
             base_ps: latency_ns * 1000.0,
+            curve: curve.iter().map(|&[r, f]| (r, f)).collect(),
             lines_per_window: bandwidth_gbyte_s * 1e9 / 64.0 * (WINDOW_PS as f64 * 1e-12),
             bucket: 0,
             cur: 0.0,
@@ -60,7 +59,7 @@ impl Memory {
             if b + 1 == self.bucket {
                 self.prev += lines;
             }
-            return ((self.prev + self.cur) / self.lines_per_window).min(MAX_LOAD);
+            return (self.prev + self.cur) / self.lines_per_window;
         }
         if b != self.bucket {
             self.prev = if b == self.bucket + 1 { self.cur } else { 0.0 };
@@ -69,7 +68,7 @@ impl Memory {
         }
         self.cur += lines;
         let frac = (now % WINDOW_PS) as f64 / WINDOW_PS as f64;
-        ((self.prev * (1.0 - frac) + self.cur) / self.lines_per_window).min(MAX_LOAD)
+        (self.prev * (1.0 - frac) + self.cur) / self.lines_per_window
     }
 
     /// The load ρ at `now` (share of the bandwidth used in the last window), without adding any.
@@ -82,18 +81,30 @@ impl Memory {
             (self.cur, 0.0)
         } else if b < self.bucket {
             // Asked late: the load at the current window's start.
-            return ((self.prev + self.cur) / self.lines_per_window).min(MAX_LOAD);
+            return (self.prev + self.cur) / self.lines_per_window;
         } else {
             (0.0, 0.0)
         };
         let frac = (now % WINDOW_PS) as f64 / WINDOW_PS as f64;
-        ((prev * (1.0 - frac) + cur) / self.lines_per_window).min(MAX_LOAD)
+        (prev * (1.0 - frac) + cur) / self.lines_per_window
     }
 
     /// A read's latency at load ρ, ps.
     #[inline]
     pub fn latency_at(&self, rho: f64) -> u64 {
-        (self.base_ps * (1.0 + LOAD_SLOPE * rho / (1.0 - rho))) as u64
+        (self.base_ps * self.factor(rho)) as u64
+    }
+
+    /// The curve's factor at load ρ: linear between points, the last factor beyond the last.
+    #[inline]
+    fn factor(&self, rho: f64) -> f64 {
+        let c = &self.curve;
+        let i = c.partition_point(|p| p.0 <= rho);
+        if i >= c.len() {
+            return c[c.len() - 1].1;
+        }
+        let ((r0, f0), (r1, f1)) = (c[i - 1], c[i]);
+        f0 + (f1 - f0) * (rho - r0) / (r1 - r0)
     }
 
     /// A read's latency at the load at `now`, ps, without adding one (the caller has counted it).
@@ -172,19 +183,36 @@ impl Mba {
 mod tests {
     use super::*;
 
+    /// A test curve: +10 % at half load, 2× at full load and beyond.
+    const CURVE: [[f64; 2]; 3] = [[0.0, 1.0], [0.5, 1.1], [1.0, 2.0]];
+
     #[test]
-    fn latency_rises_with_load() {
-        let mut m = Memory::new(90.0, 64.0); // 1e6 lines per ms → 1000 lines per µs window
-        assert!((90_000..=90_100).contains(&m.read(0)));
-        // 800 lines in the same window: ρ = 0.8 → +90 ns.
+    fn latency_follows_the_load_curve() {
+        let mut m = Memory::new(90.0, 64.0, &CURVE); // 1e6 lines per ms → 1000 lines per µs window
+        assert!((90_000..=90_200).contains(&m.read(0)));
+        // 800 lines in the same window: ρ = 0.8 → 1.1 + 0.3 / 0.5 × 0.9 = 1.64 → 147.6 ns.
         m.write(10, 799);
         let loaded = m.read(20);
-        assert!((179_000..=181_000).contains(&loaded), "{loaded}");
+        assert!((147_000..=148_000).contains(&loaded), "{loaded}");
         // Two windows later the load has gone.
-        assert!((90_000..=90_100).contains(&m.read(3_000_000)));
-        // Saturation is capped, not unbounded.
+        assert!((90_000..=90_200).contains(&m.read(3_000_000)));
+        // Beyond the last point: its factor (the saturated latency), not more.
         m.write(3_000_001, 1_000_000);
-        assert!(m.read(3_000_002) < 90_000 * 6);
+        assert_eq!(m.read(3_000_002), 180_000);
+        assert_eq!(m.latency_at(0.25), 94_500, "halfway to the second point");
+    }
+
+    #[test]
+    fn the_presets_curves_are_mlcs() {
+        // Skylake-SP: MLC's 116.34 ns at 55.1 GB/s per socket (ρ 0.54) over its 91.66 idle.
+        let p = crate::config::Platform::preset("skylake-gold-6140").unwrap();
+        let m = Memory::new(p.dram_latency_ns, p.memory_bandwidth_gbyte_s, &p.dram_load_curve);
+        assert_eq!(m.latency_at(0.54), (90_000.0 * 1.269) as u64);
+        assert_eq!(m.latency_at(5.0), (90_000.0 * 1.94) as u64);
+        // Haswell-EP saturates higher: 2.988× against Skylake-SP's 1.94×.
+        let h = crate::config::Platform::preset("haswell-e5-2699v3").unwrap();
+        let m = Memory::new(h.dram_latency_ns, h.memory_bandwidth_gbyte_s, &h.dram_load_curve);
+        assert_eq!(m.latency_at(2.0), (97_000.0 * 2.988) as u64);
     }
 
     #[test]
@@ -192,10 +220,10 @@ mod tests {
         // 1000 lines per window. 600 lines in window 1, then a read reported late (dated in
         // window 0): it joins the previous window and sees the current load; the window's 600
         // lines still count for the reads after it.
-        let mut m = Memory::new(90.0, 64.0);
+        let mut m = Memory::new(90.0, 64.0, &CURVE);
         m.write(1_000_000, 600);
         let late = m.read(999_000);
-        assert!(late > 120_000, "a late read sees the load, got {late}");
+        assert!(late > 110_000, "a late read sees the load (ρ 0.6: 115.2 ns), got {late}");
         assert!(m.load(1_500_000) > 0.55, "the window kept its lines: {}", m.load(1_500_000));
         assert!(m.load(500_000) > 0.55, "asked late: the current load");
         // Two windows behind: not counted, and the load stays.

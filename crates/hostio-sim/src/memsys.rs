@@ -531,7 +531,7 @@ mod tests {
         let p = crate::cache::tests::small_params();
         // Two pages: the first homed on socket 0, the second on socket 1.
         let pa: Vec<u64> = (0..2 * LPP).collect();
-        let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0), used: true };
+        let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0, &crate::config::SKX_LOAD_CURVE), used: true };
         let t = Timing { cycle_ps: 400.0, l2_ps: 5_000, llc_ps: 30_000, c2c_ps: 50_000, upi_ps: 55_000 };
         let mut m = MemSys::new(vec![socket(), socket()], vec![0, 1], Vec::new(), 2, t);
         let mut mba = Mba::new(100, 10.0);
@@ -597,7 +597,7 @@ mod tests {
         use crate::mem::Memory;
         let p = crate::cache::tests::small_params();
         let pa: Vec<u64> = (0..2 * LPP).collect();
-        let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0), used: true };
+        let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0, &crate::config::SKX_LOAD_CURVE), used: true };
         let t = Timing { cycle_ps: 400.0, l2_ps: 5_000, llc_ps: 30_000, c2c_ps: 50_000, upi_ps: 55_000 };
         MemSys::new(vec![socket(), socket()], vec![0, 1], Vec::new(), 1, t)
     }

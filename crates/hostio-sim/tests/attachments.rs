@@ -456,20 +456,32 @@ fn pcie_reads_that_miss_pay_the_platform_dram_latency() {
     std::fs::create_dir_all(&dir).unwrap();
     let base = hostio_sim::config::Platform::preset(SKX).unwrap().to_file_toml(&[]).unwrap();
     let hog = "[apps.hog]\nkind = \"cache-hungry\"\ncores = 8\nworking_set_mib = 256\naccesses_per_us = 400";
-    let link = |ddio: bool, dram_ns: u32, more: &str| {
-        let path = dir.join(format!("dram{dram_ns}.toml"));
-        let text: String = base.lines().map(|l| if l.starts_with("dram_latency_ns = ") { format!("dram_latency_ns = {dram_ns}\n") } else { format!("{l}\n") }).collect();
+    let curved = |ddio: bool, dram_ns: u32, more: &str, curve: &str| {
+        let path = dir.join(format!("dram{dram_ns}-{}.toml", curve.len()));
+        let text: String = base
+            .lines()
+            .map(|l| match l {
+                _ if l.starts_with("dram_latency_ns = ") => format!("dram_latency_ns = {dram_ns}\n"),
+                _ if l.starts_with("dram_load_curve = ") && !curve.is_empty() => format!("dram_load_curve = {curve}\n"),
+                _ => format!("{l}\n"),
+            })
+            .collect();
         std::fs::write(&path, text).unwrap();
         let preset = format!("file:{}", path.display());
         let r = run(&scenario(&preset, 1500, 1, &format!("ddio = {ddio}"), "train_packets = 1", more));
         r.metrics.apps["fwd"].latency_breakdown_ns["link"].expect("packets")
     };
+    let link = |ddio: bool, dram_ns: u32, more: &str| curved(ddio, dram_ns, more, "");
     let (off, on) = (link(false, 90, ""), link(true, 90, ""));
     assert!((off - on - 118.0).abs() <= 5.0, "DDIO off − on at 90 ns: {} ns", off - on);
     let slower = link(false, 390, "") - off;
     assert!((290.0..=310.0).contains(&slower), "DDIO off, DRAM +300 ns: +{slower} ns");
     let loaded = link(false, 90, hog) - off;
     assert!(loaded >= 8.0, "DDIO off, DRAM loaded: +{loaded} ns");
+    // The load's cost is the platform's curve: none with a flat one, more with a steeper one.
+    let flat = curved(false, 90, hog, "[[0.0, 1.0], [10.0, 1.0]]") - off;
+    let steep = curved(false, 90, hog, "[[0, 1], [0.1, 2], [10, 3]]") - off;
+    assert!(flat.abs() < 3.0 && steep > loaded + 20.0, "flat +{flat} ns, MLC's +{loaded} ns, steep +{steep} ns");
     let hit = (link(true, 390, "") - on, link(true, 90, hog) - on);
     assert!(hit.0.abs() < 5.0 && hit.1.abs() < 5.0, "DDIO on: {hit:?} ns");
     std::fs::remove_dir_all(&dir).ok();

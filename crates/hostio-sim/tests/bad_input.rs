@@ -41,6 +41,15 @@ fn platform_file_fields_have_ranges() {
         ("memory_bandwidth_gbyte_s", "nan"),
         ("memory_bandwidth_gbyte_s", "0.001"),
         ("core_memory_bandwidth_gbyte_s", "0.5"),
+        ("dram_load_curve", "[]"),
+        ("dram_load_curve", "[[0.0, 1.0]]"),
+        ("dram_load_curve", "[[0.1, 1.0], [1.0, 2.0]]"),
+        ("dram_load_curve", "[[0.0, 1.0], [0.5, 0.9]]"),
+        ("dram_load_curve", "[[0.0, 1.0], [0.5, 1.2], [0.5, 1.3]]"),
+        ("dram_load_curve", "[[0.0, 1.0], [20.0, 2.0]]"),
+        ("dram_load_curve", "[[0.0, 1.0], [1.0, 1e9]]"),
+        ("dram_load_curve", "[[0.0, 1.0], [1.0, nan]]"),
+        ("dram_load_curve", "[[0.0, 1.0], [inf, 2.0]]"),
     ] {
         let e = platform_with(field, value).expect_err(field);
         assert_eq!(e.key, format!("platform file p.toml: {field}"), "{field} = {value}: {e}");

@@ -189,7 +189,7 @@ impl Zone {
         let lines = (d.ncache_kib as usize * 1024 / 64).max(NCACHE_WAYS);
         Zone {
             socket: n.socket as usize,
-            dram: Memory::new(plat.dram_latency_ns, d.channel.gbyte_s()),
+            dram: Memory::new(plat.dram_latency_ns, d.channel.gbyte_s(), &plat.dram_load_curve),
             chan: Backlog::default(),
             ps_per_line: 64.0 * 1000.0 / d.channel.gbyte_s(),
             channel_lines: 0,
@@ -238,7 +238,7 @@ impl Zone {
     /// A DRAM access's latency with the host's load `host_rho` on the channel; the DIMM's own
     /// traffic is in the waits for the bounded DRAM and channel, not here.
     pub(crate) fn latency(&self, host_rho: f64) -> u64 {
-        self.dram.latency_at(host_rho.min(crate::mem::MAX_LOAD))
+        self.dram.latency_at(host_rho)
     }
 
     /// When the DRAM has served every access queued so far, ps.

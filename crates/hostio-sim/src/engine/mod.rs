@@ -72,7 +72,7 @@ const FORWARDER_WS_MIB: f64 = 2.0;
 /// Fig. 5's caption: 82–86 Gb/s), i.e. ~10 Mpps; with 88 cycles plus its simulated accesses
 /// (completions, metadata, rings, its header's prefetch, the header, two accesses to its own
 /// working set: a load, then a store, the MAC write) hostio's forwarder gets ~85 Gb/s there
-/// (84.7–85.0 Gb/s over five seeds, ~96 ns per packet), measured as `scenarios/ddio/single_core.toml` does (6 ms of warm-up,
+/// (84.8–84.9 Gb/s over five seeds, ~96 ns per packet), measured as `scenarios/ddio/single_core.toml` does (6 ms of warm-up,
 /// 3 ms measured; a 1 ms warm-up leaves the 4096-descriptor ring still filling: ~83 Gb/s).
 /// The 90 Gb/s one-core ceiling at 1500 B is the NIC's, not the core's
 /// (see `tx_read_window_kib`). A doubt on that attribution at 1024 B: the paper's artifact, whose
@@ -473,7 +473,7 @@ impl Engine {
                 hier.try_reserve_lines(pa_lines.len()).map_err(|_| too_big())?;
                 hier.add_lines(&pa_lines);
             }
-            sockets.push(Socket { hier, mem: Memory::new(plat.dram_latency_ns, plat.memory_bandwidth_gbyte_s), used });
+            sockets.push(Socket { hier, mem: Memory::new(plat.dram_latency_ns, plat.memory_bandwidth_gbyte_s, &plat.dram_load_curve), used });
         }
         drop(pa_lines);
         for &(s, local, cat) in &cat_of_core {
