@@ -740,7 +740,7 @@ pub struct Platform {
     /// point is `[0, 1]`; loads rise and factors do not fall from point to point. The presets'
     /// curves are Intel MLC `--loaded_latency` runs on their parts ([`Platform::preset`]).
     /// Unset in a platform file → the Skylake-SP preset's curve.
-    #[serde(default = "default_load_curve")]
+    #[serde(default = "default_load_curve", deserialize_with = "load_points")]
     pub dram_load_curve: Vec<[f64; 2]>,
     /// Extra latency of one UPI/QPI hop, ns: a remote access pays two (there and back).
     #[serde(default = "default_upi_ns")]
@@ -828,16 +828,41 @@ fn check_load_curve(c: &[[f64; 2]]) -> Result<(), String> {
         "2..={MAX_LOAD_CURVE_POINTS} points [load, factor]: the first [0, 1], loads rising up to 10 (shares of \
          memory_bandwidth_gbyte_s), factors (multiples of dram_latency_ns) not falling, up to 100"
     );
-    if !(2..=MAX_LOAD_CURVE_POINTS).contains(&c.len()) || c[0] != [0.0, 1.0] {
-        return Err(rule);
+    if !(2..=MAX_LOAD_CURVE_POINTS).contains(&c.len()) {
+        return Err(format!("{rule}; it has {} point(s)", c.len()));
+    }
+    if c[0] != [0.0, 1.0] {
+        return Err(format!("{rule}; its first point is {}", point(c[0])));
     }
     for w in c.windows(2) {
         let ([r0, f0], [r1, f1]) = (w[0], w[1]);
         if !(r1.is_finite() && r1 > r0 && r1 <= 10.0 && f1.is_finite() && f1 >= f0 && f1 <= 100.0) {
-            return Err(format!("{rule}; [{r1}, {f1}] after [{r0}, {f0}] is not"));
+            return Err(format!("{rule}; {} after {} is not", point(w[1]), point(w[0])));
         }
     }
     Ok(())
+}
+
+/// A curve point as errors show it: numbers of more than 20 characters in scientific notation.
+fn point([r, f]: [f64; 2]) -> String {
+    let num = |v: f64| {
+        let s = v.to_string();
+        if s.len() > 20 { format!("{v:e}") } else { s }
+    };
+    format!("[{}, {}]", num(r), num(f))
+}
+
+/// `dram_load_curve` as a platform file gives it: each point two numbers.
+fn load_points<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<[f64; 2]>, D::Error> {
+    let points: Vec<Vec<f64>> = serde::Deserialize::deserialize(d)?;
+    points
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            <[f64; 2]>::try_from(p.as_slice())
+                .map_err(|_| serde::de::Error::custom(format!("point {i} has {} number(s): each point is [load, factor]", p.len())))
+        })
+        .collect()
 }
 /// Two UPI links at 10.4 GT/s (the Ice Lake preset's figure, Intel ARK), not the Skylake-SP
 /// preset's three links (62.4 GB/s) that `upi_latency_ns` and `core_memory_bandwidth_gbyte_s`
@@ -864,6 +889,9 @@ const O_NONBLOCK: i32 = 0o4000;
 pub const MAX_LLC_SETS_PER_SLICE: u32 = 1 << 15;
 /// Largest latency a platform file may give, ns (1 ms).
 pub const MAX_LATENCY_NS: f64 = 1e6;
+/// Smallest latency a platform file may give, ns: a tenth of the fastest cache's (an L1 hit
+/// takes ~1 ns at 4 GHz).
+pub const MIN_LATENCY_NS: f64 = 0.1;
 /// Largest memory bandwidth a platform file may give, GB/s.
 pub const MAX_BANDWIDTH_GBYTE_S: f64 = 1e5;
 /// Smallest: one channel of DDR-200 (1.6 GB/s peak) rounded down; the DRAM model does not cap
@@ -938,9 +966,14 @@ impl Platform {
     ///   percentages below 100 scale. Haswell-EP: 20 GB/s, single-thread STREAM Triad on an
     ///   E5-2690 v3 with DDR4-2133 (J. McCalpin, Intel Community forum, "single core bandwidth:
     ///   haswell vs. broadwell vs. skylake": "very close to 19.9 GB/s"). Skylake-SP 12 and Ice
-    ///   Lake-SP 14 GB/s: estimates (a core's ~10 line-fill buffers of 64 B per DRAM latency,
-    ///   raised by the L2 prefetchers; the simulator overlaps a core's independent accesses over
-    ///   10 fill buffers on every preset), no measurement found.
+    ///   Lake-SP 14 GB/s: estimates, no measurement found. One core's bandwidth is its
+    ///   outstanding misses over the latency (Little's law, as McCalpin puts it in the same
+    ///   thread): its ~10 L1 line-fill buffers alone give 10 × 64 B / 90 ns = 7.1 GB/s on
+    ///   Skylake-SP, and the L2 streamer, whose requests the L2's 16-entry superqueue tracks
+    ///   (Intel 64 and IA-32 Architectures Optimization Reference Manual, for the cores since
+    ///   Sandy Bridge), raises that towards 16 × 64 B / 90 ns = 11.4 GB/s, so 12; Ice Lake-SP
+    ///   by the same reasoning with no published figure for its queues, a little above. (The
+    ///   simulator overlaps a core's independent accesses over 10 fill buffers on every preset.)
     pub fn preset(name: &str) -> Option<Platform> {
         match name {
             "skylake-gold-6140" => Some(Platform {
@@ -1176,8 +1209,8 @@ impl Platform {
             ("c2c_latency_ns", self.c2c_latency_ns, MAX_LATENCY_NS),
             ("upi_latency_ns", self.upi_latency_ns, MAX_LATENCY_NS),
         ] {
-            if !(v.is_finite() && v > 0.0 && v <= max) {
-                return Err(ConfigError::new(k(name), v, format!("a positive number up to {max}")));
+            if !(v.is_finite() && (MIN_LATENCY_NS..=max).contains(&v)) {
+                return Err(ConfigError::new(k(name), v, format!("{MIN_LATENCY_NS}..={max} ns")));
             }
         }
         // The DRAM model raises latency with load (up to `dram_load_curve`'s last factor) but
@@ -1193,7 +1226,7 @@ impl Platform {
             }
         }
         check_load_curve(&self.dram_load_curve).map_err(|why| {
-            let shown: Vec<String> = self.dram_load_curve.iter().take(4).map(|[r, f]| format!("[{r}, {f}]")).collect();
+            let shown: Vec<String> = self.dram_load_curve.iter().take(4).map(|&p| point(p)).collect();
             let more = if self.dram_load_curve.len() > 4 { ", ..." } else { "" };
             ConfigError::new(k("dram_load_curve"), format!("[{}{more}]", shown.join(", ")), why)
         })?;

@@ -506,7 +506,7 @@ impl MemSys {
                 let z = self.zone_of(line);
                 let zs = self.zones[z].socket;
                 let read = self.zones[z].latency(self.sockets[zs].mem.load(now));
-                self.zones[z].host_write(now);
+                self.zones[z].host_write(line, now);
                 (zs, read)
             }
         };

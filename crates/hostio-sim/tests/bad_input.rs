@@ -50,10 +50,20 @@ fn platform_file_fields_have_ranges() {
         ("dram_load_curve", "[[0.0, 1.0], [1.0, 1e9]]"),
         ("dram_load_curve", "[[0.0, 1.0], [1.0, nan]]"),
         ("dram_load_curve", "[[0.0, 1.0], [inf, 2.0]]"),
+        ("dram_load_curve", "[[0.0, 1.0, 3.0], [1.0, 2.0, 4.0]]"),
+        ("dram_latency_ns", "1e-300"),
     ] {
         let e = platform_with(field, value).expect_err(field);
         assert_eq!(e.key, format!("platform file p.toml: {field}"), "{field} = {value}: {e}");
     }
+    // The curve's errors say what is wrong, with numbers short enough to read.
+    let why = |v: &str| platform_with("dram_load_curve", v).unwrap_err().to_string();
+    assert!(why("[[0.0, 1.0], [1e-300, 1.5], [1e-300, 2.0]]").ends_with("[1e-300, 2] after [1e-300, 1.5] is not"), "{}", why("[[0.0, 1.0], [1e-300, 1.5], [1e-300, 2.0]]"));
+    assert!(why("[[0.0, 1.0], [1e-300, 1.5], [1e-300, 2.0]]").len() < 400);
+    let many: Vec<String> = (0..65).map(|i| format!("[{}, {}]", i as f64 / 10.0, 1.0 + i as f64)).collect();
+    assert!(why(&format!("[{}]", many.join(", "))).ends_with("it has 65 point(s)"));
+    assert!(why("[[0.5, 1.0], [1.0, 2.0]]").ends_with("its first point is [0.5, 1]"));
+    assert!(why("[[0.0, 1.0, 3.0], [1.0, 2.0]]").contains("point 0 has 3 number(s): each point is [load, factor]"), "{}", why("[[0.0, 1.0, 3.0], [1.0, 2.0]]"));
     // The presets themselves pass.
     for name in hostio_sim::config::PRESETS {
         Platform::preset(name).unwrap().validate().unwrap();

@@ -11,7 +11,9 @@
 //!   DDR4-2400, `ARRAY_ACCESS_NS`) and drops the line (read-once); a miss reads the DRAM and
 //!   the **nPrefetcher** fetches the next `prefetch_lines` lines into the nCache. The paper
 //!   triggers it on payload reads; hostio triggers it on any host read that misses the nCache
-//!   (header and completion lines are in the nCache, so they rarely trigger it).
+//!   (header and completion lines are in the nCache, so they rarely trigger it). Writes bypass
+//!   the nCache and drop its copy of the line, the host's write-backs as the NIC's own writes
+//!   (the nController snoops both, MICRO'19 §4).
 //! * **The channel** is a bounded resource: every line crossing it (host reads, flushed
 //!   write-backs) occupies it for 64 B at its peak rate (`channel`), and a read waits its turn.
 //!   The NIC's own DRAM traffic (writing frames, reading them to transmit) stays on the DIMM:
@@ -285,8 +287,11 @@ impl Zone {
         lat + wait
     }
 
-    /// The host writes a line back into the zone (a flush).
-    pub fn host_write(&mut self, now: u64) {
+    /// The host writes `line` back into the zone (a flush). The nController snoops the host's
+    /// writes and drops a copy of the line from the nCache (NetDIMM, MICRO'19 §4: the nCache's
+    /// lines stay consistent with the DIMM's DRAM), as the NIC's own writes do.
+    pub fn host_write(&mut self, line: u32, now: u64) {
+        self.take(line);
         self.cross(now);
         self.dram_line(now);
         self.dram.write(now, 1);
@@ -501,6 +506,11 @@ mod tests {
         z.host_read(1000, 0, 0.0);
         assert_eq!(z.prefetched, 4);
         assert!((1001..=1004).all(|l| z.take(l)) && !z.take(1005));
+        // A line the host writes back (a flush) leaves the nCache: the next read misses.
+        let mut z = Zone::new(&n, &plat, 1);
+        z.host_read(1000, 0, 0.0);
+        z.host_write(1002, 10_000_000);
+        assert!(z.take(1001) && !z.take(1002) && z.take(1003));
         // The DRAM already busy with another access: the miss queues behind it, nothing is
         // prefetched.
         let mut z = Zone::new(&n, &plat, 1);
