@@ -216,6 +216,20 @@ def test_device_writes_in_one_call_equal_writes_one_at_a_time(preset):
     assert whole.access(after, "core_read").tolist() == single.access(after, "core_read").tolist()
 
 
+def test_a_line_evicted_by_one_call_is_gone_for_the_next():
+    # Twelve lines through one set of 11 ways, device-written in one call: the first is evicted
+    # (its eviction waits inside the call, and must be done by its end), so a device read in the
+    # next call misses it and hits the other eleven.
+    h = Hierarchy("skylake-gold-6140", ddio_ways=11, ddio_insertion="mru")
+    cand = np.arange(8192, dtype=np.uint64) * np.uint64(2048 * 64)
+    sets = h.llc_sets(cand)
+    vals, counts = np.unique(sets, return_counts=True)
+    twelve = cand[sets == vals[np.argmax(counts)]][:12]
+    assert h.access(twelve, "dev_write").tolist() == [0] * 12
+    assert h.access(twelve, "dev_read").tolist() == [0] + [3] * 11
+    assert h.stats()["io_evictions"] == 1
+
+
 def test_empty_traces_and_the_slice_map_fallback_warning():
     h = Hierarchy()
     assert h.access([]).tolist() == [] and h.warnings == []

@@ -116,6 +116,9 @@ def test_platform_file_has_exactly_the_simulator_keys():
     # Skylake-SP: 36864 sets = 18 slices of 2048 sets, 1.375 MiB each.
     assert p["llc_ways"] == 11 and p["llc_slices"] == 18 and p["llc_mib_per_slice"] == pytest.approx(1.375)
     assert "llc_slices: Intel server LLC: 2048 sets per slice" in text
+    # The loaded-latency curve is not measured: the file says whose it carries.
+    assert "# dram_load_curve: not measured here: the Skylake-SP preset's" in text
+    assert p["dram_load_curve"][0] == [0.0, 1.0] and p["dram_load_curve"][-1] == [1.02, 1.94]
     assert p["ddio_default_mask"] == 0x600 and p["ddio_mask_rule"] == "contiguous"
     assert p["l2_kib"] == 1024 and p["llc_inclusive"] is False
     assert isinstance(p["clock_ghz"], float) and isinstance(p["cores_per_socket"], int)

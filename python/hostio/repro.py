@@ -1489,9 +1489,9 @@ def netdimm_pressure_plot(rows, path):
 
 
 #: What the pressure does in hostio, and what its result rests on.
-NETDIMM_PRESSURE_NOTE = ("the co-runner thrashes the LLC (DDIO's writes and the copy's reads leak to DRAM) and loads DRAM to about 0.9 of the "
+NETDIMM_PRESSURE_NOTE = ("the co-runner thrashes the LLC (DDIO's writes and the copy's reads leak to DRAM) and loads DRAM to about 0.93 of the "
                          "socket's bandwidth (~15.9 GB/s per channel against the paper's 15.1), where a read costs Skylake-SP's measured loaded "
-                         "latency (Intel MLC on a Xeon Gold 6140: 1.5–1.8× idle near saturation), slowing the receiver's copy and its own accesses")
+                         "latency (Intel MLC on a Xeon Gold 6140: ~1.7× idle at that load), slowing the receiver's copy and its own accesses")
 
 
 def netdimm_pressure_claims(rows):

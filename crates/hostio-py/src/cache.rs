@@ -174,9 +174,11 @@ impl TraceCache {
     /// One block of `run` for one access kind: `lines` holds the block's lines and up to
     /// DIR_AHEAD more. A software pipeline prefetches directory entries DIR_AHEAD accesses ahead
     /// and set records SET_AHEAD ahead, so the host's cache misses of independent accesses
-    /// overlap (hints only). A device write's LLC victim is evicted (its directory entry
-    /// updated) VICTIM_LAG to 2 × VICTIM_LAG writes later, its entry prefetched meanwhile
-    /// ([`Hierarchy::dev_write_deferred`]); every eviction is settled by the block's end.
+    /// overlap (hints only). A device write's LLC eviction waits, its victim's directory entry
+    /// prefetched meanwhile ([`Hierarchy::dev_write_deferred`]): once 2 × VICTIM_LAG wait, all
+    /// but the newest VICTIM_LAG are settled, so an eviction completes VICTIM_LAG to
+    /// 2 × VICTIM_LAG − 1 evicting writes later (sooner if a waiting victim is written again),
+    /// and every one by the block's end.
     fn run_kind<const K: usize>(&mut self, lines: &[u32], core: usize, out: &mut [u8], first: bool) {
         const SET_AHEAD: usize = 8;
         const VICTIM_LAG: usize = 32;
@@ -208,8 +210,9 @@ impl TraceCache {
                     }
                     match self.h.dev_write_deferred(line, self.allocating) {
                         Src::Llc => LLC,
-                        Src::L2 | Src::OtherL2 => L2,
+                        Src::L2 => L2,
                         Src::Mem => MEM,
+                        Src::OtherL2 => unreachable!("a device write names no other core's L2"),
                     }
                 }
                 _ => {

@@ -476,8 +476,9 @@ pub struct Hierarchy {
     pub stats: HierStats,
     /// Dirty lines evicted since the caller last took them (to charge DRAM bandwidth).
     pending_writebacks: u32,
-    /// LLC victims of [`Hierarchy::dev_write_deferred`] whose directory entries (and, inclusive,
-    /// L2 copies) are not yet updated, oldest first.
+    /// LLC victims of [`Hierarchy::dev_write_deferred`] whose eviction waits: their directory
+    /// entries, their L2 copies in an inclusive hierarchy and their write-back counts are not yet
+    /// updated; oldest first.
     deferred: Vec<u32>,
 }
 
@@ -732,6 +733,7 @@ impl Hierarchy {
 
     /// Dirty lines evicted to DRAM since the last call.
     pub fn take_writebacks(&mut self) -> u32 {
+        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
         std::mem::take(&mut self.pending_writebacks)
     }
 
@@ -759,12 +761,14 @@ impl Hierarchy {
 
     /// LLC way holding `line`, if any.
     pub fn llc_way(&self, line: u32) -> Option<u32> {
+        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
         let w = self.dir[line as usize].llc_way;
         (w != NONE).then_some(w as u32)
     }
 
     /// Core whose L2 holds `line`, if any.
     pub fn l2_owner(&self, line: u32) -> Option<u32> {
+        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
         let c = self.dir[line as usize].l2_core;
         (c != NONE).then_some(c as u32)
     }
@@ -788,6 +792,7 @@ impl Hierarchy {
     }
 
     pub fn is_cached(&self, line: u32) -> bool {
+        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
         let d = self.dir[line as usize];
         d.llc_way != NONE || d.l2_core != NONE
     }
@@ -1125,8 +1130,11 @@ impl Hierarchy {
     /// [`Hierarchy::settle_evictions`], so that a trace's independent writes overlap the host's
     /// cache misses on their victims' directory entries (the entry is prefetched now). The
     /// result is the same as `dev_write`'s: the victim has already left its LLC set, a write to
-    /// a victim still waiting settles every waiting eviction first, and device writes touch no
-    /// other line's state. No other call may come between these and `settle_evictions`.
+    /// a victim still waiting settles every waiting eviction first, and a device write changes
+    /// no other line's directory entry or L2 copy (only their places in its set's replacement
+    /// order, which the victim has left). No other call may come between these and
+    /// `settle_evictions` (queries would see the waiting victims where they were; debug builds
+    /// check).
     /// Returns where the line was: [`Src::Llc`], [`Src::L2`] (a core's L2 only) or [`Src::Mem`].
     #[inline]
     pub fn dev_write_deferred(&mut self, line: u32, allocating: bool) -> Src {
@@ -1146,8 +1154,10 @@ impl Hierarchy {
         }
     }
 
-    /// Complete the oldest `n` evictions [`Hierarchy::dev_write_deferred`] left waiting.
+    /// Complete the oldest `n` evictions [`Hierarchy::dev_write_deferred`] left waiting (all of
+    /// them if fewer wait).
     pub fn settle_evictions(&mut self, n: usize) {
+        let n = n.min(self.deferred.len());
         for i in 0..n {
             self.evict_llc_line(self.deferred[i]);
         }
@@ -1223,6 +1233,7 @@ impl Hierarchy {
     /// A device read of `line` that no cache here had (it was read from DRAM): counted by the
     /// set dueling of device allocations.
     pub fn dev_read_missed(&mut self, line: u32) {
+        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
         let set = self.dir[line as usize].set;
         self.duel_miss(set);
     }
@@ -1266,6 +1277,7 @@ impl Hierarchy {
     /// an LLC copy, allocated in the port's I/O ways `io_mask` if it had none); its L2 victim
     /// goes to the LLC as a core's would. Returns true for a hit (the line was cached here).
     pub fn dev_stash(&mut self, core: usize, line: u32, io_mask: u32) -> bool {
+        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
         let d = self.dir[line as usize];
         let hit = d.l2_core != NONE || d.llc_way != NONE;
         if d.l2_core as usize == core {
@@ -1302,12 +1314,14 @@ impl Hierarchy {
     /// A device read (PCIeRdCur): hit if cached anywhere in this socket; no allocation and no
     /// replacement update.
     pub fn dev_read(&self, line: u32) -> bool {
+        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
         self.is_cached(line)
     }
 
     /// `dev_read` of lines `first..first + n` (the caller makes sure no other socket's caches are
     /// in use): returns how many hit; each miss counts in the set dueling, as `dev_read_missed`.
     pub fn dev_read_lines(&mut self, first: u32, n: u32) -> u32 {
+        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
         let psel = &mut self.psel;
         let mut hits = 0;
         for d in &self.dir[first as usize..(first + n) as usize] {
@@ -1324,6 +1338,7 @@ impl Hierarchy {
     /// memory-channel NIC, a flush, a clone's destination). Returns true if a dirty copy was
     /// dropped.
     pub fn invalidate(&mut self, line: u32) -> bool {
+        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
         let d = self.dir[line as usize];
         let dirty = d.flags & (F_L2_DIRTY | F_LLC_DIRTY) != 0;
         if d.l2_core != NONE {
@@ -1368,50 +1383,70 @@ pub(crate) mod tests {
 
     #[test]
     fn deferred_device_writes_equal_eager_ones() {
-        // Runs of device writes with their evictions deferred and settled at random points, and
-        // core accesses between the runs (L2 copies, dirty lines, recycled lines): every result,
-        // counter and line's place equals the eager hierarchy's. 4 sets of 11 ways over 256
-        // lines: victims are often written again while their eviction waits.
-        for (inclusive, recycled) in [(false, 0), (false, 0x003), (true, 0), (true, 0x003)] {
-            let (mut eager, mut lazy) = (small(inclusive, recycled), small(inclusive, recycled));
-            let mut rng = Rng::new(11);
-            let (mut stale, mut waited) = (0, 0);
-            for _ in 0..400 {
-                let core = rng.below(2) as usize;
-                for _ in 0..rng.below(6) {
-                    let (l, w) = (rng.below(256) as u32, rng.below(2) == 1);
-                    assert_eq!(eager.core_access(core, l, w), lazy.core_access(core, l, w));
-                }
-                for _ in 0..rng.below(40) {
-                    let l = rng.below(256) as u32;
-                    let d = lazy.dir[l as usize];
-                    stale += (d.llc_way != NONE && lazy.llc[lazy.rec(d.set) + lazy.layout.tags + d.llc_way as usize] != l + 1) as u32;
-                    let want = match (eager.llc_way(l), eager.l2_owner(l)) {
-                        (Some(_), _) => Src::Llc,
-                        (None, Some(_)) => Src::L2,
-                        (None, None) => Src::Mem,
-                    };
-                    eager.dev_write(l, true);
-                    assert_eq!(lazy.dev_write_deferred(l, true), want);
-                    waited = waited.max(lazy.deferred_evictions());
-                    if rng.below(8) == 0 {
-                        let n = rng.below(lazy.deferred_evictions() as u64 + 1) as usize;
-                        lazy.settle_evictions(n);
+        // Runs of device writes (allocating or not) with their evictions deferred and settled
+        // as the trace binding does, between core accesses, CAT changes and device read misses:
+        // every result equals the eager hierarchy's, and after each run every LLC and L2 record,
+        // directory entry, the set-dueling state, the RNG and the counters. Every policy,
+        // inclusive or not, with or without a recycled region, with set dueling (64 sets per
+        // slice); a ring over a third of the lines writes victims again while they wait.
+        let (mut stale, mut writes) = (0, 0);
+        for (k, policy) in [Replacement::Lru, Replacement::Plru, Replacement::Qlru, Replacement::Random].into_iter().enumerate() {
+            for (inclusive, recycled) in [(false, 0), (false, 0x003), (true, 0), (true, 0x003)] {
+                let p = HierParams { slices: 2, sets_per_slice: 64, l2_sets: 4, cores: 3, inclusive, recycled_mask: recycled, policy, seed: k as u64, ..small_params() };
+                let lines = 2 * 64 * 11 * 2;
+                let pa: Vec<u64> = (0..lines as u64).map(|i| i * 7 + (i >> 5)).collect();
+                let (mut eager, mut lazy) = (Hierarchy::new(&p, &pa), Hierarchy::new(&p, &pa));
+                let mut rng = Rng::new(11 + k as u64);
+                let state = |h: &mut Hierarchy| {
+                    let n = 2 * 64 * h.layout.stride;
+                    let l2: Vec<Vec<u32>> = h.l2.iter().map(|c| c.rec[c.off..][..4 * h.l2_layout.stride].to_vec()).collect();
+                    let dir: Vec<_> = h.dir.iter().map(|d| (d.llc_way, d.l2_core, d.l2_way, d.flags)).collect();
+                    let s = &h.stats;
+                    let counts = (s.writebacks, s.io_allocations, s.io_evictions, h.take_writebacks(), h.psel, h.bip_count, h.rng.below(1 << 40));
+                    (h.llc[h.llc_off..][..n].to_vec(), l2, dir, counts)
+                };
+                for _ in 0..150 {
+                    let core = rng.below(3) as usize;
+                    if rng.below(10) == 0 {
+                        let cat = 1 << rng.below(11);
+                        eager.set_cat(core, cat);
+                        lazy.set_cat(core, cat);
                     }
+                    for _ in 0..rng.below(20) {
+                        let (l, w) = (rng.below(lines) as u32, rng.below(2) == 1);
+                        assert_eq!(eager.core_access(core, l, w), lazy.core_access(core, l, w));
+                    }
+                    for _ in 0..rng.below(4) {
+                        let l = rng.below(lines) as u32;
+                        if !eager.is_cached(l) {
+                            eager.dev_read_missed(l);
+                            lazy.dev_read_missed(l);
+                        }
+                    }
+                    let (allocating, ring, start) = (rng.below(8) != 0, rng.below(2) == 1, rng.below(lines));
+                    for i in 0..rng.below(300) {
+                        let l = if ring { (start + i) % (lines / 3) } else { rng.below(lines) } as u32;
+                        let d = lazy.dir[l as usize];
+                        stale += (d.llc_way != NONE && lazy.llc[lazy.rec(d.set) + lazy.layout.tags + d.llc_way as usize] != l + 1) as u32;
+                        let want = match (eager.llc_way(l), eager.l2_owner(l)) {
+                            (Some(_), _) => Src::Llc,
+                            (None, Some(_)) => Src::L2,
+                            (None, None) => Src::Mem,
+                        };
+                        let n = lazy.deferred_evictions();
+                        if n >= 16 {
+                            lazy.settle_evictions(n - 8);
+                        }
+                        eager.dev_write(l, allocating);
+                        assert_eq!(lazy.dev_write_deferred(l, allocating), want);
+                        writes += 1;
+                    }
+                    lazy.settle_evictions(usize::MAX);
+                    assert!(state(&mut eager) == state(&mut lazy), "{policy:?}, inclusive {inclusive}, recycled {recycled:#x}");
                 }
-                lazy.settle_evictions(lazy.deferred_evictions());
-                assert_eq!(eager.take_writebacks(), lazy.take_writebacks());
             }
-            assert!(stale > 20 && waited > 10, "the trace waits and writes waiting victims ({stale}, {waited})");
-            let (a, b) = (&eager.stats, &lazy.stats);
-            assert_eq!((a.writebacks, a.io_allocations, a.io_evictions), (b.writebacks, b.io_allocations, b.io_evictions));
-            for l in 0..256 {
-                assert_eq!((eager.llc_way(l), eager.l2_owner(l)), (lazy.llc_way(l), lazy.l2_owner(l)), "line {l}");
-                assert_eq!(eager.dir[l as usize].flags, lazy.dir[l as usize].flags, "line {l}");
-            }
-            let n = 4 * eager.layout.stride;
-            assert_eq!(eager.llc[eager.llc_off..][..n], lazy.llc[lazy.llc_off..][..n]);
         }
+        assert!(stale > 500 && writes > 100_000, "the trace writes waiting victims: {stale} of {writes}");
     }
 
     #[test]

@@ -803,7 +803,7 @@ fn default_load_curve() -> Vec<[f64; 2]> {
 /// \[G\]'s MLC `--loaded_latency` (read-only traffic, both sockets loaded; see
 /// [`Platform::preset`]) as `dram_load_curve` points: each point's bandwidth per socket over the
 /// Skylake-SP preset's 102 GB/s, its latency over the lightest point's (91.66 ns at 1.0 GB/s per
-/// socket, taken as idle), loads rounded to 0.001, made non-decreasing (a point below an earlier
+/// socket, taken as idle: that point becomes [0, 1]), loads rounded to 0.001, made non-decreasing (a point below an earlier
 /// one, the run's scatter, takes that one's value; of points at one load the highest is kept),
 /// and points that change nothing (their factor equal to both neighbours', or the last one's
 /// equal to the one before) dropped.

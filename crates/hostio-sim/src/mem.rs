@@ -4,7 +4,7 @@
 //! The load is the number of 64 B transfers (reads, write-backs, non-allocating DMA writes) in a
 //! sliding 1 µs window, as a share ρ of the socket's sustained bandwidth. A read then costs the
 //! idle latency times the platform's loaded-latency curve at ρ (`Platform::dram_load_curve`,
-//! Intel MLC's `--loaded_latency` on the presets' parts: on Skylake-SP +27 % at half load, +40 %
+//! Intel MLC's `--loaded_latency` on the presets' parts: on Skylake-SP +24 % at half load, +40 %
 //! at 80 %, 1.8–1.9× at saturation), interpolated linearly, its last factor beyond its last
 //! point: offered load beyond the bandwidth sees the saturated latency MLC measured with every
 //! core loading memory. A windowed load, rather than one server's busy-until time, keeps the model
@@ -36,7 +36,9 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// `curve` as `Platform::dram_load_curve` (validated there); an empty one is flat.
     pub fn new(latency_ns: f64, bandwidth_gbyte_s: f64, curve: &[[f64; 2]]) -> Memory {
+        let curve = if curve.is_empty() { &[[0.0, 1.0]][..] } else { curve };
         Memory {
             base_ps: latency_ns * 1000.0,
             curve: curve.iter().map(|&[r, f]| (r, f)).collect(),
@@ -95,11 +97,15 @@ impl Memory {
         (self.base_ps * self.factor(rho)) as u64
     }
 
-    /// The curve's factor at load ρ: linear between points, the last factor beyond the last.
+    /// The curve's factor at load ρ: linear between points, the last factor beyond the last, the
+    /// first below the first (or for a NaN load).
     #[inline]
     fn factor(&self, rho: f64) -> f64 {
         let c = &self.curve;
         let i = c.partition_point(|p| p.0 <= rho);
+        if i == 0 {
+            return c[0].1;
+        }
         if i >= c.len() {
             return c[c.len() - 1].1;
         }
@@ -200,6 +206,8 @@ mod tests {
         m.write(3_000_001, 1_000_000);
         assert_eq!(m.read(3_000_002), 180_000);
         assert_eq!(m.latency_at(0.25), 94_500, "halfway to the second point");
+        assert_eq!((m.latency_at(-1.0), m.latency_at(f64::NAN)), (90_000, 90_000), "below the first point: its factor");
+        assert_eq!(Memory::new(90.0, 64.0, &[]).latency_at(5.0), 90_000, "no curve: flat");
     }
 
     #[test]
