@@ -127,6 +127,25 @@ def test_platform_file_has_exactly_the_simulator_keys():
     assert amd["llc_slices"] == 9  # 36864 sets, no Intel rule: the odd factor
 
 
+def test_a_measured_loaded_latency_gives_the_curve_its_point():
+    # 135 ns while 40 GB/s streamed, against 90 ns idle and 80 GB/s: [0.5, 1.5]; above half load,
+    # Skylake-SP's rise (1.2383 at 0.5 by its points 0.389 / 0.54) scaled to pass through it.
+    r = dict(_report(), loaded_latency_ns={"bytes": 128 << 20, "ns": 135.0, "stream_cpus": [1], "stream_gbyte_s": 40.0})
+    text = probe.platform_toml(r)
+    curve = tomllib.loads(text)["dram_load_curve"]
+    scale = 0.5 / (1.153 + 0.116 * (0.5 - 0.389) / (0.54 - 0.389) - 1)
+    assert curve[:3] == [[0.0, 1.0], [0.5, 1.5], [0.54, round(1 + 0.269 * scale, 3)]]
+    assert curve[-1] == [1.02, round(1 + 0.94 * scale, 3)]
+    assert "# dram_load_curve: 135.0 ns (1.5x idle) measured while 40.0 GB/s streamed (0.5 of the read bandwidth)" in text
+    # Loaded below idle (noise) counts as idle; a point beyond ten times the bandwidth, or a test
+    # that did not run, leaves the Skylake-SP curve.
+    r["loaded_latency_ns"]["ns"] = 80.0
+    assert tomllib.loads(probe.platform_toml(r))["dram_load_curve"][1] == [0.5, 1.0]
+    r["loaded_latency_ns"]["stream_gbyte_s"] = 900.0
+    assert "not measured here" in probe.platform_toml(r)
+    assert probe.dram_load_curve(_report())[0] is None
+
+
 def test_llc_slices():
     assert probe.llc_slices("AuthenticAMD", {"sets": 32768})[0] == 1
     assert probe.llc_slices("AuthenticAMD", {"sets": 98304})[0] == 3

@@ -30,6 +30,8 @@ import os
 import statistics
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from hostio import _core
 from hostio.errors import HostioError, config_error
 
@@ -328,7 +330,32 @@ def platform_dict(report: dict) -> dict:
         # Whether MBA can throttle this machine's cores (left to the simulator's default, true,
         # when the kernel's CPU flags cannot be read).
         **({} if (mba := has_mba()) is None else {"mba": mba}),
+        **({} if (curve := dram_load_curve(report)[0]) is None else {"dram_load_curve": curve}),
     }
+
+
+def dram_load_curve(report: dict) -> tuple[list | None, str]:
+    """The platform file's ``dram_load_curve`` and how it was found. With the loaded-latency test:
+    ``[0, 1]``, the measured point (the streaming cpus' bandwidth over the read bandwidth, the
+    loaded latency over the idle DRAM latency, at least 1), and above that load the Skylake-SP
+    preset's curve (Intel MLC on a Gold 6140) with its rise scaled to pass through the measured
+    point, since one point gives no shape. Without it, or when the point is outside the curve's
+    range: None, and the file takes the simulator's default, the Skylake-SP curve."""
+    sky = json.loads(_core.preset("skylake-gold-6140"))["dram_load_curve"]
+    default = (None, "not measured here: the Skylake-SP preset's (Intel MLC --loaded_latency on a Xeon Gold 6140)")
+    ll, idle, bw = report.get("loaded_latency_ns"), report["latency_ns"].get("dram"), report["bandwidth_gbyte_s"]["read"]
+    if not (ll and idle and bw and ll.get("stream_gbyte_s")):
+        return default
+    rho = round(ll["stream_gbyte_s"] / bw, 3)
+    factor = round(min(max(ll["ns"] / idle, 1.0), 100.0), 3)
+    if not 0 < rho <= 10:
+        return default
+    at = float(np.interp(rho, [p[0] for p in sky], [p[1] for p in sky]))
+    scale = (factor - 1) / (at - 1)
+    beyond = [[r, round(min(1 + (f - 1) * scale, 100.0), 3)] for r, f in sky if r > rho]
+    why = (f"{ll['ns']:.1f} ns ({factor:g}x idle) measured while {ll['stream_gbyte_s']:.1f} GB/s streamed ({rho:g} of the read "
+           f"bandwidth); above that load the Skylake-SP preset's curve (Intel MLC on a Gold 6140), its rise scaled by {scale:.3g}")
+    return [[0.0, 1.0], [rho, factor]] + beyond, why
 
 
 def has_mba(cpuinfo: str = "/proc/cpuinfo") -> bool | None:
@@ -378,7 +405,7 @@ def platform_toml(report: dict) -> str:
         f"memory_bandwidth_gbyte_s: read stream over {report.get('bandwidth_buffer_bytes', 0) / MIB:g} MiB, "
         f"{len(report['machine']['cpus'])} thread(s), GB/s = 1e9 B/s",
         "clock_ghz: TSC frequency calibrated against CLOCK_MONOTONIC",
-        "dram_load_curve: not measured here: the Skylake-SP preset's (Intel MLC --loaded_latency on a Xeon Gold 6140)",
+        "dram_load_curve: " + dram_load_curve(report)[1],
         f"llc_slices: {llc_slices(report['machine']['vendor'], report['geometry']['levels']['l3'] or report['geometry']['levels']['l2'])[1]}",
         "cache sizes and ways: CPUID/sysfs (nominal); where the latency curve steps (usable): "
         + ", ".join(f"{k.upper()} {v} KiB" if v else f"{k.upper()} -" for k, v in report.get("detected_kib", {}).items()),
