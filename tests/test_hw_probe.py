@@ -137,13 +137,22 @@ def test_a_measured_loaded_latency_gives_the_curve_its_point():
     assert curve[:3] == [[0.0, 1.0], [0.5, 1.5], [0.54, round(1 + 0.269 * scale, 3)]]
     assert curve[-1] == [1.02, round(1 + 0.94 * scale, 3)]
     assert "# dram_load_curve: 135.0 ns (1.5x idle) measured while 40.0 GB/s streamed (0.5 of the read bandwidth)" in text
-    # Loaded below idle (noise) counts as idle; a point beyond ten times the bandwidth, or a test
-    # that did not run, leaves the Skylake-SP curve.
-    r["loaded_latency_ns"]["ns"] = 80.0
-    assert tomllib.loads(probe.platform_toml(r))["dram_load_curve"][1] == [0.5, 1.0]
-    r["loaded_latency_ns"]["stream_gbyte_s"] = 900.0
-    assert "not measured here" in probe.platform_toml(r)
-    assert probe.dram_load_curve(_report())[0] is None
+    # A point where a Skylake-SP point lies is not repeated; a huge latency is clamped to 100x.
+    loaded = lambda ns, gbs: dict(_report(), loaded_latency_ns={"bytes": 1, "ns": ns, "stream_cpus": [1], "stream_gbyte_s": gbs})  # noqa: E731
+    at = tomllib.loads(probe.platform_toml(loaded(135.0, 43.2)))["dram_load_curve"]
+    assert at[1][0] == 0.54 and at[2][0] == 0.804
+    huge = tomllib.loads(probe.platform_toml(loaded(1e9, 40.0)))["dram_load_curve"]
+    assert huge[1] == [0.5, 100.0] and all(f == 100.0 for _, f in huge[1:])
+    # No usable point leaves the Skylake-SP curve, and the header says why: numbers that are not
+    # numbers, a load below a quarter or beyond the curve's loads, a latency not above idle.
+    for ns, gbs, why in ((float("nan"), 40.0, "no usable numbers"), (None, 40.0, "no usable numbers"), (135.0, float("inf"), "no usable numbers"),
+                         (-5.0, 40.0, "no usable numbers"), (135.0, 0.4, "no point to scale it by"), (135.0, 100.0, "no point to scale it by"),
+                         (80.0, 40.0, "no point to scale it by"), (90.0, 40.0, "no point to scale it by")):
+        curve, said = probe.dram_load_curve(loaded(ns, gbs))
+        text = probe.platform_toml(loaded(ns, gbs))
+        assert curve is None and why in said and f"# dram_load_curve: {said}" in text, (ns, gbs)
+        assert tomllib.loads(text)["dram_load_curve"][-1] == [1.02, 1.94]
+    assert probe.dram_load_curve(_report()) == (None, "not measured here: the Skylake-SP preset's (Intel MLC --loaded_latency on a Xeon Gold 6140)")
 
 
 def test_llc_slices():

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import os
 import statistics
 from dataclasses import dataclass, field
@@ -335,26 +336,32 @@ def platform_dict(report: dict) -> dict:
 
 
 def dram_load_curve(report: dict) -> tuple[list | None, str]:
-    """The platform file's ``dram_load_curve`` and how it was found. With the loaded-latency test:
-    ``[0, 1]``, the measured point (the streaming cpus' bandwidth over the read bandwidth, the
-    loaded latency over the idle DRAM latency, at least 1), and above that load the Skylake-SP
-    preset's curve (Intel MLC on a Gold 6140) with its rise scaled to pass through the measured
-    point, since one point gives no shape. Without it, or when the point is outside the curve's
-    range: None, and the file takes the simulator's default, the Skylake-SP curve."""
+    """The platform file's ``dram_load_curve`` and how it was found. With a usable loaded-latency
+    point: ``[0, 1]``, the measured point (the streaming cpus' bandwidth over the read bandwidth,
+    the loaded latency over the idle DRAM latency), and above that load the Skylake-SP preset's
+    curve (Intel MLC on a Gold 6140) with its rise scaled to pass through the measured point, since
+    one point gives no shape. A point is usable from a quarter of the read bandwidth (below, the
+    rise is too small to scale by) up to the top of the Skylake-SP curve's loads (streams beyond
+    the read bandwidth are an inconsistent measurement), with the loaded latency above idle.
+    Otherwise None, and the file takes the simulator's default, the Skylake-SP curve."""
     sky = json.loads(_core.preset("skylake-gold-6140"))["dram_load_curve"]
-    default = (None, "not measured here: the Skylake-SP preset's (Intel MLC --loaded_latency on a Xeon Gold 6140)")
+    skylake = "the Skylake-SP preset's (Intel MLC --loaded_latency on a Xeon Gold 6140)"
     ll, idle, bw = report.get("loaded_latency_ns"), report["latency_ns"].get("dram"), report["bandwidth_gbyte_s"]["read"]
-    if not (ll and idle and bw and ll.get("stream_gbyte_s")):
-        return default
-    rho = round(ll["stream_gbyte_s"] / bw, 3)
-    factor = round(min(max(ll["ns"] / idle, 1.0), 100.0), 3)
-    if not 0 < rho <= 10:
-        return default
+    if not ll:
+        return None, f"not measured here: {skylake}"
+    numbers = (ll.get("ns"), ll.get("stream_gbyte_s"), idle, bw)
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) and v > 0 for v in numbers):
+        return None, f"{skylake}: the loaded-latency test gave no usable numbers"
+    ns, streamed = numbers[:2]
+    rho, factor = round(streamed / bw, 3), round(min(ns / idle, 100.0), 3)
+    if not (0.25 <= rho <= sky[-1][0] and factor > 1):
+        return None, (f"{skylake}: the loaded latency measured ({ns:.1f} ns, {factor:g}x idle, while {streamed:.1f} GB/s streamed, "
+                      f"{rho:g} of the read bandwidth) is no point to scale it by (a load from 0.25 to {sky[-1][0]:g}, above idle)")
     at = float(np.interp(rho, [p[0] for p in sky], [p[1] for p in sky]))
     scale = (factor - 1) / (at - 1)
     beyond = [[r, round(min(1 + (f - 1) * scale, 100.0), 3)] for r, f in sky if r > rho]
-    why = (f"{ll['ns']:.1f} ns ({factor:g}x idle) measured while {ll['stream_gbyte_s']:.1f} GB/s streamed ({rho:g} of the read "
-           f"bandwidth); above that load the Skylake-SP preset's curve (Intel MLC on a Gold 6140), its rise scaled by {scale:.3g}")
+    why = (f"{ns:.1f} ns ({factor:g}x idle) measured while {streamed:.1f} GB/s streamed ({rho:g} of the read bandwidth)"
+           + (f"; above that load the Skylake-SP preset's curve (Intel MLC on a Gold 6140), its rise scaled by {scale:.3g}" if beyond else ""))
     return [[0.0, 1.0], [rho, factor]] + beyond, why
 
 
