@@ -308,7 +308,8 @@ pub struct NicCfg {
     /// (its per-packet cycles are calibrated at 1024 B, see the engine docs), so the limit is put
     /// in the NIC's transmit queue. 11 KiB holds seven 1500 B frames, and a 1500 B read that hits
     /// the LLC takes ~0.88 µs on Gen3 x16 in hostio's PCIe latency model: one queue then carries
-    /// 89.7 Gb/s (`ddio/single_core` at 128 descriptors; 10 KiB gives 77.0, 12 KiB line rate), the
+    /// 89.6 Gb/s (`ddio/single_core` at 128 descriptors, median of five seeds; 10 KiB gives 77.2,
+    /// 12 KiB line rate), the
     /// smallest window whose single queue comes within the paper's 90 Gb/s. The NIC model is the
     /// same ConnectX-5-like one behind every attachment, so the window applies to all of them.
     pub tx_read_window_kib: u32,
