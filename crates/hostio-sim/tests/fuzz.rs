@@ -56,6 +56,18 @@ fn value() -> impl Strategy<Value = String> {
         any::<bool>().prop_map(|b| b.to_string()),
         prop::sample::select(vec!["[]", "[1, 2, 3]", "{}", "{ a = 1 }", "0x600", "0xFFFFFFFF", "0x7ff", "garbage words", "[[", "\"unterminated"])
             .prop_map(str::to_string),
+        // Arrays of points (a `dram_load_curve`): from [0, 1], loads that rise or stay, factors
+        // that mostly rise; some valid, some not.
+        prop::collection::vec((0.0f64..3.0, 0.5f64..4.0), 0..5).prop_map(|v| {
+            let (mut r, mut f) = (0.0, 1.0);
+            let mut pts = vec![format!("[{r:?}, {f:?}]")];
+            for (dr, df) in v {
+                r += dr;
+                f = f64::max(f, df);
+                pts.push(format!("[{r:?}, {f:?}]"));
+            }
+            format!("[{}]", pts.join(", "))
+        }),
     ]
 }
 
@@ -112,7 +124,7 @@ proptest! {
             "clock_ghz", "cores_per_socket", "llc_ways", "llc_slices", "llc_mib_per_slice", "llc_inclusive", "l2_kib",
             "l2_ways", "ddio_default_mask", "ddio_mask_rule", "l1_latency_ns", "l2_latency_ns", "llc_latency_ns",
             "dram_latency_ns", "c2c_latency_ns", "memory_bandwidth_gbyte_s", "upi_latency_ns", "recycled_io_mask",
-            "ddio_ways_ignored", "core_memory_bandwidth_gbyte_s", "name", "junk",
+            "ddio_ways_ignored", "core_memory_bandwidth_gbyte_s", "dram_load_curve", "name", "junk",
         ]), value()), 0..4),
     ) {
         let mut fields: Vec<(String, String)> = Platform::preset(preset).unwrap().to_file_toml(&[]).unwrap()
