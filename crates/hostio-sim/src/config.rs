@@ -971,11 +971,12 @@ impl Platform {
     ///   Lake-SP 14 GB/s: estimates, no measurement found. One core's bandwidth is its
     ///   outstanding misses over the latency (Little's law, as McCalpin puts it in the same
     ///   thread): its ~10 L1 line-fill buffers alone give 10 × 64 B / 90 ns = 7.1 GB/s on
-    ///   Skylake-SP, and the L2 streamer, whose requests the L2's 16-entry superqueue tracks
-    ///   (Intel 64 and IA-32 Architectures Optimization Reference Manual, for the cores since
-    ///   Sandy Bridge), raises that towards 16 × 64 B / 90 ns = 11.4 GB/s, so 12; Ice Lake-SP
-    ///   by the same reasoning with no published figure for its queues, a little above. (The
-    ///   simulator overlaps a core's independent accesses over 10 fill buffers on every preset.)
+    ///   Skylake-SP, and the L2 prefetchers add to that (Haswell-EP's measured 19.9 GB/s is three
+    ///   times its fill buffers' 10 × 64 B / 97 ns = 6.6 GB/s); the thread's opening post reports
+    ///   one Skylake-SP core reading memory slower than one Haswell core. So 12 GB/s lies between
+    ///   the fill-buffer bound and Haswell-EP's measurement; Ice Lake-SP's 14 is the same guess
+    ///   at its lower latency. (The simulator overlaps a core's independent accesses over 10 fill
+    ///   buffers on every preset.)
     pub fn preset(name: &str) -> Option<Platform> {
         match name {
             "skylake-gold-6140" => Some(Platform {

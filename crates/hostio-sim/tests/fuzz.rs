@@ -56,19 +56,24 @@ fn value() -> impl Strategy<Value = String> {
         any::<bool>().prop_map(|b| b.to_string()),
         prop::sample::select(vec!["[]", "[1, 2, 3]", "{}", "{ a = 1 }", "0x600", "0xFFFFFFFF", "0x7ff", "garbage words", "[[", "\"unterminated"])
             .prop_map(str::to_string),
-        // Arrays of points (a `dram_load_curve`): from [0, 1], loads that rise or stay, factors
-        // that mostly rise; some valid, some not.
-        prop::collection::vec((0.0f64..3.0, 0.5f64..4.0), 0..5).prop_map(|v| {
-            let (mut r, mut f) = (0.0, 1.0);
-            let mut pts = vec![format!("[{r:?}, {f:?}]")];
-            for (dr, df) in v {
-                r += dr;
-                f = f64::max(f, df);
-                pts.push(format!("[{r:?}, {f:?}]"));
-            }
-            format!("[{}]", pts.join(", "))
-        }),
     ]
+}
+
+/// A `dram_load_curve` as TOML: from [0, 1] (or another first point), loads that rise, stay or
+/// jump past 10, factors that rise, fall or pass 100: about one in five valid.
+fn curve() -> impl Strategy<Value = String> {
+    let first = prop_oneof![4 => Just((0.0, 1.0)), 1 => Just((0.5, 1.0)), 1 => Just((0.0, 0.9))];
+    let step = (prop_oneof![8 => 0.0f64..3.0, 1 => Just(0.0), 1 => Just(11.0)], prop_oneof![8 => 0.0f64..2.0, 1 => Just(-0.5), 1 => Just(150.0)]);
+    (first, prop::collection::vec(step, 0..6)).prop_map(|((r0, f0), steps)| {
+        let (mut r, mut f) = (r0, f0);
+        let mut pts = vec![format!("[{r:?}, {f:?}]")];
+        for (dr, df) in steps {
+            r += dr;
+            f += df;
+            pts.push(format!("[{r:?}, {f:?}]"));
+        }
+        format!("[{}]", pts.join(", "))
+    })
 }
 
 fn overrides() -> impl Strategy<Value = Vec<String>> {
@@ -126,13 +131,15 @@ proptest! {
             "dram_latency_ns", "c2c_latency_ns", "memory_bandwidth_gbyte_s", "upi_latency_ns", "recycled_io_mask",
             "ddio_ways_ignored", "core_memory_bandwidth_gbyte_s", "dram_load_curve", "name", "junk",
         ]), value()), 0..4),
+        load_curve in prop::option::of(curve()),
     ) {
         let mut fields: Vec<(String, String)> = Platform::preset(preset).unwrap().to_file_toml(&[]).unwrap()
             .lines().filter_map(|l| l.split_once(" = ").map(|(k, v)| (k.to_string(), v.to_string()))).collect();
-        for (k, v) in &edits {
-            match fields.iter_mut().find(|f| f.0 == *k) {
-                Some(f) => f.1 = v.clone(),
-                None => fields.push((k.to_string(), v.clone())),
+        let curve_edit = load_curve.map(|c| ("dram_load_curve".to_string(), c));
+        for (k, v) in edits.iter().map(|(k, v)| (k.to_string(), v.clone())).chain(curve_edit) {
+            match fields.iter_mut().find(|f| f.0 == k) {
+                Some(f) => f.1 = v,
+                None => fields.push((k, v)),
             }
         }
         let text: String = fields.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();

@@ -11,9 +11,12 @@
 //!   DDR4-2400, `ARRAY_ACCESS_NS`) and drops the line (read-once); a miss reads the DRAM and
 //!   the **nPrefetcher** fetches the next `prefetch_lines` lines into the nCache. The paper
 //!   triggers it on payload reads; hostio triggers it on any host read that misses the nCache
-//!   (header and completion lines are in the nCache, so they rarely trigger it). Writes bypass
-//!   the nCache and drop its copy of the line, the host's write-backs as the NIC's own writes
-//!   (the nController snoops both, MICRO'19 §4).
+//!   (header and completion lines are in the nCache, so they rarely trigger it). The host's
+//!   writes bypass the nCache: a flushed line's write-back drops the nCache's copy of it (the
+//!   nController snoops writes, MICRO'19 §4), as the NIC's own writes of other than header and
+//!   completion lines do. Dirty zone lines the LLC evicts on its own are charged to the socket's
+//!   DRAM, not to the channel (the hierarchy counts write-backs without naming their lines); the
+//!   driver flushes what it hands over, so those are the app's own lines.
 //! * **The channel** is a bounded resource: every line crossing it (host reads, flushed
 //!   write-backs) occupies it for 64 B at its peak rate (`channel`), and a read waits its turn.
 //!   The NIC's own DRAM traffic (writing frames, reading them to transmit) stays on the DIMM:
@@ -289,7 +292,7 @@ impl Zone {
 
     /// The host writes `line` back into the zone (a flush). The nController snoops the host's
     /// writes and drops a copy of the line from the nCache (NetDIMM, MICRO'19 §4: the nCache's
-    /// lines stay consistent with the DIMM's DRAM), as the NIC's own writes do.
+    /// lines stay consistent with the DIMM's DRAM).
     pub fn host_write(&mut self, line: u32, now: u64) {
         self.take(line);
         self.cross(now);
