@@ -241,13 +241,19 @@ fn set_byte(rec: &mut [u32], i: usize, v: u32) {
 /// (same order).
 #[inline(always)]
 fn stamp(rec: &mut [u32], ways: usize, w: usize) {
-    let mut t = byte(rec, ways) + 1;
+    let b = bytes_mut(rec);
+    // Records hold `ways` stamp bytes and the clock byte (`Layout`): one check covers both.
+    assert!(w < ways && ways < b.len());
+    let mut t = b[ways] as u32 + 1;
     if t > MAX_STAMP {
         t = renumber(rec, ways);
     }
     let b = bytes_mut(rec);
-    b[ways] = t as u8;
-    b[w] = t as u8;
+    // SAFETY: checked above.
+    unsafe {
+        *b.get_unchecked_mut(ways) = t as u8;
+        *b.get_unchecked_mut(w) = t as u8;
+    }
 }
 
 /// Make way `w` of LLC set record `rec` the most recently used: its stamp, and the PLRU MRU bits
@@ -737,12 +743,56 @@ impl Hierarchy {
         std::mem::take(&mut self.pending_writebacks)
     }
 
+    /// `line`'s directory entry, unchecked: every caller holds a line below `dir.len()` (public
+    /// entries check with [`Hierarchy::check_line`]; victims come from set records' tags, which
+    /// hold only such lines, and the directory never shrinks).
+    #[inline(always)]
+    fn de(&self, line: u32) -> Dir {
+        debug_assert!((line as usize) < self.dir.len());
+        // SAFETY: see above.
+        unsafe { *self.dir.get_unchecked(line as usize) }
+    }
+
+    #[inline(always)]
+    fn de_mut(&mut self, line: u32) -> &mut Dir {
+        debug_assert!((line as usize) < self.dir.len());
+        // SAFETY: as `de`.
+        unsafe { self.dir.get_unchecked_mut(line as usize) }
+    }
+
+    /// Panic unless lines `first..first + n` have directory entries (the check `de` relies on).
+    #[inline(always)]
+    fn check_lines(&self, first: u32, n: u32) {
+        assert!(first as usize + n as usize <= self.dir.len(), "lines {first}..{} beyond the directory's {}", first as u64 + n as u64, self.dir.len());
+    }
+
+    /// `core`'s L2 set record at `b` (from [`Hierarchy::l2_rec`]), unchecked: `core` is below
+    /// the core count (public entries check) and `b` inside its records by construction.
+    #[inline(always)]
+    fn l2_rec_mut(&mut self, core: usize, b: usize) -> &mut [u32] {
+        let stride = self.l2_layout.stride;
+        debug_assert!(core < self.l2.len() && b + stride <= self.l2[core].rec.len());
+        // SAFETY: see above.
+        unsafe { self.l2.get_unchecked_mut(core).rec.get_unchecked_mut(b..b + stride) }
+    }
+
+    /// The LLC set record at `b` (from [`Hierarchy::rec`] of a directory entry's set, always
+    /// inside `llc`), unchecked.
+    #[inline(always)]
+    fn llc_rec_mut(&mut self, b: usize) -> &mut [u32] {
+        debug_assert!(b + self.layout.stride <= self.llc.len());
+        // SAFETY: sets in directory entries are below the set count `llc` was sized for.
+        unsafe { self.llc.get_unchecked_mut(b..b + self.layout.stride) }
+    }
+
     /// Start loading `line`'s LLC set record into the host's caches (a hint; no effect on the
     /// model). Callers about to touch several lines issue these first so the loads overlap.
     #[inline]
     pub fn prefetch(&self, line: u32) {
-        let rec = self.llc.as_ptr().wrapping_add(self.rec(self.dir[line as usize].set));
-        let mut l = 0;
+        let Some(d) = self.dir.get(line as usize) else { return };
+        let rec = self.llc.as_ptr().wrapping_add(self.rec(d.set));
+        host_prefetch(rec);
+        let mut l = WORDS_PER_LINE;
         while l < self.layout.stride {
             host_prefetch(rec.wrapping_add(l));
             l += WORDS_PER_LINE;
@@ -835,7 +885,8 @@ impl Hierarchy {
 
     #[inline(always)]
     fn touch_llc(&mut self, b: usize, w: usize) {
-        touch_rec(&mut self.llc[b..b + self.layout.stride], self.layout, self.policy, w);
+        let (l, policy) = (self.layout, self.policy);
+        touch_rec(self.llc_rec_mut(b), l, policy, w);
     }
 
     /// Victim way in the set at `b` among `mask`: an empty way first, then by policy. Device
@@ -898,13 +949,15 @@ impl Hierarchy {
 
     /// Remove `line` from the LLC (no write-back: the caller moves or overwrites it).
     fn llc_unlink(&mut self, line: u32) {
-        let d = self.dir[line as usize];
+        let d = self.de(line);
         if d.llc_way != NONE {
             let b = self.rec(d.set);
             let w = d.llc_way as usize;
-            self.dir[line as usize].llc_way = NONE;
-            self.llc[b + self.layout.tags + w] = EMPTY;
-            set_byte(&mut self.llc[b..], w, 0);
+            self.de_mut(line).llc_way = NONE;
+            let tags = self.layout.tags;
+            let rec = self.llc_rec_mut(b);
+            rec[tags + w] = EMPTY;
+            set_byte(rec, w, 0);
         }
     }
 
@@ -912,20 +965,20 @@ impl Hierarchy {
     /// Returns true when a valid line was evicted.
     #[inline(always)]
     fn llc_insert(&mut self, line: u32, mask: u32, lru_only: bool) -> bool {
-        let set = self.dir[line as usize].set;
+        let set = self.de(line).set;
         if lru_only {
             return self.llc_insert_lru::<false>(line, set, mask, false);
         }
         let b = self.rec(set);
         let w = self.llc_victim(b, mask, lru_only);
-        let t = b + self.layout.tags + w;
-        let victim = self.llc[t];
+        let t = self.layout.tags + w;
+        let victim = self.llc_rec_mut(b)[t];
         let evicted = victim != EMPTY;
         if evicted {
             self.evict_llc_line(victim - 1);
         }
-        self.llc[t] = line + 1;
-        self.dir[line as usize].llc_way = w as u8;
+        self.llc_rec_mut(b)[t] = line + 1;
+        self.de_mut(line).llc_way = w as u8;
         self.touch_llc(b, w);
         if self.policy == Replacement::Qlru && !lru_only {
             self.set_qlru_age(b, w, 2);
@@ -942,16 +995,16 @@ impl Hierarchy {
     /// With `DEFER` the victim's eviction is deferred ([`Hierarchy::dev_write_deferred`]).
     #[inline(always)]
     fn llc_insert_lru<const DEFER: bool>(&mut self, line: u32, set: u32, mask: u32, bimodal: bool) -> bool {
-        let l = self.layout;
-        let b = self.llc_off + set as usize * l.stride;
-        let rec = &mut self.llc[b..b + l.stride];
+        let (l, policy) = (self.layout, self.policy);
+        let b = self.rec(set);
+        let rec = self.llc_rec_mut(b);
         let empty = mask & empty_ways(rec);
         let w = if empty != 0 { 31 - empty.leading_zeros() as usize } else { lru_way(rec, mask, true) };
         let victim = std::mem::replace(&mut rec[l.tags + w], line + 1);
         if !(bimodal && victim != EMPTY) {
-            touch_rec(rec, l, self.policy, w);
+            touch_rec(rec, l, policy, w);
         }
-        self.dir[line as usize].llc_way = w as u8;
+        self.de_mut(line).llc_way = w as u8;
         // The victim's eviction reads and writes only its directory entry and L2 copy.
         let evicted = victim != EMPTY;
         if evicted {
@@ -967,7 +1020,7 @@ impl Hierarchy {
 
     #[inline(always)]
     fn evict_llc_line(&mut self, victim: u32) {
-        let vd = self.dir[victim as usize];
+        let vd = self.de(victim);
         let mut dirty = vd.flags & F_LLC_DIRTY != 0;
         if self.inclusive && vd.l2_core != NONE {
             // Back-invalidation keeps the LLC inclusive.
@@ -978,7 +1031,7 @@ impl Hierarchy {
             self.stats.writebacks += 1;
             self.pending_writebacks += 1;
         }
-        let d = &mut self.dir[victim as usize];
+        let d = self.de_mut(victim);
         d.llc_way = NONE;
         d.flags &= !F_LLC_DIRTY;
         if d.l2_core == NONE {
@@ -993,29 +1046,32 @@ impl Hierarchy {
     /// Index of `line`'s set record in `core`'s L2.
     #[inline]
     fn l2_rec(&self, core: usize, line: u32) -> usize {
-        self.l2[core].off + (line & (self.l2_sets - 1)) as usize * self.l2_layout.stride
+        debug_assert!(core < self.l2.len());
+        // SAFETY: `core` is below the core count (as `l2_rec_mut`).
+        unsafe { self.l2.get_unchecked(core) }.off + (line & (self.l2_sets - 1)) as usize * self.l2_layout.stride
     }
 
     fn l2_unlink(&mut self, line: u32) {
-        let d = self.dir[line as usize];
+        let d = self.de(line);
         if d.l2_core != NONE {
             let c = d.l2_core as usize;
             let (b, w) = (self.l2_rec(c, line), d.l2_way as usize);
-            let d = &mut self.dir[line as usize];
+            let d = self.de_mut(line);
             d.l2_core = NONE;
             d.l2_way = NONE;
             d.flags &= !F_L2_DIRTY;
-            let rec = &mut self.l2[c].rec[b..b + self.l2_layout.stride];
-            rec[self.l2_layout.tags + w] = EMPTY;
+            let tags = self.l2_layout.tags;
+            let rec = self.l2_rec_mut(c, b);
+            rec[tags + w] = EMPTY;
             set_byte(rec, w, 0);
         }
     }
 
     fn l2_touch(&mut self, core: usize, line: u32) {
-        let w = self.dir[line as usize].l2_way as usize;
+        let w = self.de(line).l2_way as usize;
         let b = self.l2_rec(core, line);
         let l = self.l2_layout;
-        stamp(&mut self.l2[core].rec[b..b + l.stride], l.ways, w);
+        stamp(self.l2_rec_mut(core, b), l.ways, w);
     }
 
     /// Insert `line` into `core`'s L2; the LRU victim goes to the LLC (non-inclusive) or marks the
@@ -1023,7 +1079,7 @@ impl Hierarchy {
     fn l2_insert(&mut self, core: usize, line: u32, dirty: bool) {
         let b = self.l2_rec(core, line);
         let l = self.l2_layout;
-        let rec = &self.l2[core].rec[b..b + l.stride];
+        let rec = self.l2_rec_mut(core, b);
         // The lowest empty way, else the least recently used.
         let all = crate::config::full_mask(l.ways as u32);
         let empty = all & empty_ways(rec);
@@ -1031,10 +1087,10 @@ impl Hierarchy {
         let victim = rec[l.tags + w];
         if victim != EMPTY {
             let victim = victim - 1;
-            let vd = self.dir[victim as usize];
+            let vd = self.de(victim);
             let vdirty = vd.flags & F_L2_DIRTY != 0;
             {
-                let d = &mut self.dir[victim as usize];
+                let d = self.de_mut(victim);
                 d.l2_core = NONE;
                 d.l2_way = NONE;
                 d.flags &= !F_L2_DIRTY;
@@ -1042,7 +1098,7 @@ impl Hierarchy {
             if self.inclusive {
                 if vd.llc_way != NONE {
                     if vdirty {
-                        self.dir[victim as usize].flags |= F_LLC_DIRTY;
+                        self.de_mut(victim).flags |= F_LLC_DIRTY;
                     }
                 } else if vdirty {
                     self.stats.writebacks += 1;
@@ -1052,16 +1108,16 @@ impl Hierarchy {
                 let cat = self.l2[core].cat;
                 self.llc_insert(victim, cat, false);
                 if vdirty {
-                    self.dir[victim as usize].flags |= F_LLC_DIRTY;
+                    self.de_mut(victim).flags |= F_LLC_DIRTY;
                 }
             } else if vdirty {
-                self.dir[victim as usize].flags |= F_LLC_DIRTY;
+                self.de_mut(victim).flags |= F_LLC_DIRTY;
             }
         }
-        let rec = &mut self.l2[core].rec[b..b + l.stride];
+        let rec = self.l2_rec_mut(core, b);
         rec[l.tags + w] = line + 1;
         stamp(rec, l.ways, w);
-        let d = &mut self.dir[line as usize];
+        let d = self.de_mut(line);
         d.l2_core = core as u8;
         d.l2_way = w as u8;
         if dirty {
@@ -1076,7 +1132,9 @@ impl Hierarchy {
     /// A core load (`write = false`) or store (read-for-ownership, then dirty in its L2).
     pub fn core_access(&mut self, core: usize, line: u32, write: bool) -> Src {
         debug_assert!(self.deferred.is_empty(), "evictions left waiting");
-        let d = self.dir[line as usize];
+        self.check_lines(line, 1);
+        assert!(core < self.l2.len(), "core {core} of {}", self.l2.len());
+        let d = self.de(line);
         let src = if d.l2_core as usize == core {
             self.l2_touch(core, line);
             Src::L2
@@ -1094,7 +1152,7 @@ impl Hierarchy {
             } else {
                 let dirty = d.flags & F_LLC_DIRTY != 0;
                 self.llc_unlink(line);
-                self.dir[line as usize].flags &= !F_LLC_DIRTY;
+                self.de_mut(line).flags &= !F_LLC_DIRTY;
                 self.l2_insert(core, line, dirty);
             }
             Src::Llc
@@ -1108,7 +1166,7 @@ impl Hierarchy {
             Src::Mem
         };
         if write {
-            let d = &mut self.dir[line as usize];
+            let d = self.de_mut(line);
             d.flags |= F_L2_DIRTY;
             if d.flags & F_DEV != 0 {
                 d.flags |= F_RECYCLED;
@@ -1138,11 +1196,13 @@ impl Hierarchy {
     /// Returns where the line was: [`Src::Llc`], [`Src::L2`] (a core's L2 only) or [`Src::Mem`].
     #[inline]
     pub fn dev_write_deferred(&mut self, line: u32, allocating: bool) -> Src {
-        let mut d = self.dir[line as usize];
-        if d.llc_way != NONE && self.llc[self.rec(d.set) + self.layout.tags + d.llc_way as usize] != line + 1 {
+        self.check_lines(line, 1);
+        let mut d = self.de(line);
+        let tag = self.layout.tags + d.llc_way as usize;
+        if d.llc_way != NONE && self.llc_rec_mut(self.rec(d.set))[tag] != line + 1 {
             // Its entry names a way that holds another line: it is a waiting victim.
             self.settle_evictions(self.deferred.len());
-            d = self.dir[line as usize];
+            d = self.de(line);
         }
         self.dev_write_at::<true>(line, allocating, self.io_mask);
         if d.llc_way != NONE {
@@ -1173,13 +1233,14 @@ impl Hierarchy {
     /// isolation; the platform's I/O ways unless the port has its own).
     #[inline]
     pub fn dev_write_in(&mut self, line: u32, allocating: bool, io_mask: u32) -> bool {
+        self.check_lines(line, 1);
         self.dev_write_at::<false>(line, allocating, io_mask)
     }
 
     #[inline(always)]
     fn dev_write_at<const DEFER: bool>(&mut self, line: u32, allocating: bool, io_mask: u32) -> bool {
         debug_assert!(DEFER || self.deferred.is_empty(), "evictions left waiting");
-        let d = self.dir[line as usize];
+        let d = self.de(line);
         let in_l2 = d.l2_core != NONE;
         let in_llc = d.llc_way != NONE;
         let hit = in_l2 || in_llc;
@@ -1190,7 +1251,7 @@ impl Hierarchy {
             if in_llc {
                 self.llc_unlink(line);
             }
-            self.dir[line as usize].flags = 0;
+            self.de_mut(line).flags = 0;
             return hit;
         }
         let recycled = self.recycled_mask != 0 && d.flags & F_RECYCLED != 0;
@@ -1219,8 +1280,7 @@ impl Hierarchy {
                 self.stats.io_evictions += 1;
             }
         }
-        let d = &mut self.dir[line as usize];
-        d.flags = F_LLC_DIRTY | F_DEV;
+        self.de_mut(line).flags = F_LLC_DIRTY | F_DEV;
         hit
     }
 
@@ -1266,10 +1326,11 @@ impl Hierarchy {
     /// how many hit. The lines' set records are requested from the host's memory first, so that
     /// those host cache misses overlap (a hint: the model is the same).
     pub fn dev_write_lines(&mut self, first: u32, n: u32, allocating: bool, io_mask: u32) -> u32 {
+        self.check_lines(first, n);
         for l in first..first + n {
             self.prefetch(l);
         }
-        (first..first + n).map(|l| self.dev_write_in(l, allocating, io_mask) as u32).sum()
+        (first..first + n).map(|l| self.dev_write_at::<false>(l, allocating, io_mask) as u32).sum()
     }
 
     /// A device full-line write stashed into `core`'s L2 (fine-grained placement): the line ends
@@ -1278,6 +1339,7 @@ impl Hierarchy {
     /// goes to the LLC as a core's would. Returns true for a hit (the line was cached here).
     pub fn dev_stash(&mut self, core: usize, line: u32, io_mask: u32) -> bool {
         debug_assert!(self.deferred.is_empty(), "evictions left waiting");
+        assert!(core < self.l2.len(), "core {core} of {}", self.l2.len());
         let d = self.dir[line as usize];
         let hit = d.l2_core != NONE || d.llc_way != NONE;
         if d.l2_core as usize == core {
