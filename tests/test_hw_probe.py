@@ -326,3 +326,12 @@ def test_mba_comes_from_the_kernels_cpu_flags(tmp_path):
     f.write_text("processor\t: 0\nflags\t\t: fpu cat_l3 mbax\n")
     assert probe.has_mba(str(f)) is False
     assert probe.has_mba(str(tmp_path / "absent")) is None
+
+
+def test_the_summary_names_one_streaming_cpu_in_the_singular():
+    def line(cpus):
+        r = dict(_report(), latency_curve=[], c2c_pairs=[], notes=[], bandwidth_gbps={"read": 640.0, "write": 320.0, "copy": 400.0},
+                 loaded_latency_ns={"bytes": 128 << 20, "ns": 135.0, "stream_cpus": cpus, "stream_gbyte_s": 40.0})
+        return next(x for x in probe.format_summary(r).splitlines() if x.startswith("loaded latency"))
+    assert line([1]) == "loaded latency: 135.0 ns at 128 MiB while cpu 1 streams 40.0 GB/s"
+    assert line([1, 2]) == "loaded latency: 135.0 ns at 128 MiB while cpus 1,2 stream 40.0 GB/s"

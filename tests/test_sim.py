@@ -194,3 +194,15 @@ def test_cli_presets_and_check():
     assert p.returncode == 0 and "skylake-gold-6140" in p.stdout
     p = hostio_cli("check", "quickstart", "--set", "platform.ddio_ways=4")
     assert p.returncode == 0 and json.loads(p.stdout)["ddio_mask"] == "0x780"
+
+
+def test_check_prints_the_defaults_the_engine_applies():
+    # Kind-dependent and platform-dependent defaults are written in, not left out.
+    out = hostio.sim.check("ddio/interference")["scenario"]
+    io, co = out["apps"]["io"], out["apps"]["corunner"]
+    assert (io["working_set_mib"], io["accesses_per_packet"], io["cycles_per_packet"]) == (2.0, 2, 0)
+    assert (io["cat_mask"], io["mempool_socket"]) == (0x0C0, 0)
+    assert "accesses_per_packet" not in co and co["working_set_mib"] == 3.0
+    assert out["platform"]["replacement"] == "lru"
+    chain = hostio.sim.check("ddio/stateful_chain")["scenario"]["apps"]["chain"]
+    assert (chain["working_set_mib"], chain["accesses_per_packet"], chain["cat_mask"]) == (16.0, 4, 0x7FF)

@@ -448,8 +448,10 @@ def format_summary(r: dict) -> str:
                                                     for k, v in det.items()))
     if r["loaded_latency_ns"]:
         ll = r["loaded_latency_ns"]
-        lines.append(f"loaded latency: {ll['ns']:.1f} ns at {ll['bytes'] / MIB:g} MiB while cpus "
-                     f"{','.join(map(str, ll['stream_cpus']))} stream {ll['stream_gbyte_s']:.1f} GB/s")
+        cpus = ll["stream_cpus"]
+        who = f"cpu {cpus[0]} streams" if len(cpus) == 1 else f"cpus {','.join(map(str, cpus))} stream"
+        lines.append(f"loaded latency: {ll['ns']:.1f} ns at {ll['bytes'] / MIB:g} MiB while {who} "
+                     f"{ll['stream_gbyte_s']:.1f} GB/s")
     for p in r["c2c_pairs"]:
         lines.append(f"core-to-core {p['a']}<->{p['b']}: one-way {p['one_way_ns']:.1f} ns (ping-pong RTT/2), "
                      f"read of a line Modified there {p['modified_read_ns']:.1f} ns")

@@ -173,6 +173,28 @@ pub(crate) fn app_ws_mib(a: &crate::config::AppCfg) -> f64 {
     })
 }
 
+/// Lines an I/O app accesses per packet: its `accesses_per_packet`, else its kind's default,
+/// estimates: the chain's NAPT and load-balancer state (four lines; the router's table is in the
+/// NIC); a forwarder's element graph and port tables (two).
+pub(crate) fn app_accesses_per_packet(a: &crate::config::AppCfg) -> u32 {
+    a.accesses_per_packet.unwrap_or(if a.kind == AppKind::StatefulChain { 4 } else { 2 })
+}
+
+/// `a` with the defaults the engine applies written in (what `hostio check` prints): its
+/// mempool's socket, its CAT mask (all `llc_ways` ways), and for the I/O kinds its working set,
+/// accesses and extra cycles per packet.
+pub fn effective_app(a: &crate::config::AppCfg, llc_ways: u32) -> crate::config::AppCfg {
+    let mut e = a.clone();
+    e.mempool_socket = Some(a.mempool_socket.unwrap_or(a.socket));
+    e.cat_mask = Some(a.cat_mask.unwrap_or(full_mask(llc_ways)));
+    if a.kind != AppKind::CacheHungry {
+        e.working_set_mib = Some(app_ws_mib(a));
+        e.accesses_per_packet = Some(app_accesses_per_packet(a));
+        e.cycles_per_packet = Some(a.cycles_per_packet.unwrap_or(0));
+    }
+    e
+}
+
 /// Packet buffers in an app's mempool: every RX and TX slot of its cores, two bursts each and
 /// the per-core caches' flush thresholds, at least 8192 (DPDK's sample applications size their
 /// pools at 8191 mbufs, `NUM_MBUFS` in `examples/skeleton/basicfwd.c`; rounded up to 8192).
@@ -303,12 +325,8 @@ impl Engine {
             let mut ws_base = 0;
             let mut ws_lines = 0;
             let ws_mib = app_ws_mib(a);
-            // Dependent accesses per packet, estimates: the chain's NAPT and load-balancer state
-            // (four lines; the router's table is in the NIC); a forwarder's element graph and port
-            // tables (two). Every second
-            // one is a store (an estimate: the app updates its state, e.g. counters or flow
-            // entries, as often as it reads it).
-            let per_packet_default = if a.kind == AppKind::StatefulChain { 4 } else { 2 };
+            // Every second access per packet is a store (an estimate: the app updates its state,
+            // e.g. counters or flow entries, as often as it reads it).
             if ws_mib > 0.0 {
                 let bytes = (ws_mib * 1024.0 * 1024.0) as u64;
                 ws_base = space.alloc(bytes, a.socket as u8, Region::Other);
@@ -425,7 +443,7 @@ impl Engine {
                 cycles_ps: (cycles as f64 * 1000.0 / plat.clock_ghz) as u64,
                 ws_base,
                 ws_lines,
-                accesses_per_packet: a.accesses_per_packet.unwrap_or(per_packet_default),
+                accesses_per_packet: app_accesses_per_packet(a),
                 accesses_per_us: a.accesses_per_us.unwrap_or(0.0),
                 stats: AppStats::default(),
             });
