@@ -140,7 +140,7 @@ def test_a_capture_that_cannot_be_replayed_is_one_line_exit_2(tmp_path, content,
 
 def test_pcap_timing_needs_a_capture():
     text = SCENARIO.replace('pcap = "{pcap}"', 'packet_size = 1500\npcap_timing = "rate"')
-    with pytest.raises(ConfigError, match='traffic.t0.pcap_timing = "rate": left out without pcap'):
+    with pytest.raises(ConfigError, match='traffic.t0.pcap_timing = "rate": only with pcap'):
         sim.check(text)
 
 

@@ -206,3 +206,12 @@ def test_check_prints_the_defaults_the_engine_applies():
     assert out["platform"]["replacement"] == "lru"
     chain = hostio.sim.check("ddio/stateful_chain")["scenario"]["apps"]["chain"]
     assert (chain["working_set_mib"], chain["accesses_per_packet"], chain["cat_mask"]) == (16.0, 4, 0x7FF)
+
+
+def test_spelling_a_default_out_keeps_the_scenario_hash():
+    short = ["run.duration_us=20", "run.warmup_us=5"]
+    h = lambda extra: sim.run("quickstart", set=short + extra)["scenario_hash"]  # noqa: E731
+    base = h([])
+    assert h(["apps.fwd.working_set_mib=2", "apps.fwd.accesses_per_packet=2", "apps.fwd.cat_mask=0x7ff",
+              "platform.replacement=\"lru\""]) == base
+    assert h(["apps.fwd.working_set_mib=3"]) != base

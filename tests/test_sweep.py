@@ -123,6 +123,7 @@ def test_resume_reuses_points_and_load_reads_them(tmp_path):
     second = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [256, 512]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
     assert len((tmp_path / "points.jsonl").read_text().splitlines()) == 3
     assert values(first)[1] == values(second)[0]
+    assert (first.attrs["reused"], second.attrs["reused"]) == (0, 1)
     loaded = hostio.load(tmp_path)
     pd.testing.assert_frame_equal(loaded, second)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "results.parquet"), second)
@@ -564,3 +565,36 @@ def test_a_second_ctrl_c_stops_a_clean_up_that_hangs(tmp_path):
     assert err.strip().splitlines() == ["hostio: interrupted again: stopped without cleaning up"], err
     df = hostio.load(out)
     assert len(df) == 1 and df["run.duration_us"][0] == 200 and not df.attrs["complete"]
+
+
+def test_points_and_manifest_that_are_no_regular_files_or_nest_too_deep_are_refused(tmp_path):
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    log = tmp_path / "points.jsonl"
+    good = log.read_text()
+    log.write_text(good + "[" * 100000 + "]" * 100000 + "\n")  # a line no record is: skipped
+    assert len(sweep.read_log(log)) == 1
+    (tmp_path / "sweep.json").write_text("[" * 100000 + "]" * 100000)
+    with pytest.raises(hostio.ConfigError, match="nests deeper"):
+        sweep.manifest(tmp_path)
+    for name in ("points.jsonl", "sweep.json"):
+        (tmp_path / name).unlink()
+        os.mkfifo(tmp_path / name)  # would block a read for ever
+    with pytest.raises(hostio.ConfigError, match="not a regular file"):
+        sweep.read_log(log)
+    with pytest.raises(hostio.ConfigError, match="not a regular file"):
+        sweep.manifest(tmp_path)
+
+
+def test_ctrl_c_once_every_point_is_done_still_writes_the_tables(tmp_path, monkeypatch):
+    real_load, calls = sweep.load, []
+
+    def interrupted_once(folder):
+        calls.append(folder)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real_load(folder)
+
+    monkeypatch.setattr(sweep, "load", interrupted_once)
+    with pytest.raises(KeyboardInterrupt):
+        hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert len(pd.read_parquet(tmp_path / "results.parquet")) == 2 and (tmp_path / "table.csv").exists()

@@ -197,7 +197,8 @@ def run_probe(opts: ProbeOptions, progress=None) -> dict:
     if pair_tests and len(cpus) < 2:
         if opts.named:  # asked for by name: refuse
             raise HostioError(
-                f"{' and '.join(pair_tests)} need{'s' if len(pair_tests) == 1 else ''} two cpus (one per side of the pair); "
+                f"{' and '.join(pair_tests)} need{'s' if len(pair_tests) == 1 else ''} two cpus (c2c: one per side; loaded: one "
+                "measuring while another streams); "
                 + (f"--cpus gives only {cpus}" if opts.cpus is not None else f"this process may use only {cpus}"))
         report["notes"].append(f"one cpu ({cpus}): core-to-core and loaded latency skipped")
         pair_tests = []

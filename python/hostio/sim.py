@@ -241,6 +241,8 @@ def _read_text(path: Path) -> str:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise config_error("scenario", str(path), f"a TOML file (not valid TOML: {e})") from None
+    except RecursionError:
+        raise config_error("scenario", str(path), "a TOML file whose tables and lists nest at most 32 levels deep") from None
     return text
 
 

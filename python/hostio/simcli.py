@@ -98,7 +98,8 @@ def resolve_scenario(arg: str) -> str:
     try:  # a bundled scenario, by its name or as the file name it has in the package
         return str(sim.scenario_path(arg))
     except ConfigError:
-        raise config_error("scenario", arg, f"an existing TOML file or a bundled scenario ({', '.join(sim.bundled_scenarios())})") from None
+        what = " (this path exists but is not a regular file)" if os.path.exists(arg) else ""
+        raise config_error("scenario", arg, f"an existing TOML file{what} or a bundled scenario ({', '.join(sim.bundled_scenarios())})") from None
 
 
 def _pct(v) -> str:
@@ -111,14 +112,15 @@ def _ns(v) -> str:
 
 
 def _num(v, digits: int = 4) -> str:
-    """A metric for a table: whole numbers (counts, as int, NumPy int or float) and values from
-    9,999.5 up rounded to whole numbers with thousands separators, others to ``digits``
-    significant digits (beyond 1e18 too); n/a for no value."""
+    """A metric for a table: whole numbers (counts, as int, NumPy int or float) and values with
+    more than ``digits`` digits before the point (from 999.5 up at 4) rounded to whole numbers with
+    thousands separators, others to ``digits`` significant digits (beyond 1e18 too); n/a for no
+    value."""
     if v is None or v != v:
         return "n/a"
     if isinstance(v, bool):
         return str(v)
-    if isinstance(v, numbers.Integral) or abs(v) < 1e18 and (abs(v) >= 9999.5 or float(v).is_integer()):
+    if isinstance(v, numbers.Integral) or abs(v) < 1e18 and (abs(v) >= 10 ** (digits - 1) - 0.5 or float(v).is_integer()):
         return f"{v:,.0f}"
     return f"{v:.{digits}g}"
 
@@ -234,7 +236,9 @@ def cmd_sweep(args) -> int:
     df = sweeps.sweep(path, axes, set=args.set, seeds=args.seeds, out=out, jobs=args.jobs,
                       scheduler=args.scheduler, progress=not args.quiet)
     failed = df[df["error"].notna()]
-    print(f"{len(df) - len(failed)} runs done, {len(failed)} failed; table: {out / 'results.parquet'} (and table.csv)")
+    reused = df.attrs.get("reused", 0)
+    kept = f" ({reused} of them kept from the folder's earlier runs)" if reused else ""
+    print(f"{len(df) - len(failed)} runs done{kept}, {len(failed)} failed; table: {out / 'results.parquet'} (and table.csv)")
     if args.seeds and args.seeds > 1 and len(failed) < len(df):
         summ = sweeps.summarize(df, list(axes))
         cols = [c for c in summ.columns if not c.endswith((".min", ".max"))]

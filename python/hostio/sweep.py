@@ -369,6 +369,8 @@ def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
     record that is not :func:`well_formed` is skipped too."""
     if not path.exists():
         return {}
+    if not path.is_file():  # a FIFO or device would block or never end
+        raise config_error(str(path), "(not a regular file)", "the points.jsonl that hostio writes, a regular file")
     data = path.read_bytes()
     recs: dict[str, dict] = {}
     good_end = 0
@@ -379,7 +381,7 @@ def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
             break
         try:
             rec = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not a record hostio wrote
             continue
         good_end = pos
         if well_formed(rec):
@@ -467,7 +469,8 @@ def run_points(
     scheduler: str = "local",
 ) -> list[dict]:
     """Run ``(scenario_text, overrides)`` points; returns one record per point, in order:
-    ``{"index", "id", "overrides", "result"}`` or ``{"index", "id", "overrides", "error"}``.
+    ``{"index", "id", "overrides", "result"}`` or ``{"index", "id", "overrides", "error"}``; a
+    result taken from ``out``'s earlier records rather than run again also has ``"reused": True``.
     Every point is validated first (ConfigError before anything runs). ``scheduler``: see the
     module doc; ``jobs`` is the number of local worker processes (default: CPU count)."""
     _check_scheduler(scheduler)
@@ -512,7 +515,7 @@ def _run(points, ids, done, log, jobs, label, progress, scheduler) -> list[dict]
     for i, pid in enumerate(ids):
         rec = done.get(pid)
         if rec is not None and "result" in rec:  # failed points are tried again
-            records[i] = {"index": i, "id": pid, "overrides": list(points[i][1]), "result": rec["result"]}
+            records[i] = {"index": i, "id": pid, "overrides": list(points[i][1]), "result": rec["result"], "reused": True}
     todo = [(i, t, list(o)) for i, (t, o) in enumerate(points) if i not in records]
     bar = tqdm(total=len(points), initial=len(records), desc=label.strip(), unit="run", file=sys.stderr,
                disable=not (progress and sys.stderr.isatty()), dynamic_ncols=True)
@@ -792,15 +795,17 @@ def sweep(
         }
         write_atomic(outp / "sweep.json", lambda p: p.write_text(json.dumps(manifest, indent=1) + "\n"))
         try:
-            _run_points(points, ids, outp, jobs, "sweep", progress, scheduler)
-        except BaseException as exc:  # also after Ctrl-C: the tables hold the points finished so far
+            reused = sum(1 for r in _run_points(points, ids, outp, jobs, "sweep", progress, scheduler) if r.get("reused"))
+            df = load(outp)
+            write_tables(df, outp)
+        except BaseException as exc:  # also after Ctrl-C, even once every point is done: the tables hold the points finished so far
             try:
                 write_tables(load(outp), outp)
             except Exception as inner:  # noqa: BLE001 - the original error is the one to report
                 exc.add_note(f"the tables of {outp} were not written: {type(inner).__name__}: {inner}")
             raise
-        df = load(outp)
-        write_tables(df, outp)
+    # Runs taken from the folder's earlier records rather than run again.
+    df.attrs["reused"] = reused
     return df
 
 
@@ -928,12 +933,16 @@ def manifest(folder: Path) -> dict:
     def bad(why: str):
         return config_error(str(mpath), "(damaged)", f"the sweep.json that hostio sweep --out writes ({why})")
 
+    if mpath.exists() and not mpath.is_file():  # a FIFO or device would block or never end
+        raise bad("it is not a regular file")
     try:
         m = json.loads(mpath.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
         raise bad("it is not UTF-8 text") from None
     except ValueError as exc:
         raise bad(f"it is not JSON: {exc}") from None
+    except RecursionError:
+        raise bad("its JSON nests deeper than Python reads") from None
     if not isinstance(m, dict):
         raise bad("not a JSON object")
     for key, typ in (("hostio", str), ("scenario", str), ("axes", dict), ("points", list)):
@@ -1064,8 +1073,8 @@ def summarize(df, axes: Sequence[str] | Mapping[str, Sequence], metrics: Sequenc
         seeds = part["seed"].dropna() if "seed" in part else None
         if seeds is not None and seeds.duplicated().any():
             seed = seeds[seeds.duplicated()].iloc[0]
-            at = ", ".join(f"{a}={v}" for a, v in zip(axes, key)) or "the whole table"
-            raise config_error("axes", list(axes), f"every column the sweep varied (its sweep.json lists them): at {at} seed {seed} "
+            at = "at " + ", ".join(f"{a}={v}" for a, v in zip(axes, key)) if axes else "with no axes"
+            raise config_error("axes", list(axes), f"every column the sweep varied (its sweep.json lists them): {at}, seed {seed} "
                                f"has {int((seeds == seed).sum())} rows, so these axes would pool different points")
         row = dict(zip(axes, key))
         row["seeds"] = len(part)

@@ -80,15 +80,9 @@ fn check_scenario(py: Python<'_>, text: &str, overrides: Vec<String>, is_json: b
             (name.clone(), v)
         })
         .collect();
-    // The scenario as it runs: the defaults the engine applies written in.
-    let mut shown = r.scenario.clone();
-    for a in shown.apps.values_mut() {
-        *a = hostio_sim::engine::effective_app(a, r.platform.llc_ways);
-    }
-    shown.platform.replacement = Some(r.replacement);
     let out = serde_json::json!({
         "captures": captures,
-        "scenario": shown,
+        "scenario": r.effective_scenario(),
         "platform": r.platform,
         "ddio_mask": format!("{:#x}", r.io_mask),
         "warnings": r.warnings,

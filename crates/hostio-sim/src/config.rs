@@ -1860,6 +1860,19 @@ pub struct Resolved {
 }
 
 impl Resolved {
+    /// The scenario as it runs: `scenario` with the defaults the engine applies written in (each
+    /// app's, [`crate::engine::effective_app`], and the platform's replacement policy). A run's
+    /// identity (`scenario_hash`) and `hostio check` use it, so spelling a default out changes
+    /// neither.
+    pub fn effective_scenario(&self) -> Scenario {
+        let mut sc = self.scenario.clone();
+        for a in sc.apps.values_mut() {
+            *a = crate::engine::effective_app(a, self.platform.llc_ways);
+        }
+        sc.platform.replacement = Some(self.replacement);
+        sc
+    }
+
     /// Read the capture of every source that replays one (once: a loaded one is kept). An error
     /// names the source's `pcap` key, the path and why the file cannot be replayed.
     pub fn load_captures(&mut self) -> Result<(), ConfigError> {
@@ -2098,7 +2111,8 @@ impl Scenario {
         for (name, t) in &self.traffic {
             let k = |f: &str| format!("{}.{f}", table_key("traffic", name));
             let nic = self.nics.get(&t.nic).ok_or_else(|| {
-                ConfigError::new(k("nic"), format!("{:?}", t.nic), format!("one of the NICs: {}", names(&self.nics)))
+                let (value, required) = if t.nic.is_empty() { (String::new(), "required: ") } else { (format!("{:?}", t.nic), "") };
+                ConfigError::new(k("nic"), value, format!("{required}one of the NICs: {}", names(&self.nics)))
             })?;
             if let Some(rate) = t.rate_gbps {
                 if !(rate > 0.0 && rate <= nic.line_rate_gbps) {
@@ -2141,7 +2155,7 @@ impl Scenario {
                     return Err(ConfigError::new(k("train_packets"), t.train_packets, format!("{} (the default) while pcap_timing = \"capture\": the capture's gaps time its frames (pcap_timing = \"rate\" sends them in trains)", TrafficCfg::default().train_packets)));
                 }
             } else if t.pcap_timing != PcapTiming::Capture {
-                return Err(ConfigError::new(k("pcap_timing"), "\"rate\"", "left out without pcap (a generator always sends at rate_gbps)"));
+                return Err(ConfigError::new(k("pcap_timing"), "\"rate\"", "only with pcap: without a capture the generator always sends trains at rate_gbps, so leave pcap_timing out"));
             }
             if !(1..=1 << 24).contains(&t.flows) {
                 return Err(ConfigError::new(k("flows"), t.flows, "1..=16777216"));

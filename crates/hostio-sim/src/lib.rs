@@ -77,7 +77,7 @@ impl Run {
         let mut resolved = sc.resolve()?;
         resolved.load_captures()?;
         // A platform file counts by its facts and a capture by its bytes, not by where they are.
-        let mut sc = resolved.scenario.clone();
+        let mut sc = resolved.effective_scenario();
         for t in sc.traffic.values_mut() {
             t.pcap = t.pcap.as_ref().map(|_| "capture".into());
         }

@@ -180,7 +180,7 @@ pub(crate) fn app_accesses_per_packet(a: &crate::config::AppCfg) -> u32 {
     a.accesses_per_packet.unwrap_or(if a.kind == AppKind::StatefulChain { 4 } else { 2 })
 }
 
-/// `a` with the defaults the engine applies written in (what `hostio check` prints): its
+/// `a` with the defaults the engine applies written in ([`crate::config::Resolved::effective_scenario`]): its
 /// mempool's socket, its CAT mask (all `llc_ways` ways), and for the I/O kinds its working set,
 /// accesses and extra cycles per packet.
 pub fn effective_app(a: &crate::config::AppCfg, llc_ways: u32) -> crate::config::AppCfg {
