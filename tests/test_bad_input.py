@@ -930,3 +930,9 @@ def test_a_scenario_file_nested_past_pythons_reach_is_a_config_error(tmp_path):
 def test_a_missing_traffic_nic_is_required_and_a_non_file_path_says_so(tmp_path):
     one_line_error(hostio_cli("check", "quickstart", "--set", "traffic.t0={}"), "traffic.t0.nic: required: one of the NICs: nic0")
     one_line_error(hostio_cli("check", str(tmp_path)), "exists but is not a regular file")
+
+
+def test_json_to_a_closed_standard_output_is_refused():
+    cmd = [sys.executable, "-m", "hostio", "run", "quickstart", *SHORT[:4], "--json", "-"]
+    p = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *cmd], capture_output=False, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert p.returncode == 2 and "standard output open (it is closed)" in p.stderr, p.stderr

@@ -13,6 +13,7 @@ import contextlib
 import errno
 import os
 import stat
+import sys
 import tempfile
 from typing import Callable
 
@@ -20,7 +21,9 @@ from hostio.errors import config_error
 
 
 def check(key: str, path: str | None) -> None:
-    """Refuse an output path that cannot be written (``-`` is stdout and always fine)."""
+    """Refuse an output path that cannot be written (``-`` is stdout: fine while it is open)."""
+    if path == "-" and sys.stdout is None:  # the process started with its standard output closed
+        raise config_error(key, path, "a file path, or - with standard output open (it is closed)")
     if path is None or path == "-":
         return
     if path == "":
