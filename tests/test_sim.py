@@ -215,3 +215,13 @@ def test_spelling_a_default_out_keeps_the_scenario_hash():
     assert h(["apps.fwd.working_set_mib=2", "apps.fwd.accesses_per_packet=2", "apps.fwd.cat_mask=0x7ff",
               "platform.replacement=\"lru\""]) == base
     assert h(["apps.fwd.working_set_mib=3"]) != base
+
+
+@pytest.mark.parametrize("attachment", ["pcie", "integrated", "coherent", "memory-channel"])
+def test_what_check_prints_runs_again_as_it_is(attachment):
+    short = ["run.duration_us=100", "run.warmup_us=50"]
+    extra = [f'nics.nic0.attachment="{attachment}"'] + (['platform.preset="icelake-silver-4314"'] if attachment == "coherent" else [])
+    shown = sim.check("ddio/single_core", set=extra)["scenario"]
+    assert sim.check(shown)["scenario"] == shown
+    a, b = sim.run("ddio/single_core", set=extra + short), sim.run(shown, set=short)
+    assert a["metrics"] == b["metrics"] and a["scenario_hash"] == b["scenario_hash"]

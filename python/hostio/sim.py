@@ -242,7 +242,7 @@ def _read_text(path: Path) -> str:
     except tomllib.TOMLDecodeError as e:
         raise config_error("scenario", str(path), f"a TOML file (not valid TOML: {e})") from None
     except RecursionError:
-        raise config_error("scenario", str(path), "a TOML file whose tables and lists nest at most 32 levels deep") from None
+        raise config_error("scenario", str(path), "a TOML file whose tables and lists nest fewer than a few hundred levels deep") from None
     return text
 
 

@@ -112,17 +112,18 @@ def _ns(v) -> str:
 
 
 def _num(v, digits: int = 4) -> str:
-    """A metric for a table: whole numbers (counts, as int, NumPy int or float) and values with
-    more than ``digits`` digits before the point (from 999.5 up at 4) rounded to whole numbers with
-    thousands separators, others to ``digits`` significant digits (beyond 1e18 too); n/a for no
-    value."""
+    """A metric for a table: ``digits`` significant digits, but whole numbers (counts, as int,
+    NumPy int or float) and values whose ``digits`` significant digits leave no decimal (from
+    999.95 up at 4, written 1,000 rather than 1000 or 1e+03) with thousands separators, up to 1e18;
+    n/a for no value."""
     if v is None or v != v:
         return "n/a"
     if isinstance(v, bool):
         return str(v)
-    if isinstance(v, numbers.Integral) or abs(v) < 1e18 and (abs(v) >= 10 ** (digits - 1) - 0.5 or float(v).is_integer()):
+    short = f"{v:.{digits}g}"
+    if isinstance(v, numbers.Integral) or abs(v) < 1e18 and (float(v).is_integer() or abs(v) >= 1 and ("e" in short or "." not in short)):
         return f"{v:,.0f}"
-    return f"{v:.{digits}g}"
+    return short
 
 
 def summary(r: dict, name: str) -> str:

@@ -752,7 +752,9 @@ def sweep(
 ):
     """Run the cartesian product of ``axes`` (× ``seeds``) over ``scenario``; returns the results
     DataFrame (see the module doc). ``seeds``: a count N (the scenario's ``run.seed`` and the N-1
-    after it) or a list of seeds; default the scenario's own seed."""
+    after it) or a list of seeds; default the scenario's own seed. With ``out``, the frame's
+    ``attrs["reused"]`` counts the runs taken from the folder's earlier records rather than run
+    again."""
     _check_scheduler(scheduler)
     jobs = check_jobs(jobs)
     axes = check_axes(axes)

@@ -643,8 +643,14 @@ impl Hierarchy {
     /// `pa_lines[i]` is the physical line address of simulated line `i` (for the slice hash). A
     /// socket nothing uses gets an empty slice: no directory, and its zeroed arrays are never
     /// touched.
+    ///
+    /// Panics unless the geometry has sets (`slices`, `sets_per_slice`, `l2_sets` at least 1,
+    /// at most 2^32 LLC sets) and at most 32 ways per level: the unchecked record accesses rely
+    /// on it.
     pub fn new(p: &HierParams, pa_lines: &[u64]) -> Hierarchy {
-        let nsets = (p.slices * p.sets_per_slice) as usize;
+        assert!(p.slices >= 1 && p.sets_per_slice >= 1 && p.l2_sets >= 1, "a cache level without sets");
+        assert!(p.ways <= 32 && p.l2_ways <= 32, "more than 32 ways");
+        let nsets = p.slices.checked_mul(p.sets_per_slice).expect("at most 2^32 LLC sets") as usize;
         let layout = Layout::new(p.ways as usize, 2);
         let l2_layout = Layout::new(p.l2_ways as usize, 0);
         let (llc, llc_off) = records(nsets, layout.stride);
@@ -744,7 +750,7 @@ impl Hierarchy {
     }
 
     /// `line`'s directory entry, unchecked: every caller holds a line below `dir.len()` (public
-    /// entries check with [`Hierarchy::check_line`]; victims come from set records' tags, which
+    /// entries check with [`Hierarchy::check_lines`]; victims come from set records' tags, which
     /// hold only such lines, and the directory never shrinks).
     #[inline(always)]
     fn de(&self, line: u32) -> Dir {
@@ -772,7 +778,8 @@ impl Hierarchy {
     fn l2_rec_mut(&mut self, core: usize, b: usize) -> &mut [u32] {
         let stride = self.l2_layout.stride;
         debug_assert!(core < self.l2.len() && b + stride <= self.l2[core].rec.len());
-        // SAFETY: see above.
+        // SAFETY: see above; `b` is `l2_rec`'s, whose set is masked below `l2_sets` (at least
+        // 1, checked by `new`).
         unsafe { self.l2.get_unchecked_mut(core).rec.get_unchecked_mut(b..b + stride) }
     }
 
@@ -781,7 +788,8 @@ impl Hierarchy {
     #[inline(always)]
     fn llc_rec_mut(&mut self, b: usize) -> &mut [u32] {
         debug_assert!(b + self.layout.stride <= self.llc.len());
-        // SAFETY: sets in directory entries are below the set count `llc` was sized for.
+        // SAFETY: sets in directory entries are below the set count `llc` was sized for (`new`
+        // checks the geometry; `add_lines` masks each set into it).
         unsafe { self.llc.get_unchecked_mut(b..b + self.layout.stride) }
     }
 
@@ -1441,6 +1449,34 @@ pub(crate) mod tests {
         let p = HierParams { inclusive, recycled_mask: recycled, ..small_params() };
         let pa: Vec<u64> = (0..256).collect();
         Hierarchy::new(&p, &pa)
+    }
+
+    /// The geometry the unchecked record accesses rely on is checked once, at construction, and
+    /// a line or core beyond the hierarchy is a panic at a public entry, never a wild access.
+    #[test]
+    fn geometry_lines_and_cores_outside_the_hierarchy_panic() {
+        let bad = [
+            HierParams { l2_sets: 0, ..small_params() },
+            HierParams { sets_per_slice: 0, ..small_params() },
+            HierParams { slices: 0, ..small_params() },
+            HierParams { slices: 1 << 16, sets_per_slice: 1 << 16, ..small_params() },
+            HierParams { ways: 33, ..small_params() },
+        ];
+        for p in bad {
+            assert!(std::panic::catch_unwind(|| Hierarchy::new(&p, &[0, 1])).is_err());
+        }
+        let calls: [fn(Hierarchy); 6] = [
+            |mut h| drop(h.dev_write(256, true)),
+            |mut h| drop(h.dev_write_deferred(256, true)),
+            |mut h| drop(h.dev_write_lines(250, 7, true, 0x600)),
+            |mut h| drop(h.dev_write_lines(1, u32::MAX, true, 0x600)),
+            |mut h| drop(h.core_access(2, 0, false)),
+            |mut h| drop(h.dev_stash(2, 0, 0x600)),
+        ];
+        for call in calls {
+            let h = small(false, 0);
+            assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call(h))).is_err());
+        }
     }
 
     #[test]

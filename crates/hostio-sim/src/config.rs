@@ -1860,14 +1860,17 @@ pub struct Resolved {
 }
 
 impl Resolved {
-    /// The scenario as it runs: `scenario` with the defaults the engine applies written in (each
-    /// app's, [`crate::engine::effective_app`], and the platform's replacement policy). A run's
-    /// identity (`scenario_hash`) and `hostio check` use it, so spelling a default out changes
-    /// neither.
+    /// The scenario as it runs: `scenario` with the app defaults the engine applies written in
+    /// ([`crate::engine::effective_app`]) and the platform's replacement policy. A run's identity
+    /// (`scenario_hash`) and `hostio check` use it, so spelling out one of these defaults changes
+    /// neither (other keys, e.g. `platform.ddio_ways`, count as given). The values are this
+    /// platform's and these apps': fed back as a scenario with another platform or app kind set,
+    /// they stay as written.
     pub fn effective_scenario(&self) -> Scenario {
         let mut sc = self.scenario.clone();
         for a in sc.apps.values_mut() {
-            *a = crate::engine::effective_app(a, self.platform.llc_ways);
+            let own_dram = a.nic.as_deref().and_then(|n| self.scenario.nics.get(n)).is_some_and(|n| n.attachment == Attach::MemoryChannel);
+            *a = crate::engine::effective_app(a, self.platform.llc_ways, own_dram);
         }
         sc.platform.replacement = Some(self.replacement);
         sc
@@ -2190,8 +2193,9 @@ impl Scenario {
             if a.cores == 0 {
                 return Err(ConfigError::new(k("cores"), a.cores, format!("1..={} cores", plat.cores_per_socket)));
             }
-            cores_used[a.socket as usize] += a.cores;
-            if cores_used[a.socket as usize] > plat.cores_per_socket {
+            let used = &mut cores_used[a.socket as usize];
+            *used = used.saturating_add(a.cores);
+            if *used > plat.cores_per_socket {
                 return Err(ConfigError::new(
                     k("cores"),
                     a.cores,

@@ -180,12 +180,16 @@ pub(crate) fn app_accesses_per_packet(a: &crate::config::AppCfg) -> u32 {
     a.accesses_per_packet.unwrap_or(if a.kind == AppKind::StatefulChain { 4 } else { 2 })
 }
 
-/// `a` with the defaults the engine applies written in ([`crate::config::Resolved::effective_scenario`]): its
-/// mempool's socket, its CAT mask (all `llc_ways` ways), and for the I/O kinds its working set,
-/// accesses and extra cycles per packet.
-pub fn effective_app(a: &crate::config::AppCfg, llc_ways: u32) -> crate::config::AppCfg {
+/// `a` with the defaults the engine applies written in
+/// ([`crate::config::Resolved::effective_scenario`]): its mempool's socket (unless its buffers
+/// live in its NIC's own DRAM, `own_dram`: a memory-channel NIC, where the key stays unset), its
+/// CAT mask (all `llc_ways` ways), and for the I/O kinds its working set, accesses and extra
+/// cycles per packet.
+pub fn effective_app(a: &crate::config::AppCfg, llc_ways: u32, own_dram: bool) -> crate::config::AppCfg {
     let mut e = a.clone();
-    e.mempool_socket = Some(a.mempool_socket.unwrap_or(a.socket));
+    if !own_dram {
+        e.mempool_socket = Some(a.mempool_socket.unwrap_or(a.socket));
+    }
     e.cat_mask = Some(a.cat_mask.unwrap_or(full_mask(llc_ways)));
     if a.kind != AppKind::CacheHungry {
         e.working_set_mib = Some(app_ws_mib(a));
