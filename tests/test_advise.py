@@ -228,3 +228,11 @@ def test_the_default_p99_slo_is_a_tenth_above_the_best_median(monkeypatch):
     adv = _advise_cores("p99")
     assert adv["slo"] == pytest.approx(1.1 * 1e5)
     assert adv["met"] and adv["settings"] == {"apps.fwd.cores": 4}
+
+
+def test_steps_count_integer_knob_values_around_a_float_setting():
+    from hostio.advise import _cost
+    cands = {"apps.fwd.working_set_mib": [1, 2, 4]}
+    cur = {"apps.fwd.working_set_mib": 2.5}
+    assert _cost({"apps.fwd.working_set_mib": 1}, cur, cands)[2] == 2  # 1 < 2 < 2.5
+    assert _cost({"apps.fwd.working_set_mib": 4}, cur, cands)[2] == 1

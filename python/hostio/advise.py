@@ -226,7 +226,9 @@ def _cost(setting: dict, current: dict, cands: dict) -> tuple:
     for k, v in setting.items():
         if _leaf(k) in ("cores", "ddio_ways"):
             continue
-        order = sorted(set(cands[k]) | {current[k]}, key=lambda x: (str(type(x)), x))
+        # Numbers in one order (a knob's values may be integers where the scenario's is a float).
+        order = sorted(set(cands[k]) | {current[k]},
+                       key=lambda x: ("", x) if isinstance(x, (int, float)) and not isinstance(x, bool) else (str(type(x)), x))
         steps += abs(order.index(v) - order.index(current[k]))
     return (cores, ways, steps)
 
