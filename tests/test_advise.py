@@ -236,3 +236,11 @@ def test_steps_count_integer_knob_values_around_a_float_setting():
     cur = {"apps.fwd.working_set_mib": 2.5}
     assert _cost({"apps.fwd.working_set_mib": 1}, cur, cands)[2] == 2  # 1 < 2 < 2.5
     assert _cost({"apps.fwd.working_set_mib": 4}, cur, cands)[2] == 1
+
+
+def test_a_knob_the_scenario_leaves_unset_starts_from_the_engines_default():
+    from hostio import sim
+    from hostio.advise import _current
+    r = sim.resolved("quickstart")
+    assert (_current(r, "apps.fwd.cat_mask"), _current(r, "apps.fwd.working_set_mib")) == (0x7FF, 2.0)
+    assert _current(r, "platform.ddio_ways") == 2 and _current(r, "nics.nic0.rx_descriptors") == 1024

@@ -197,15 +197,18 @@ def test_cli_presets_and_check():
 
 
 def test_check_prints_the_defaults_the_engine_applies():
-    # Kind-dependent and platform-dependent defaults are written in, not left out.
-    out = hostio.sim.check("ddio/interference")["scenario"]
-    io, co = out["apps"]["io"], out["apps"]["corunner"]
-    assert (io["working_set_mib"], io["accesses_per_packet"], io["cycles_per_packet"]) == (2.0, 2, 0)
-    assert (io["cat_mask"], io["mempool_socket"]) == (0x0C0, 0)
-    assert "accesses_per_packet" not in co and co["working_set_mib"] == 3.0
-    assert out["platform"]["replacement"] == "lru"
-    chain = hostio.sim.check("ddio/stateful_chain")["scenario"]["apps"]["chain"]
+    # Kind-dependent and platform-dependent defaults of the keys a scenario leaves unset, apart
+    # from the scenario, which stays as given.
+    r = hostio.sim.check("ddio/interference")
+    d, sc = r["defaults"], r["scenario"]
+    assert d["apps"]["io"] == {"working_set_mib": 2.0, "accesses_per_packet": 2, "cycles_per_packet": 0, "mempool_socket": 0}
+    assert "corunner" not in d["apps"]  # its keys are all given (a co-runner has no mempool)
+    assert d["platform"] == {"replacement": "lru"} and "replacement" not in sc["platform"]
+    assert "working_set_mib" not in sc["apps"]["io"]
+    chain = hostio.sim.check("ddio/stateful_chain")["defaults"]["apps"]["chain"]
     assert (chain["working_set_mib"], chain["accesses_per_packet"], chain["cat_mask"]) == (16.0, 4, 0x7FF)
+    mc = hostio.sim.check("ddio/single_core", set=['nics.nic0.attachment="memory-channel"'])["defaults"]["apps"]["fwd"]
+    assert "mempool_socket" not in mc  # its buffers live in the NIC's DRAM
 
 
 def test_spelling_a_default_out_keeps_the_scenario_hash():

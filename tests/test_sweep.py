@@ -13,6 +13,7 @@ import pytest
 
 import hostio
 from hostio import sim, sweep
+from hostio.cli import REPEAT_S
 
 SHORT = ["run.duration_us=200", "run.warmup_us=200"]
 AXES = {"nics.nic0.rx_descriptors": [128, 4096], "platform.ddio_ways": [2, 4]}
@@ -525,11 +526,24 @@ def test_rapid_ctrl_c_on_the_command_line_keeps_finished_points(tmp_path):
         time.sleep(0.001)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
-    # The second one, unless the system delivered them as one, ends the clean-up.
+    # The second one, unless the system delivered them as one or it came within REPEAT_S of the
+    # first, ends the clean-up.
     assert err.strip().splitlines() in (["hostio: interrupted"],
                                         ["hostio: interrupted again: stopped without cleaning up"]), err
     df = hostio.load(tmp_path)
     assert len(df) == 1 and df["run.duration_us"][0] == 200
+
+
+def test_a_signal_repeated_at_once_is_one_request_and_the_tables_are_written(tmp_path):
+    # As `timeout -s INT` does: the process, then its group. Microseconds apart the system may
+    # deliver them as one; 30 ms apart the first has been handled when the second comes.
+    p = _sweep_past_its_first_point(tmp_path, jobs=1)
+    p.send_signal(signal.SIGINT)
+    time.sleep(0.03)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and err.strip().splitlines() == ["hostio: interrupted"], err
+    assert len(pd.read_parquet(tmp_path / "results.parquet")) == 1
 
 
 # The command line with a clean-up that hangs: the sweep's table writing never returns.
@@ -556,6 +570,7 @@ def test_a_second_ctrl_c_stops_a_clean_up_that_hangs(tmp_path):
         while not hanging.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert hanging.exists(), "the first Ctrl-C did not start the clean-up"
+        time.sleep(REPEAT_S + 0.1)  # not a repeat of the first
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=10)
     finally:
@@ -598,3 +613,13 @@ def test_ctrl_c_once_every_point_is_done_still_writes_the_tables(tmp_path, monke
     with pytest.raises(KeyboardInterrupt):
         hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
     assert len(pd.read_parquet(tmp_path / "results.parquet")) == 2 and (tmp_path / "table.csv").exists()
+
+
+def test_a_log_that_is_no_regular_file_is_refused_before_the_manifest_changes(tmp_path):
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    manifest = (tmp_path / "sweep.json").read_bytes()
+    (tmp_path / "points.jsonl").unlink()
+    (tmp_path / "points.jsonl").symlink_to(tmp_path / "gone")  # dangling
+    with pytest.raises(hostio.ConfigError, match="not a regular file"):
+        hostio.sweep("quickstart", {"nics.nic0.tx_descriptors": [256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert (tmp_path / "sweep.json").read_bytes() == manifest

@@ -156,11 +156,14 @@ def _value(raw: str, spec: str):
 
 
 def _current(resolved: dict, key: str):
-    node = resolved["scenario"]
+    node, default = resolved["scenario"], resolved.get("defaults", {})
     for part in sim.key_parts(key) or (key,):
         if not isinstance(node, Mapping) or part not in node:
             raise config_error("--knobs", key, "a key of the scenario (see hostio check)")
         node = node[part]
+        default = default.get(part, {}) if isinstance(default, Mapping) else None
+    if node is None and not isinstance(default, Mapping) and default is not None:
+        return default  # unset: the value the engine gives it
     if node is None and key == "platform.ddio_ways":
         return bin(int(resolved["ddio_mask"], 16)).count("1")
     return node

@@ -16,6 +16,7 @@ import os
 import re
 import signal
 import sys
+import time
 
 from hostio import outfile
 from hostio.errors import USER_ERRORS, command_line
@@ -127,20 +128,28 @@ def _terminate(signum, frame):
     raise Terminated()
 
 
+#: Seconds within which a repeat of the first SIGINT or SIGTERM counts as the same one.
+REPEAT_S = 0.2
+
+
 @contextlib.contextmanager
 def _interrupted_once():
     """Inside the block the first Ctrl-C (SIGINT) or SIGTERM raises as it would (KeyboardInterrupt,
     or ``Terminated``) and the command cleans up after it; the next one ends the process there and
     then with 128 + its number (130, 143), so that a clean-up that hangs can still be stopped. What
     finished is on disk already: sweeps and reproductions log each point as it finishes. Only
-    Python handlers are wrapped (a signal ignored or left to the system stays so)."""
+    Python handlers are wrapped (a signal ignored or left to the system stays so). A repeat of
+    the first signal within ``REPEAT_S`` is the same request (``timeout -s INT`` signals the
+    process and then its group; a terminal's Ctrl-C reaches every process of the group)."""
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     previous = {s: h for s, h in previous.items() if callable(h)}
-    fired = False
+    fired = None  # (signal, monotonic time) of the first
 
     def handler(signum, frame):
         nonlocal fired
-        if fired:
+        if fired is not None and fired[0] == signum and time.monotonic() - fired[1] < REPEAT_S:
+            return
+        if fired is not None:
             for s in previous:  # one message, however many signals follow
                 signal.signal(s, signal.SIG_IGN)
             what = "terminated" if signum == signal.SIGTERM else "interrupted"
@@ -149,7 +158,7 @@ def _interrupted_once():
         try:
             previous[signum](signum, frame)
         except BaseException:
-            fired = True
+            fired = (signum, time.monotonic())
             raise
 
     for s in previous:
@@ -210,12 +219,20 @@ def _main(args) -> int:
         where = f"{one_line(exc.filename)}: " if exc.filename else ""
         print(f"hostio: error: {where}{one_line(exc.strerror or exc)}", file=sys.stderr)
         return 2
-    except Terminated:
+    except Terminated as exc:
         print("hostio: terminated", file=sys.stderr)
+        _print_notes(exc)
         return 143
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print("hostio: interrupted", file=sys.stderr)
+        _print_notes(exc)
         return 130
+
+
+def _print_notes(exc: BaseException) -> None:
+    """What the clean-up after an interruption could not do (e.g. a sweep's tables not written)."""
+    for note in getattr(exc, "__notes__", ()):
+        print(f"hostio: {one_line(note)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

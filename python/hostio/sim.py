@@ -310,7 +310,9 @@ def run(
 
 
 def check(scenario: Scenario, *, set: Iterable[str] = ()) -> dict:
-    """Validate a scenario without running it; returns the resolved scenario, platform, DDIO mask,
+    """Validate a scenario without running it; returns the resolved scenario, the values the engine
+    gives the keys it leaves unset (``defaults``: each app's CAT mask, mempool socket, working set,
+    accesses and cycles per packet, the platform's replacement), platform, DDIO mask,
     the memory the simulation will hold (``simulated_memory_mib``), ``warnings`` and, by traffic
     source, the totals of each capture it replays (``captures``: frames, bytes, span, mean rate,
     distinct flows, padded frames, digest), read in full here."""

@@ -363,14 +363,20 @@ def _lock_file(folder: str | os.PathLike):
     return f
 
 
+def _check_log(path: Path) -> None:
+    """Refuse a ``points.jsonl`` that is there but no regular file (a FIFO or device would block
+    a read or never end it; a dangling link cannot be appended to)."""
+    if (path.exists() or path.is_symlink()) and not path.is_file():
+        raise config_error(str(path), "(not a regular file)", "the points.jsonl that hostio writes, a regular file")
+
+
 def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
     """Finished records of ``points.jsonl`` by point id. A torn last record (an interrupted write)
     is skipped, and with ``repair`` cut off so the next record starts on a line of its own; a
     record that is not :func:`well_formed` is skipped too."""
     if not path.exists():
         return {}
-    if not path.is_file():  # a FIFO or device would block or never end
-        raise config_error(str(path), "(not a regular file)", "the points.jsonl that hostio writes, a regular file")
+    _check_log(path)
     data = path.read_bytes()
     recs: dict[str, dict] = {}
     good_end = 0
@@ -789,6 +795,7 @@ def sweep(
     check_own_folder(outp, "sweep.json", "hostio sweep", RESULT_FILES, _is_sweep_folder)
     for name in ("sweep.json", "results.parquet", "table.csv"):
         _writable(outp / name)  # before the lock file goes into the folder
+    _check_log(outp / "points.jsonl")  # before sweep.json is replaced
     with locked(outp):
         manifest = {
             "hostio": _version(), "engine": engine_id(), "scenario": text, "set": base, "axes": dict(axes), "seeds": seed_list,

@@ -80,15 +80,42 @@ fn check_scenario(py: Python<'_>, text: &str, overrides: Vec<String>, is_json: b
             (name.clone(), v)
         })
         .collect();
+    let given = serde_json::to_value(&r.scenario).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    let ran = serde_json::to_value(r.effective_scenario()).map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
     let out = serde_json::json!({
         "captures": captures,
-        "scenario": r.effective_scenario(),
+        "scenario": given,
+        "defaults": unset_in(&given, &ran),
         "platform": r.platform,
         "ddio_mask": format!("{:#x}", r.io_mask),
         "warnings": r.warnings,
         "simulated_memory_mib": sc.simulated_memory_mib(),
     });
     Ok(out.to_string())
+}
+
+/// The keys `given` leaves unset (absent or null) that `ran` sets, with `ran`'s values, at every
+/// depth: the defaults the engine applies ([`hostio_sim::config::Resolved::effective_scenario`]).
+fn unset_in(given: &serde_json::Value, ran: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    let mut out = serde_json::Map::new();
+    if let (Value::Object(g), Value::Object(r)) = (given, ran) {
+        for (k, rv) in r {
+            match g.get(k) {
+                None | Some(Value::Null) if !rv.is_null() => {
+                    out.insert(k.clone(), rv.clone());
+                }
+                Some(gv @ Value::Object(_)) => {
+                    let sub = unset_in(gv, rv);
+                    if sub.as_object().is_some_and(|m| !m.is_empty()) {
+                        out.insert(k.clone(), sub);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Value::Object(out)
 }
 
 /// Scenario file text whose relative file paths (captures, a platform file) are joined to `base`

@@ -1862,10 +1862,10 @@ pub struct Resolved {
 impl Resolved {
     /// The scenario as it runs: `scenario` with the app defaults the engine applies written in
     /// ([`crate::engine::effective_app`]) and the platform's replacement policy. A run's identity
-    /// (`scenario_hash`) and `hostio check` use it, so spelling out one of these defaults changes
-    /// neither (other keys, e.g. `platform.ddio_ways`, count as given). The values are this
-    /// platform's and these apps': fed back as a scenario with another platform or app kind set,
-    /// they stay as written.
+    /// (`scenario_hash`) uses it, so spelling out one of these defaults does not change it (other
+    /// keys, e.g. `platform.ddio_ways`, count as given); `hostio check` shows what it adds under
+    /// `defaults`. The values are this platform's and these apps' (a CAT mask of all its ways):
+    /// written into a scenario, they stay under another platform or app kind.
     pub fn effective_scenario(&self) -> Scenario {
         let mut sc = self.scenario.clone();
         for a in sc.apps.values_mut() {
@@ -1908,7 +1908,8 @@ impl Scenario {
 
     /// (pages outside DPDK, DPDK pages) of app `a`, upper bounds.
     fn app_pages(&self, a: &AppCfg) -> (u64, u64) {
-        crate::engine::app_pages_bound(a, a.nic.as_ref().and_then(|n| self.nics.get(n)))
+        let largest = a.nic.as_deref().map_or(0, |n| crate::engine::largest_received(self, n, &BTreeMap::new()));
+        crate::engine::app_pages_bound(a, a.nic.as_ref().and_then(|n| self.nics.get(n)), largest)
     }
 
     /// Where app `a`'s DPDK memory lives, as the engine places it: the DRAM of its memory-channel

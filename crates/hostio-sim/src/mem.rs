@@ -5,7 +5,7 @@
 //! sliding 1 µs window, as a share ρ of the socket's sustained bandwidth. A read then costs the
 //! idle latency times the platform's loaded-latency curve at ρ (`Platform::dram_load_curve`,
 //! Intel MLC's `--loaded_latency` on the presets' parts: on Skylake-SP +24 % at half load, +40 %
-//! at 80 %, 1.8–1.9× at saturation), interpolated linearly, its last factor beyond its last
+//! at 80 %, 1.94× at saturation), interpolated linearly, its last factor beyond its last
 //! point: offered load beyond the bandwidth sees the saturated latency MLC measured with every
 //! core loading memory. A windowed load, rather than one server's busy-until time, keeps the model
 //! correct when agents report transfers slightly out of time order (a NIC's DMA reads are looked up when

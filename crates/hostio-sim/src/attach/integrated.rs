@@ -4,11 +4,13 @@
 //! reads are PCIeRdCur-like lookups (hit in the LLC or an L2, else DRAM without allocating).
 //!
 //! Latency: a write is visible one LLC access after the NIC issues it (a mesh transit plus the
-//! slice's write; the completion is ordered behind the payload), plus, when the frame's last line
-//! is partial and not all of it allocates in the LLC (DDIO off, selective DCA, a buffer on the
-//! other socket), the loaded DRAM latency of the buffer's home: that line is read before it is
+//! slice's write; the completion is ordered behind the payload); when the frame's last line is
+//! partial and not all of it allocates in the LLC (DDIO off, selective DCA, a buffer on the other
+//! socket), the loaded DRAM latency of the buffer's home instead: that line is read before it is
 //! merged (the rule of the PCIe latency model's `hostio_pcie::PcieLatencyParams::dma_write_parts`
-//! for such writes: the line's DRAM read in place of the LLC access). A read returns
+//! for such writes: the line's DRAM read in place of the LLC access). The LLC access is the
+//! platform's `llc_latency_ns`, a core's load-to-use figure, for the NIC's transit too: an
+//! estimate (no published figure for an on-die NIC's path). A read returns
 //! after one LLC access when every line hit, else after the loaded DRAM latency of the buffer's
 //! home (a load-to-use latency, the LLC lookup included). A buffer homed on the other socket adds a
 //! UPI round trip to every write and every read. The TX notice (the

@@ -44,10 +44,23 @@ const PS_PER_US: u64 = 1_000_000;
 /// Packets per `rte_eth_rx_burst` call and per TX burst (DPDK's sample applications'
 /// `MAX_PKT_BURST` = 32, e.g. `examples/l2fwd/main.c`).
 const BURST: usize = 32;
-/// DPDK mbuf object: 64 B mempool header + 128 B rte_mbuf + 128 B headroom + 2048 B data room.
-const MBUF_STRIDE: u64 = 2368;
+/// DPDK mbuf object: 64 B mempool header + 128 B rte_mbuf + 128 B headroom, then the data room
+/// ([`mbuf_stride`]).
 const MBUF_META_OFF: u64 = 64;
 const MBUF_DATA_OFF: u64 = 320;
+/// The largest frame any source sends, bytes (FCS included): a capture's frames are not known
+/// before it is read.
+const MAX_FRAME: u32 = 9018;
+
+/// Bytes per mbuf object of a pool whose NIC receives frames of up to `largest` bytes: the data
+/// room is DPDK's default 2048 B (`RTE_MBUF_DEFAULT_DATAROOM`), or, for larger frames, the largest
+/// rounded up to 1 KiB (9 KiB for 9018 B), as jumbo-frame setups size their mbufs (testpmd's
+/// `--mbuf-size`), so that each frame stays in its own buffer. Receiving a jumbo frame scattered
+/// over chained 2 KiB mbufs, DPDK's other way, is not simulated.
+fn mbuf_stride(largest: u32) -> u64 {
+    let room = if largest <= 2048 { 2048 } else { (largest as u64).div_ceil(1024) * 1024 };
+    MBUF_DATA_OFF + room
+}
 /// Per-core mempool cache, buffers: DPDK's l2fwd example (`MEMPOOL_CACHE_SIZE 256`).
 const MEMPOOL_CACHE: usize = 256;
 /// A `copy` app's own buffers per core: one per packet of a burst, reused burst after burst (a
@@ -181,17 +194,17 @@ pub(crate) fn app_accesses_per_packet(a: &crate::config::AppCfg) -> u32 {
 }
 
 /// `a` with the defaults the engine applies written in
-/// ([`crate::config::Resolved::effective_scenario`]): its mempool's socket (unless its buffers
-/// live in its NIC's own DRAM, `own_dram`: a memory-channel NIC, where the key stays unset), its
-/// CAT mask (all `llc_ways` ways), and for the I/O kinds its working set, accesses and extra
+/// ([`crate::config::Resolved::effective_scenario`]): its CAT mask (all `llc_ways` ways), and for
+/// the I/O kinds its mempool's socket (unless its buffers live in its NIC's own DRAM,
+/// `own_dram`: a memory-channel NIC, where the key stays unset), working set, accesses and extra
 /// cycles per packet.
 pub fn effective_app(a: &crate::config::AppCfg, llc_ways: u32, own_dram: bool) -> crate::config::AppCfg {
     let mut e = a.clone();
-    if !own_dram {
-        e.mempool_socket = Some(a.mempool_socket.unwrap_or(a.socket));
-    }
     e.cat_mask = Some(a.cat_mask.unwrap_or(full_mask(llc_ways)));
     if a.kind != AppKind::CacheHungry {
+        if !own_dram {
+            e.mempool_socket = Some(a.mempool_socket.unwrap_or(a.socket));
+        }
         e.working_set_mib = Some(app_ws_mib(a));
         e.accesses_per_packet = Some(app_accesses_per_packet(a));
         e.cycles_per_packet = Some(a.cycles_per_packet.unwrap_or(0));
@@ -206,7 +219,8 @@ fn mempool_count(cores: u64, rx: u64, tx: u64) -> u64 {
     (cores * (rx + tx + 2 * BURST as u64) + cores * (MEMPOOL_CACHE as u64 * 3 / 2)).max(8192)
 }
 
-/// The largest frame of a traffic source, bytes: its fixed size, or its mix's largest.
+/// The largest frame of a traffic source, bytes: its fixed size, or its mix's largest (0 for a
+/// capture: see [`largest_received`]).
 pub(crate) fn largest_frame(t: &crate::config::TrafficCfg) -> u32 {
     match (t.packet_size, t.size_mix) {
         (Some(s), _) => s,
@@ -215,18 +229,34 @@ pub(crate) fn largest_frame(t: &crate::config::TrafficCfg) -> u32 {
     }
 }
 
+/// The largest frame NIC `nic` receives from the scenario's sources: a capture's largest frame
+/// when `captures` holds it (by source name), else [`MAX_FRAME`] for a capture.
+pub(crate) fn largest_received(
+    sc: &crate::config::Scenario,
+    nic: &str,
+    captures: &BTreeMap<String, std::sync::Arc<crate::pcap::Capture>>,
+) -> u32 {
+    let of = |(name, t): (&String, &crate::config::TrafficCfg)| match (&t.pcap, captures.get(name)) {
+        (Some(_), Some(c)) => c.frames.iter().map(|f| f.len).max().unwrap_or(0),
+        (Some(_), None) => MAX_FRAME,
+        _ => largest_frame(t),
+    };
+    sc.traffic.iter().filter(|(_, t)| t.nic == nic).map(of).max().unwrap_or(0)
+}
+
 /// Upper bounds of the 2 MiB pages [`Engine::new`] lays out for one app (each region rounded up
 /// to whole pages): (pages outside DPDK: working set and a `copy` app's buffers; DPDK pages:
 /// mempool and per-core rings). Validation checks the sum against the 64 GiB of simulated
 /// physical memory, with each home's DPDK pages in whole 1 GiB hugepages (see [`AddressSpace`]).
-pub(crate) fn app_pages_bound(a: &crate::config::AppCfg, nic: Option<&crate::config::NicCfg>) -> (u64, u64) {
+/// `largest`: the largest frame the app's NIC receives ([`mbuf_stride`]).
+pub(crate) fn app_pages_bound(a: &crate::config::AppCfg, nic: Option<&crate::config::NicCfg>, largest: u32) -> (u64, u64) {
     let pages = |bytes: u64| bytes.div_ceil(LINES_PER_PAGE as u64 * 64) + 1;
     let ws = app_ws_mib(a);
     let mut other = if ws > 0.0 { pages((ws * 1024.0 * 1024.0) as u64) } else { 0 };
     let mut dpdk = 0;
     if let Some(nc) = nic {
         let (q, rx, tx) = (a.cores as u64, nc.rx_descriptors as u64, nc.tx_descriptors as u64);
-        dpdk = pages(mempool_count(q, rx, tx) * MBUF_STRIDE) + q * (pages(rx * RX_DESC_BYTES) + pages(rx * CQE_BYTES) + pages(tx * TX_WQE_BYTES) + 2 * pages(4096));
+        dpdk = pages(mempool_count(q, rx, tx) * mbuf_stride(largest)) + q * (pages(rx * RX_DESC_BYTES) + pages(rx * CQE_BYTES) + pages(tx * TX_WQE_BYTES) + 2 * pages(4096));
         if a.kind == AppKind::Copy {
             other += q * pages(COPY_SLOTS as u64 * COPY_SLOT_BYTES);
         }
@@ -341,11 +371,12 @@ impl Engine {
                 let nc = &sc.nics[a.nic.as_deref().unwrap()];
                 let q = a.cores as u64;
                 let count = mempool_count(q, nc.rx_descriptors as u64, nc.tx_descriptors as u64);
-                let base = space.alloc(count * MBUF_STRIDE, home, Region::Dpdk) as u64 * 64;
+                let stride = mbuf_stride(largest_received(sc, a.nic.as_deref().unwrap(), &r.captures));
+                let base = space.alloc(count * stride, home, Region::Dpdk) as u64 * 64;
                 let first = mbufs.len() as u32;
                 mbufs.try_reserve_exact(count as usize).map_err(|_| host_short(format!("{} packet buffers", mbufs.len() as u64 + count)))?;
                 for i in 0..count {
-                    let obj = base + i * MBUF_STRIDE;
+                    let obj = base + i * stride;
                     mbufs.push(Mbuf { meta_line: ((obj + MBUF_META_OFF) / 64) as u32, data_line: ((obj + MBUF_DATA_OFF) / 64) as u32, ..Default::default() });
                 }
                 pool_idx = pools.len();

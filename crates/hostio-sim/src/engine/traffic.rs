@@ -94,7 +94,7 @@ impl Gen {
 
 pub(crate) fn mix_table(m: SizeMix) -> Vec<(f64, u32)> {
     let raw: &[(f64, u32)] = match m {
-        // 7:4:1 simple IMIX.
+        // The "simple IMIX" convention of traffic generators: 64, 576 and 1500 B frames, 7:4:1.
         SizeMix::Imix => &[(7.0, 64), (4.0, 576), (1.0, 1500)],
         // Campus-like: ACK-heavy small frames and MTU-sized data. The mean, ≈ 981 B, is the
         // DDIO paper's campus trace (its Fig. 12 setup: "an average size of 981 B"); the
