@@ -244,3 +244,4 @@ def test_a_knob_the_scenario_leaves_unset_starts_from_the_engines_default():
     r = sim.resolved("quickstart")
     assert (_current(r, "apps.fwd.cat_mask"), _current(r, "apps.fwd.working_set_mib")) == (0x7FF, 2.0)
     assert _current(r, "platform.ddio_ways") == 2 and _current(r, "nics.nic0.rx_descriptors") == 1024
+    assert (_current(r, "platform.llc_ways"), _current(r, "nics.nic0.ddio")) == (11, True)

@@ -623,3 +623,12 @@ def test_a_log_that_is_no_regular_file_is_refused_before_the_manifest_changes(tm
     with pytest.raises(hostio.ConfigError, match="not a regular file"):
         hostio.sweep("quickstart", {"nics.nic0.tx_descriptors": [256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
     assert (tmp_path / "sweep.json").read_bytes() == manifest
+
+
+def test_a_default_spelt_out_is_the_same_point_and_a_changed_one_is_not():
+    text = Path(sim.scenario_path("quickstart")).read_text()
+    base = sweep.point_id(text, [])
+    assert sweep.point_id(text, ["apps.fwd.cat_mask=0x7ff"]) == base
+    assert sweep.point_id(text, ["apps.fwd.working_set_mib=2.0", 'platform.replacement="lru"']) == base
+    assert sweep.point_id(text, ["apps.fwd.working_set_mib=3.0"]) != base
+    assert sweep.point_id(text, ['platform.preset="haswell-e5-2699v3"']) != base

@@ -164,6 +164,11 @@ def _current(resolved: dict, key: str):
         default = default.get(part, {}) if isinstance(default, Mapping) else None
     if node is None and not isinstance(default, Mapping) and default is not None:
         return default  # unset: the value the engine gives it
+    parts = sim.key_parts(key) or [key]
+    if node is None and parts[0] == "platform" and len(parts) == 2 and resolved.get("platform", {}).get(parts[1]) is not None:
+        return resolved["platform"][parts[1]]  # unset: the preset's (or platform file's) fact
+    if node is None and parts[0] == "nics" and parts[-1] == "ddio" and len(parts) == 3:
+        return resolved["scenario"]["platform"]["ddio"]  # unset: the platform's setting
     if node is None and key == "platform.ddio_ways":
         return bin(int(resolved["ddio_mask"], 16)).count("1")
     return node

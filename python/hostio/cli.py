@@ -140,7 +140,7 @@ def _interrupted_once():
     finished is on disk already: sweeps and reproductions log each point as it finishes. Only
     Python handlers are wrapped (a signal ignored or left to the system stays so). A repeat of
     the first signal within ``REPEAT_S`` is the same request (``timeout -s INT`` signals the
-    process and then its group; a terminal's Ctrl-C reaches every process of the group)."""
+    process and then its group)."""
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     previous = {s: h for s, h in previous.items() if callable(h)}
     fired = None  # (signal, monotonic time) of the first

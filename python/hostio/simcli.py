@@ -28,8 +28,9 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("check", help="validate a scenario and print it resolved",
-                       description="Validate a scenario and print it resolved (defaults and overrides applied), with the "
-                                   "platform it runs on and each replayed capture's figures. Exit status 2 on bad input.")
+                       description="Validate a scenario and print it resolved (overrides applied; under 'defaults', the values "
+                                   "the engine gives the app keys and replacement policy it leaves unset), with the platform it "
+                                   "runs on and each replayed capture's figures. Exit status 2 on bad input.")
     p.add_argument("scenario", help="scenario TOML file (or the name of a bundled one, e.g. quickstart)")
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", help=_set_help())
     p.set_defaults(func=cmd_check)

@@ -236,10 +236,23 @@ def check_axes(axes, option: str = "--axis") -> dict[str, list]:
     return out
 
 
+def _filled(given, defaults):
+    """``given`` (a resolved scenario) with the unset keys ``defaults`` names set to its values."""
+    if not isinstance(given, dict) or not isinstance(defaults, dict):
+        return given if given is not None else defaults
+    out = dict(given)
+    for k, v in defaults.items():
+        out[k] = _filled(given.get(k), v)
+    return out
+
+
 def point_id(text: str, overrides: Sequence[str]) -> str:
     """Identity of a point: its resolved scenario, the hostio version and the engine identity
     (raises ConfigError when invalid)."""
     resolved = sim.resolved(text, set=overrides)
+    # A default spelt out is the same point (as a run's scenario_hash counts it).
+    defaults = resolved.pop("defaults", {})
+    resolved["scenario"] = _filled(resolved["scenario"], defaults)
     blob = json.dumps({"hostio": _version(), "engine": engine_id(), "resolved": resolved}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
@@ -365,7 +378,7 @@ def _lock_file(folder: str | os.PathLike):
 
 def _check_log(path: Path) -> None:
     """Refuse a ``points.jsonl`` that is there but no regular file (a FIFO or device would block
-    a read or never end it; a dangling link cannot be appended to)."""
+    a read or never end it; appending through a dangling link would write wherever it points)."""
     if (path.exists() or path.is_symlink()) and not path.is_file():
         raise config_error(str(path), "(not a regular file)", "the points.jsonl that hostio writes, a regular file")
 
@@ -374,9 +387,9 @@ def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
     """Finished records of ``points.jsonl`` by point id. A torn last record (an interrupted write)
     is skipped, and with ``repair`` cut off so the next record starts on a line of its own; a
     record that is not :func:`well_formed` is skipped too."""
+    _check_log(path)
     if not path.exists():
         return {}
-    _check_log(path)
     data = path.read_bytes()
     recs: dict[str, dict] = {}
     good_end = 0

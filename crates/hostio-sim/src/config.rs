@@ -956,7 +956,8 @@ impl Platform {
     /// * `dram_load_curve`: MLC's `--loaded_latency` on \[G\] and \[H\] (`SKX_LOAD_CURVE`,
     ///   `HSW_LOAD_CURVE`: each point's bandwidth per socket over the preset's
     ///   `memory_bandwidth_gbyte_s`, its latency over the lightest-loaded point's). Skylake-SP:
-    ///   +5 % at 13 % load, +27 % at 54 %, +40 % at 80 %, 1.8–1.9× idle at saturation; Haswell-EP:
+    ///   +5 % at 13 % load, +27 % at 54 %, +40 % at 80 %, 1.78–1.94× idle at saturation (1.94×
+    ///   from the last point on); Haswell-EP:
     ///   +13 % at 53 %, +25 % at 74 %, 2.1–3.0× at saturation. Ice Lake-SP takes Skylake-SP's
     ///   curve (an estimate: no loaded-latency run of an Ice Lake-SP part was found).
     /// * `memory_bandwidth_gbyte_s`: 80 % of the channels' peak, the share the two parts measured
@@ -1893,10 +1894,33 @@ impl Resolved {
                     "left out: the capture has no mean rate to scale (one frame, or all at one instant); pcap_timing = \"rate\" sends its frames at rate_gbps",
                 ));
             }
+            let largest = c.frames.iter().map(|f| f.len).max().unwrap_or(0);
+            if let Some(nc) = self.scenario.nics.get(&t.nic) {
+                pause_room(&t.nic, nc, name, largest)?;
+            }
             self.captures.insert(name.clone(), c);
         }
         Ok(())
     }
+}
+
+/// With flow control the buffer of NIC `nic` past XOFF (its last quarter) must hold one more
+/// frame of the largest size `largest` that source `source` sends, or a frame is dropped before
+/// the sender is paused.
+fn pause_room(nic: &str, nc: &NicCfg, source: &str, largest: u32) -> Result<(), ConfigError> {
+    let largest = largest as u64;
+    if nc.pause_frames && (nc.buffer_kib as u64 * 1024) / 4 < largest {
+        return Err(ConfigError::new(
+            format!("{}.buffer_kib", table_key("nics", nic)),
+            nc.buffer_kib,
+            format!(
+                "at least {} KiB with pause_frames = true: 4 x the largest frame of {} ({largest} B), so the quarter above XOFF holds one",
+                (4 * largest).div_ceil(1024),
+                table_key("traffic", source)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 impl Scenario {
@@ -2316,18 +2340,8 @@ impl Scenario {
             let nc = &self.nics[t.nic.as_str()];
             // With flow control the buffer past XOFF (its last quarter) must hold one more frame
             // of the largest size, or a frame is dropped before the sender is paused.
-            let largest = crate::engine::largest_frame(t) as u64;
-            if nc.pause_frames && (nc.buffer_kib as u64 * 1024) / 4 < largest {
-                return Err(ConfigError::new(
-                    format!("{}.buffer_kib", table_key("nics", &t.nic)),
-                    nc.buffer_kib,
-                    format!(
-                        "at least {} KiB with pause_frames = true: 4 x the largest frame of {} ({largest} B), so the quarter above XOFF holds one",
-                        (4 * largest).div_ceil(1024),
-                        table_key("traffic", tname)
-                    ),
-                ));
-            }
+            // (A capture's frames are checked once it is read, `Resolved::load_captures`.)
+            pause_room(&t.nic, nc, tname, crate::engine::largest_frame(t))?;
             let queues = self.apps[*user].cores;
             if t.imbalance > queues as f64 {
                 return Err(ConfigError::new(

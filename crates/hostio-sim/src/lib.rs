@@ -257,6 +257,29 @@ mod capture_tests {
         assert!(e.allowed.contains("no mean rate to scale"), "{}", e.allowed);
     }
 
+    /// A capture's largest frame sizes the NIC's packet buffers once it is read (the largest any
+    /// source may send until then, and the largest of several sources), and with flow control
+    /// it must fit the quarter of the NIC's buffer above XOFF, as a fixed size must.
+    #[test]
+    fn a_captures_largest_frame_sizes_buffers_and_the_pause_room() {
+        let p = capture("jumbo", 10, 9014, 1000, 1);
+        let two = format!("{}[traffic.t1]\nnic = \"nic0\"\npacket_size = 1500\n", scenario(&p, ""));
+        let mut r = crate::parse_scenario(&two, &[]).unwrap().resolve().unwrap();
+        let none = std::collections::BTreeMap::new();
+        assert_eq!(crate::engine::largest_received(&r.scenario, "nic0", &none), 9018);
+        r.load_captures().unwrap();
+        assert_eq!(crate::engine::largest_received(&r.scenario, "nic0", &r.captures), 9018);
+        let small = capture("small", 10, 300, 1000, 1);
+        let mut r = crate::parse_scenario(&format!("{}[traffic.t1]\nnic = \"nic0\"\nsize_mix = \"imix\"\n", scenario(&small, "")), &[]).unwrap().resolve().unwrap();
+        r.load_captures().unwrap();
+        assert_eq!(crate::engine::largest_received(&r.scenario, "nic0", &r.captures), 1500);
+        let paused = |path: &str| Run::new(&scenario(path, "").replace("[nics.nic0]\n", "[nics.nic0]\npause_frames = true\nbuffer_kib = 16\n"), &[], None).err();
+        let e = paused(&p).expect("a 9018 B frame needs 36 KiB");
+        assert_eq!(e.key, "nics.nic0.buffer_kib");
+        assert!(e.allowed.contains("at least 36 KiB"), "{}", e.allowed);
+        assert!(paused(&small).is_none());
+    }
+
     /// RSS spreads a capture's flows: one flow keeps one of four busy cores' queues, 64 flows
     /// use all four.
     #[test]

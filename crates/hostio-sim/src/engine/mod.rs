@@ -52,13 +52,15 @@ const MBUF_DATA_OFF: u64 = 320;
 /// before it is read.
 const MAX_FRAME: u32 = 9018;
 
-/// Bytes per mbuf object of a pool whose NIC receives frames of up to `largest` bytes: the data
-/// room is DPDK's default 2048 B (`RTE_MBUF_DEFAULT_DATAROOM`), or, for larger frames, the largest
-/// rounded up to 1 KiB (9 KiB for 9018 B), as jumbo-frame setups size their mbufs (testpmd's
-/// `--mbuf-size`), so that each frame stays in its own buffer. Receiving a jumbo frame scattered
-/// over chained 2 KiB mbufs, DPDK's other way, is not simulated.
+/// Bytes per mbuf object of a pool whose NIC receives frames of up to `largest` bytes (FCS
+/// included; a buffer holds the frame without it): the data room is DPDK's default 2048 B
+/// (`RTE_MBUF_DEFAULT_DATAROOM`), or, for larger frames, the frame rounded up to 1 KiB (9 KiB for
+/// 9018 B), as jumbo-frame setups size their mbufs (testpmd's `--mbuf-size`), so that each frame
+/// stays in its own buffer. Receiving a jumbo frame scattered over chained 2 KiB mbufs, DPDK's
+/// other way, is not simulated.
 fn mbuf_stride(largest: u32) -> u64 {
-    let room = if largest <= 2048 { 2048 } else { (largest as u64).div_ceil(1024) * 1024 };
+    let data = largest.saturating_sub(4) as u64;
+    let room = if data <= 2048 { 2048 } else { data.div_ceil(1024) * 1024 };
     MBUF_DATA_OFF + room
 }
 /// Per-core mempool cache, buffers: DPDK's l2fwd example (`MEMPOOL_CACHE_SIZE 256`).
