@@ -245,3 +245,23 @@ def test_a_knob_the_scenario_leaves_unset_starts_from_the_engines_default():
     assert (_current(r, "apps.fwd.cat_mask"), _current(r, "apps.fwd.working_set_mib")) == (0x7FF, 2.0)
     assert _current(r, "platform.ddio_ways") == 2 and _current(r, "nics.nic0.rx_descriptors") == 1024
     assert (_current(r, "platform.llc_ways"), _current(r, "nics.nic0.ddio")) == (11, True)
+
+
+def test_an_unset_ddio_mask_starts_from_the_platforms_io_ways_and_an_unset_key_kept_is_not_set():
+    from hostio import sim
+    from hostio.advise import _cost, _current
+    r = sim.resolved("quickstart")
+    assert _current(r, "platform.ddio_mask") == 0x600 == _current(r, "nics.nic0.ddio_mask")
+    # A key with no known value: every value is one change, whatever its order.
+    cands = {"nics.nic0.ddio_lines": [4, 8]}
+    assert _cost({"nics.nic0.ddio_lines": 4}, {"nics.nic0.ddio_lines": None}, cands)[2] == 1
+    assert _cost({"nics.nic0.ddio_lines": 8}, {"nics.nic0.ddio_lines": None}, cands)[2] == 1
+
+
+def test_advice_never_sets_a_key_to_none():
+    from hostio import advise
+    adv = advise.advise("quickstart", goal="p99", knobs={"nics.nic0.ddio_lines": [4, 8]},
+                        set=["run.duration_us=200", "run.warmup_us=0"], seeds=1, jobs=1, progress=False)
+    assert not any(s.endswith("=None") for s in adv["set"]), adv["set"]
+    if adv["as_given"]:
+        assert adv["set"] == [] and adv["changed"] == []

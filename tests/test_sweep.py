@@ -632,3 +632,10 @@ def test_a_default_spelt_out_is_the_same_point_and_a_changed_one_is_not():
     assert sweep.point_id(text, ["apps.fwd.working_set_mib=2.0", 'platform.replacement="lru"']) == base
     assert sweep.point_id(text, ["apps.fwd.working_set_mib=3.0"]) != base
     assert sweep.point_id(text, ['platform.preset="haswell-e5-2699v3"']) != base
+
+
+def test_run_points_refuses_a_log_that_is_a_dangling_link(tmp_path):
+    (tmp_path / "points.jsonl").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(hostio.ConfigError, match="not a regular file"):
+        sweep.run_points([(Path(sim.scenario_path("quickstart")).read_text(), SHORT)], out=tmp_path, jobs=1, progress=False)
+    assert not (tmp_path / "elsewhere").exists()

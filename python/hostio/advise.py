@@ -169,6 +169,8 @@ def _current(resolved: dict, key: str):
         return resolved["platform"][parts[1]]  # unset: the preset's (or platform file's) fact
     if node is None and parts[0] == "nics" and parts[-1] == "ddio" and len(parts) == 3:
         return resolved["scenario"]["platform"]["ddio"]  # unset: the platform's setting
+    if node is None and parts[-1] == "ddio_mask" and (len(parts) == 2 and parts[0] == "platform" or len(parts) == 3 and parts[0] == "nics"):
+        return int(resolved["ddio_mask"], 16)  # unset: the platform's I/O ways
     if node is None and key == "platform.ddio_ways":
         return bin(int(resolved["ddio_mask"], 16)).count("1")
     return node
@@ -233,6 +235,9 @@ def _cost(setting: dict, current: dict, cands: dict) -> tuple:
     steps = 0
     for k, v in setting.items():
         if _leaf(k) in ("cores", "ddio_ways"):
+            continue
+        if current[k] is None:  # unset, with no known value: any value is one change
+            steps += 1
             continue
         # Numbers in one order (a knob's values may be integers where the scenario's is a float).
         order = sorted(set(cands[k]) | {current[k]},
@@ -352,7 +357,8 @@ def advise(
         "slo": slo,
         "met": met,
         "settings": best,
-        "set": [f"{k}={sweeps._lit(v)}" for k, v in best.items()],
+        # A key the scenario leaves unset and the advice keeps so has nothing to set.
+        "set": [f"{k}={sweeps._lit(v)}" for k, v in best.items() if v is not None],
         "changed": changed,
         "current": current,
         "before": before,

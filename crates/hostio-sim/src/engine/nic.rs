@@ -706,6 +706,7 @@ mod tests {
         for (size, lines) in [(1500, 37), (2052, 37), (2053, 53), (9018, 149)] {
             let e = engine(1, size, "");
             assert!(e.mbufs.windows(2).take(1000).all(|w| w[1].data_line - w[0].data_line == lines), "{size} B");
+            assert!(lines * 64 - 320 >= size - 4, "{size} B: its data fits the room");
         }
     }
 
