@@ -936,3 +936,8 @@ def test_json_to_a_closed_standard_output_is_refused():
     cmd = [sys.executable, "-m", "hostio", "run", "quickstart", *SHORT[:4], "--json", "-"]
     p = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *cmd], capture_output=False, stderr=subprocess.PIPE, text=True, timeout=60)
     assert p.returncode == 2 and "standard output open (it is closed)" in p.stderr, p.stderr
+
+
+def test_a_dotted_key_too_deep_for_toml_says_so():
+    one_line_error(hostio_cli("check", "quickstart", "--set", "a." * 100 + "b=1"), "at most 32 of them")
+    one_line_error(hostio_cli("check", "quickstart", "--set", "a..b=1"), "non-empty parts")

@@ -1767,8 +1767,11 @@ pub fn apply_override(root: &mut toml::Value, ov: &str) -> Result<(), ConfigErro
     // (U+2028, U+3000, ...) are part of what was written, and refused or kept as text.
     let toml_space = |c: char| c == ' ' || c == '\t';
     let raw = raw.trim_matches(toml_space);
-    let parts = dotted_key(path.trim_matches(toml_space))
-        .ok_or_else(|| ConfigError::new("--set", ov, "KEY.PATH=VALUE with a TOML dotted key of non-empty parts (bare, or quoted when a part holds a dot)"))?;
+    let parts = dotted_key(path.trim_matches(toml_space)).ok_or_else(|| {
+        // TOML's parser refuses keys nested some 70 levels deep; a scenario's go 5 deep.
+        let why = if path.matches('.').count() >= 32 { ", at most 32 of them (a scenario's keys have at most 5)" } else { "" };
+        ConfigError::new("--set", ov, format!("KEY.PATH=VALUE with a TOML dotted key of non-empty parts (bare, or quoted when a part holds a dot){why}"))
+    })?;
     let key_of = |parts: &[String]| parts.iter().map(|p| key_part(p)).collect::<Vec<_>>().join(".");
     // A number too large for an f64 (`1e400`) is neither text nor infinity.
     if raw.bytes().any(|b| b.is_ascii_digit()) && raw.replace('_', "").parse::<f64>().is_ok_and(f64::is_infinite) {
