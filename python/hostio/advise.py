@@ -156,24 +156,31 @@ def _value(raw: str, spec: str):
 
 
 def _current(resolved: dict, key: str):
+    """The value knob ``key`` has in the scenario as given; where the scenario leaves it unset,
+    the value the run gives it when known (the engine's default, the platform's fact, the
+    platform's DDIO setting or I/O ways), else None."""
+    parts = sim.key_parts(key) or [key]
     node, default = resolved["scenario"], resolved.get("defaults", {})
-    for part in sim.key_parts(key) or (key,):
+    for part in parts:
         if not isinstance(node, Mapping) or part not in node:
             raise config_error("--knobs", key, "a key of the scenario (see hostio check)")
         node = node[part]
-        default = default.get(part, {}) if isinstance(default, Mapping) else None
-    if node is None and not isinstance(default, Mapping) and default is not None:
-        return default  # unset: the value the engine gives it
-    parts = sim.key_parts(key) or [key]
-    if node is None and parts[0] == "platform" and len(parts) == 2 and resolved.get("platform", {}).get(parts[1]) is not None:
-        return resolved["platform"][parts[1]]  # unset: the preset's (or platform file's) fact
-    if node is None and parts[0] == "nics" and parts[-1] == "ddio" and len(parts) == 3:
-        return resolved["scenario"]["platform"]["ddio"]  # unset: the platform's setting
-    if node is None and parts[-1] == "ddio_mask" and (len(parts) == 2 and parts[0] == "platform" or len(parts) == 3 and parts[0] == "nics"):
-        return int(resolved["ddio_mask"], 16)  # unset: the platform's I/O ways
-    if node is None and key == "platform.ddio_ways":
-        return bin(int(resolved["ddio_mask"], 16)).count("1")
-    return node
+        default = default.get(part) if isinstance(default, Mapping) else None
+    if node is not None:
+        return node
+    io_mask = int(resolved["ddio_mask"], 16)
+    nic_key = len(parts) == 3 and parts[0] == "nics"
+    if default is not None and not isinstance(default, Mapping):
+        return default
+    if key == "platform.ddio_ways":
+        return bin(io_mask).count("1")
+    if key == "platform.ddio_mask" or nic_key and parts[2] == "ddio_mask":
+        return io_mask
+    if nic_key and parts[2] == "ddio":
+        return resolved["scenario"]["platform"]["ddio"]
+    if len(parts) == 2 and parts[0] == "platform":
+        return resolved.get("platform", {}).get(parts[1])
+    return None
 
 
 def default_knobs(resolved: dict) -> dict[str, None]:
