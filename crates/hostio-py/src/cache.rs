@@ -114,11 +114,12 @@ impl TraceCache {
     /// `SPAN_BOUND` and leaves the total within `MAX_PAGES`, the bound is returned instead: found
     /// in one pass without hashing, it over-counts by at most `SPAN_BOUND` pages.
     fn new_pages(&self, addrs: &[ReadOnlyCell<u64>]) -> usize {
-        let (lo, hi) = addrs.iter().fold((u64::MAX, 0), |(lo, hi), a| (lo.min(a.get()), hi.max(a.get())));
         if addrs.is_empty() {
             return 0;
         }
-        let bound = (((hi >> PAGE_SHIFT) - (lo >> PAGE_SHIFT)) as usize + 1).min(addrs.len());
+        // Every address lies between the AND and the OR of them all (one vectorised pass).
+        let (lo, hi) = addrs.iter().fold((u64::MAX, 0), |(lo, hi), a| (lo & a.get(), hi | a.get()));
+        let bound = (((hi >> PAGE_SHIFT) - (lo >> PAGE_SHIFT)) as usize).saturating_add(1).min(addrs.len());
         if bound <= SPAN_BOUND && self.pages.len() + bound <= MAX_PAGES {
             return bound;
         }
@@ -172,67 +173,58 @@ impl TraceCache {
     }
 
     /// One block of `run` for one access kind: `lines` holds the block's lines and up to
-    /// DIR_AHEAD more. A software pipeline prefetches directory entries DIR_AHEAD accesses ahead
-    /// and set records SET_AHEAD ahead, so the host's cache misses of independent accesses
-    /// overlap (hints only). A device write's LLC eviction waits, its victim's directory entry
-    /// prefetched meanwhile ([`Hierarchy::dev_write_deferred`]): once 2 × VICTIM_LAG wait, all
-    /// but the newest VICTIM_LAG are settled, so an eviction completes VICTIM_LAG to
-    /// 2 × VICTIM_LAG − 1 evicting writes later (sooner if a waiting victim is written again),
-    /// and every one by the block's end.
+    /// DIR_AHEAD more. Device writes go as one batch ([`Hierarchy::dev_write_each`]); the other
+    /// kinds go line by line behind a software pipeline that prefetches directory entries
+    /// DIR_AHEAD accesses ahead and set records SET_AHEAD ahead, so the host's cache misses of
+    /// independent accesses overlap (hints only).
     fn run_kind<const K: usize>(&mut self, lines: &[u32], core: usize, out: &mut [u8], first: bool) {
         const SET_AHEAD: usize = 8;
-        const VICTIM_LAG: usize = 32;
-        if first {
-            for &l in lines.iter().take(DIR_AHEAD) {
-                self.h.prefetch_dir(l);
-            }
-        }
         let mut counts = [0u64; 4];
-        for (j, o) in out.iter_mut().enumerate() {
-            if let Some(&l) = lines.get(j + DIR_AHEAD) {
-                self.h.prefetch_dir(l);
-            }
-            if let Some(&l) = lines.get(j + SET_AHEAD) {
-                self.h.prefetch(l);
-            }
-            let line = lines[j];
-            let lvl = match K {
-                0 | 1 => match self.h.core_access(core, line, K == 1) {
-                    Src::L2 => L2,
-                    Src::OtherL2 => OTHER_L2,
+        if K == 2 {
+            let io_mask = self.h.io_mask();
+            self.h.dev_write_each(&lines[..out.len()], self.allocating, io_mask, |i, src| {
+                let lvl = match src {
                     Src::Llc => LLC,
+                    Src::L2 => L2,
                     Src::Mem => MEM,
-                },
-                2 => {
-                    let n = self.h.deferred_evictions();
-                    if n >= 2 * VICTIM_LAG {
-                        self.h.settle_evictions(n - VICTIM_LAG);
-                    }
-                    match self.h.dev_write_deferred(line, self.allocating) {
-                        Src::Llc => LLC,
+                    Src::OtherL2 => unreachable!("a device write names no other core's L2"),
+                };
+                counts[lvl as usize] += 1;
+                out[i] = lvl;
+            });
+        } else {
+            if first {
+                for &l in lines.iter().take(DIR_AHEAD) {
+                    self.h.prefetch_dir(l);
+                }
+            }
+            for (j, o) in out.iter_mut().enumerate() {
+                if let Some(&l) = lines.get(j + DIR_AHEAD) {
+                    self.h.prefetch_dir(l);
+                }
+                if let Some(&l) = lines.get(j + SET_AHEAD) {
+                    self.h.prefetch(l);
+                }
+                let line = lines[j];
+                let lvl = if K < 2 {
+                    match self.h.core_access(core, line, K == 1) {
                         Src::L2 => L2,
+                        Src::OtherL2 => OTHER_L2,
+                        Src::Llc => LLC,
                         Src::Mem => MEM,
-                        Src::OtherL2 => unreachable!("a device write names no other core's L2"),
                     }
-                }
-                _ => {
-                    let lvl = if self.h.llc_way(line).is_some() {
-                        LLC
-                    } else if self.h.l2_owner(line).is_some() {
-                        L2
-                    } else {
-                        MEM
-                    };
-                    if lvl == MEM {
-                        self.h.dev_read_missed(line);
-                    }
-                    lvl
-                }
-            };
-            counts[lvl as usize] += 1;
-            *o = lvl;
+                } else if self.h.llc_way(line).is_some() {
+                    LLC
+                } else if self.h.l2_owner(line).is_some() {
+                    L2
+                } else {
+                    self.h.dev_read_missed(line);
+                    MEM
+                };
+                counts[lvl as usize] += 1;
+                *o = lvl;
+            }
         }
-        self.h.settle_evictions(self.h.deferred_evictions());
         for (c, k) in self.counts[K].iter_mut().zip(counts) {
             *c += k;
         }

@@ -373,8 +373,9 @@ static OUTSIDE_BYTES: [u64; 256] = {
     t
 };
 
-/// The way of `mask` (occupied ways, nonzero) with the smallest stamp: the least recently used.
-/// Ties (never among occupied ways) go to the highest way if `highest`, else the lowest.
+/// The way of `mask` (nonzero) with the smallest stamp: an empty way (stamp 0) if there is one,
+/// else the least recently used. Ties (never among occupied ways) go to the highest way if
+/// `highest`, else the lowest.
 #[inline(always)]
 fn lru_way(rec: &[u32], mask: u32, highest: bool) -> usize {
     debug_assert!(mask != 0);
@@ -482,10 +483,27 @@ pub struct Hierarchy {
     pub stats: HierStats,
     /// Dirty lines evicted since the caller last took them (to charge DRAM bandwidth).
     pending_writebacks: u32,
-    /// LLC victims of [`Hierarchy::dev_write_deferred`] whose eviction waits: their directory
-    /// entries, their L2 copies in an inclusive hierarchy and their write-back counts are not yet
-    /// updated; oldest first.
-    deferred: Vec<u32>,
+    /// LLC victims of a batch of device writes ([`Hierarchy::dev_write_each`]) whose eviction
+    /// waits; empty between calls.
+    waiting: Waiting,
+}
+
+/// Evictions a batch of device writes keeps waiting at most (a power of two).
+const WAIT_CAP: usize = 64;
+/// Waiting evictions a full queue keeps: an eviction completes `WAIT_KEEP` to `WAIT_CAP - 1`
+/// evicting writes after its allocation, time for the prefetch of its victim's directory entry.
+const WAIT_KEEP: usize = 32;
+
+/// LLC victims whose eviction waits (their directory entries, their L2 copies in an inclusive
+/// hierarchy and their write-back counts not yet updated): `q[..len]`, oldest first.
+struct Waiting {
+    q: [u32; WAIT_CAP],
+    len: usize,
+    /// Writes to a waiting victim, and full queues (what the tests check they exercise).
+    #[cfg(test)]
+    early_settles: u32,
+    #[cfg(test)]
+    full_settles: u32,
 }
 
 /// Geometry and policy of one socket's hierarchy.
@@ -679,7 +697,14 @@ impl Hierarchy {
             bip_count: 0,
             stats: HierStats::default(),
             pending_writebacks: 0,
-            deferred: Vec::new(),
+            waiting: Waiting {
+                q: [0; WAIT_CAP],
+                len: 0,
+                #[cfg(test)]
+                early_settles: 0,
+                #[cfg(test)]
+                full_settles: 0,
+            },
         };
         h.add_lines(pa_lines);
         h
@@ -745,7 +770,7 @@ impl Hierarchy {
 
     /// Dirty lines evicted to DRAM since the last call.
     pub fn take_writebacks(&mut self) -> u32 {
-        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
+        debug_assert!(self.waiting.len == 0, "evictions left waiting");
         std::mem::take(&mut self.pending_writebacks)
     }
 
@@ -819,14 +844,14 @@ impl Hierarchy {
 
     /// LLC way holding `line`, if any.
     pub fn llc_way(&self, line: u32) -> Option<u32> {
-        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
+        debug_assert!(self.waiting.len == 0, "evictions left waiting");
         let w = self.dir[line as usize].llc_way;
         (w != NONE).then_some(w as u32)
     }
 
     /// Core whose L2 holds `line`, if any.
     pub fn l2_owner(&self, line: u32) -> Option<u32> {
-        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
+        debug_assert!(self.waiting.len == 0, "evictions left waiting");
         let c = self.dir[line as usize].l2_core;
         (c != NONE).then_some(c as u32)
     }
@@ -850,7 +875,7 @@ impl Hierarchy {
     }
 
     pub fn is_cached(&self, line: u32) -> bool {
-        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
+        debug_assert!(self.waiting.len == 0, "evictions left waiting");
         let d = self.dir[line as usize];
         d.llc_way != NONE || d.l2_core != NONE
     }
@@ -1000,15 +1025,18 @@ impl Hierarchy {
     /// least recently used (its stamp; the PLRU bits and QLRU ages, which I/O evictions do not
     /// read, are left as the victim's).
     ///
-    /// With `DEFER` the victim's eviction is deferred ([`Hierarchy::dev_write_deferred`]).
+    /// With `DEFER` the victim's eviction waits ([`Hierarchy::dev_write_each`]); the caller keeps
+    /// room for it in the queue.
     #[inline(always)]
     fn llc_insert_lru<const DEFER: bool>(&mut self, line: u32, set: u32, mask: u32, bimodal: bool) -> bool {
         let (l, policy) = (self.layout, self.policy);
         let b = self.rec(set);
         let rec = self.llc_rec_mut(b);
-        let empty = mask & empty_ways(rec);
-        let w = if empty != 0 { 31 - empty.leading_zeros() as usize } else { lru_way(rec, mask, true) };
+        // Empty ways have stamp 0, below every occupied way's: the LRU search finds the
+        // highest of them first.
+        let w = lru_way(rec, mask, true);
         let victim = std::mem::replace(&mut rec[l.tags + w], line + 1);
+        debug_assert_eq!(victim == EMPTY, byte(rec, w) == 0, "stamp 0 marks exactly the empty ways");
         if !(bimodal && victim != EMPTY) {
             touch_rec(rec, l, policy, w);
         }
@@ -1018,7 +1046,9 @@ impl Hierarchy {
         if evicted {
             if DEFER {
                 host_prefetch(self.dir.as_ptr().wrapping_add(victim as usize - 1));
-                self.deferred.push(victim - 1);
+                let wq = &mut self.waiting;
+                wq.q[wq.len] = victim - 1;
+                wq.len += 1;
             } else {
                 self.evict_llc_line(victim - 1);
             }
@@ -1088,11 +1118,10 @@ impl Hierarchy {
         let b = self.l2_rec(core, line);
         let l = self.l2_layout;
         let rec = self.l2_rec_mut(core, b);
-        // The lowest empty way, else the least recently used.
-        let all = crate::config::full_mask(l.ways as u32);
-        let empty = all & empty_ways(rec);
-        let w = if empty != 0 { empty.trailing_zeros() as usize } else { lru_way(rec, all, false) };
+        // The lowest empty way (stamp 0), else the least recently used.
+        let w = lru_way(rec, crate::config::full_mask(l.ways as u32), false);
         let victim = rec[l.tags + w];
+        debug_assert_eq!(victim == EMPTY, byte(rec, w) == 0, "stamp 0 marks exactly the empty ways");
         if victim != EMPTY {
             let victim = victim - 1;
             let vd = self.de(victim);
@@ -1139,7 +1168,7 @@ impl Hierarchy {
 
     /// A core load (`write = false`) or store (read-for-ownership, then dirty in its L2).
     pub fn core_access(&mut self, core: usize, line: u32, write: bool) -> Src {
-        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
+        debug_assert!(self.waiting.len == 0, "evictions left waiting");
         self.check_lines(line, 1);
         assert!(core < self.l2.len(), "core {core} of {}", self.l2.len());
         let d = self.de(line);
@@ -1191,50 +1220,100 @@ impl Hierarchy {
         self.dev_write_in(line, allocating, self.io_mask)
     }
 
-    /// [`Hierarchy::dev_write`] whose LLC victim's eviction (its directory entry, its L2 copy
-    /// in an inclusive hierarchy, the write-back count) is deferred until
-    /// [`Hierarchy::settle_evictions`], so that a trace's independent writes overlap the host's
-    /// cache misses on their victims' directory entries (the entry is prefetched now). The
-    /// result is the same as `dev_write`'s: the victim has already left its LLC set, a write to
-    /// a victim still waiting settles every waiting eviction first, and a device write changes
-    /// no other line's directory entry or L2 copy (only their places in its set's replacement
-    /// order, which the victim has left). No other call may come between these and
-    /// `settle_evictions` (queries would see the waiting victims where they were; debug builds
-    /// check).
-    /// Returns where the line was: [`Src::Llc`], [`Src::L2`] (a core's L2 only) or [`Src::Mem`].
-    #[inline]
-    pub fn dev_write_deferred(&mut self, line: u32, allocating: bool) -> Src {
-        self.check_lines(line, 1);
-        let mut d = self.de(line);
-        let tag = self.layout.tags + d.llc_way as usize;
-        if d.llc_way != NONE && self.llc_rec_mut(self.rec(d.set))[tag] != line + 1 {
-            // Its entry names a way that holds another line: it is a waiting victim.
-            self.settle_evictions(self.deferred.len());
-            d = self.de(line);
+    /// [`Hierarchy::dev_write_in`] of `lines` in order, calling `each(i, src)` with where
+    /// `lines[i]` was before its write: [`Src::Llc`], [`Src::L2`] (a core's L2 only) or
+    /// [`Src::Mem`]. Panics, changing nothing, unless every line has a directory entry.
+    ///
+    /// Same result as line-by-line writes; faster on the host: directory entries and set
+    /// records are prefetched ahead, and each LLC victim's eviction (its directory entry, its L2
+    /// copy in an inclusive hierarchy, the write-back count) waits while its directory entry is
+    /// prefetched, so that independent writes overlap the host's cache misses. A victim has
+    /// already left its set, a device write changes no other line's directory entry or L2 copy
+    /// (only places in its set's replacement order, which the victim has left), and a write to
+    /// a waiting victim settles every waiting eviction first; all are settled before return.
+    pub fn dev_write_each(&mut self, lines: &[u32], allocating: bool, io_mask: u32, each: impl FnMut(usize, Src)) {
+        if let Some(&top) = lines.iter().max() {
+            self.check_lines(top, 1);
         }
-        self.dev_write_at::<true>(line, allocating, self.io_mask);
-        if d.llc_way != NONE {
-            Src::Llc
-        } else if d.l2_core != NONE {
-            Src::L2
-        } else {
-            Src::Mem
-        }
+        self.dev_writes(lines.len(), |i| lines[i], allocating, io_mask, each);
     }
 
-    /// Complete the oldest `n` evictions [`Hierarchy::dev_write_deferred`] left waiting (all of
-    /// them if fewer wait).
-    pub fn settle_evictions(&mut self, n: usize) {
-        let n = n.min(self.deferred.len());
+    /// `dev_write_each` of the lines `line_at(0..n)`, which have directory entries.
+    #[inline(always)]
+    fn dev_writes(&mut self, n: usize, line_at: impl Fn(usize) -> u32, allocating: bool, io_mask: u32, mut each: impl FnMut(usize, Src)) {
+        const DIR_AHEAD: usize = 16;
+        const SET_AHEAD: usize = 8;
+        debug_assert!(self.waiting.len == 0, "evictions left waiting");
+        let (l, policy, llc_off, recycled_mask) = (self.layout, self.policy, self.llc_off, self.recycled_mask);
+        for i in 0..n.min(DIR_AHEAD) {
+            self.prefetch_dir(line_at(i));
+        }
         for i in 0..n {
-            self.evict_llc_line(self.deferred[i]);
+            if i + DIR_AHEAD < n {
+                self.prefetch_dir(line_at(i + DIR_AHEAD));
+            }
+            if i + SET_AHEAD < n {
+                self.prefetch(line_at(i + SET_AHEAD));
+            }
+            if self.waiting.len == WAIT_CAP {
+                self.settle(WAIT_CAP - WAIT_KEEP);
+                #[cfg(test)]
+                {
+                    self.waiting.full_settles += 1;
+                }
+            }
+            let line = line_at(i);
+            let mut d = self.de(line);
+            let tag = self.layout.tags + d.llc_way as usize;
+            if d.llc_way != NONE && self.llc_rec_mut(self.rec(d.set))[tag] != line + 1 {
+                // Its entry names a way that holds another line: it is a waiting victim.
+                self.settle(self.waiting.len);
+                d = self.de(line);
+                #[cfg(test)]
+                {
+                    self.waiting.early_settles += 1;
+                }
+            }
+            if allocating && d.l2_core == NONE && (recycled_mask == 0 || d.flags & F_RECYCLED == 0) {
+                // `dev_write_at`'s common case, the line in no L2 and not bound for the
+                // recycled ways, with the geometry held in registers.
+                let b = llc_off + d.set as usize * l.stride;
+                if d.llc_way != NONE {
+                    touch_rec(self.llc_rec_mut(b), l, policy, d.llc_way as usize);
+                } else {
+                    let bimodal = self.io_insertion(d.set);
+                    self.stats.io_allocations += 1;
+                    if self.llc_insert_lru::<true>(line, d.set, io_mask, bimodal) {
+                        self.stats.io_evictions += 1;
+                    }
+                }
+                self.de_mut(line).flags = F_LLC_DIRTY | F_DEV;
+            } else {
+                self.dev_write_at::<true>(line, allocating, io_mask);
+            }
+            each(
+                i,
+                if d.llc_way != NONE {
+                    Src::Llc
+                } else if d.l2_core != NONE {
+                    Src::L2
+                } else {
+                    Src::Mem
+                },
+            );
         }
-        self.deferred.drain(..n);
+        self.settle(self.waiting.len);
     }
 
-    /// Evictions [`Hierarchy::dev_write_deferred`] left waiting.
-    pub fn deferred_evictions(&self) -> usize {
-        self.deferred.len()
+    /// Complete the oldest `n` waiting evictions (at most as many as wait).
+    #[inline(always)]
+    fn settle(&mut self, n: usize) {
+        let len = self.waiting.len;
+        for i in 0..n {
+            self.evict_llc_line(self.waiting.q[i]);
+        }
+        self.waiting.q.copy_within(n..len, 0);
+        self.waiting.len = len - n;
     }
 
     /// [`Hierarchy::dev_write`] by a port whose allocations go to the ways `io_mask` (I/O
@@ -1247,7 +1326,7 @@ impl Hierarchy {
 
     #[inline(always)]
     fn dev_write_at<const DEFER: bool>(&mut self, line: u32, allocating: bool, io_mask: u32) -> bool {
-        debug_assert!(DEFER || self.deferred.is_empty(), "evictions left waiting");
+        debug_assert!(DEFER || self.waiting.len == 0, "evictions left waiting");
         let d = self.de(line);
         let in_l2 = d.l2_core != NONE;
         let in_llc = d.llc_way != NONE;
@@ -1301,7 +1380,7 @@ impl Hierarchy {
     /// A device read of `line` that no cache here had (it was read from DRAM): counted by the
     /// set dueling of device allocations.
     pub fn dev_read_missed(&mut self, line: u32) {
-        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
+        debug_assert!(self.waiting.len == 0, "evictions left waiting");
         let set = self.dir[line as usize].set;
         self.duel_miss(set);
     }
@@ -1346,7 +1425,7 @@ impl Hierarchy {
     /// an LLC copy, allocated in the port's I/O ways `io_mask` if it had none); its L2 victim
     /// goes to the LLC as a core's would. Returns true for a hit (the line was cached here).
     pub fn dev_stash(&mut self, core: usize, line: u32, io_mask: u32) -> bool {
-        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
+        debug_assert!(self.waiting.len == 0, "evictions left waiting");
         assert!(core < self.l2.len(), "core {core} of {}", self.l2.len());
         let d = self.dir[line as usize];
         let hit = d.l2_core != NONE || d.llc_way != NONE;
@@ -1384,14 +1463,14 @@ impl Hierarchy {
     /// A device read (PCIeRdCur): hit if cached anywhere in this socket; no allocation and no
     /// replacement update.
     pub fn dev_read(&self, line: u32) -> bool {
-        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
+        debug_assert!(self.waiting.len == 0, "evictions left waiting");
         self.is_cached(line)
     }
 
     /// `dev_read` of lines `first..first + n` (the caller makes sure no other socket's caches are
     /// in use): returns how many hit; each miss counts in the set dueling, as `dev_read_missed`.
     pub fn dev_read_lines(&mut self, first: u32, n: u32) -> u32 {
-        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
+        debug_assert!(self.waiting.len == 0, "evictions left waiting");
         let psel = &mut self.psel;
         let mut hits = 0;
         for d in &self.dir[first as usize..(first + n) as usize] {
@@ -1408,7 +1487,7 @@ impl Hierarchy {
     /// memory-channel NIC, a flush, a clone's destination). Returns true if a dirty copy was
     /// dropped.
     pub fn invalidate(&mut self, line: u32) -> bool {
-        debug_assert!(self.deferred.is_empty(), "evictions left waiting");
+        debug_assert!(self.waiting.len == 0, "evictions left waiting");
         let d = self.dir[line as usize];
         let dirty = d.flags & (F_L2_DIRTY | F_LLC_DIRTY) != 0;
         if d.l2_core != NONE {
@@ -1467,7 +1546,7 @@ pub(crate) mod tests {
         }
         let calls: [fn(Hierarchy); 6] = [
             |mut h| drop(h.dev_write(256, true)),
-            |mut h| drop(h.dev_write_deferred(256, true)),
+            |mut h| h.dev_write_each(&[3, 256], true, 0x600, |_, _| {}),
             |mut h| drop(h.dev_write_lines(250, 7, true, 0x600)),
             |mut h| drop(h.dev_write_lines(1, u32::MAX, true, 0x600)),
             |mut h| drop(h.core_access(2, 0, false)),
@@ -1480,14 +1559,15 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn deferred_device_writes_equal_eager_ones() {
-        // Runs of device writes (allocating or not) with their evictions deferred and settled
-        // as the trace binding does, between core accesses, CAT changes and device read misses:
+    fn batched_device_writes_equal_line_by_line_ones() {
+        // Runs of device writes (allocating or not) as one batch, whose evictions wait, between
+        // core accesses, CAT changes and device read misses:
         // every result equals the eager hierarchy's, and after each run every LLC and L2 record,
         // directory entry, the set-dueling state, the RNG and the counters. Every policy,
         // inclusive or not, with or without a recycled region, with set dueling (64 sets per
-        // slice); a ring over a third of the lines writes victims again while they wait.
-        let (mut stale, mut writes) = (0, 0);
+        // slice); a ring over a third of the lines writes victims again while they wait, and runs
+        // longer than the waiting queue fill it.
+        let (mut lazy_settles, mut writes) = ((0, 0), 0);
         for (k, policy) in [Replacement::Lru, Replacement::Plru, Replacement::Qlru, Replacement::Random].into_iter().enumerate() {
             for (inclusive, recycled) in [(false, 0), (false, 0x003), (true, 0), (true, 0x003)] {
                 let p = HierParams { slices: 2, sets_per_slice: 64, l2_sets: 4, cores: 3, inclusive, recycled_mask: recycled, policy, seed: k as u64, ..small_params() };
@@ -1522,29 +1602,28 @@ pub(crate) mod tests {
                         }
                     }
                     let (allocating, ring, start) = (rng.below(8) != 0, rng.below(2) == 1, rng.below(lines));
-                    for i in 0..rng.below(300) {
-                        let l = if ring { (start + i) % (lines / 3) } else { rng.below(lines) } as u32;
-                        let d = lazy.dir[l as usize];
-                        stale += (d.llc_way != NONE && lazy.llc[lazy.rec(d.set) + lazy.layout.tags + d.llc_way as usize] != l + 1) as u32;
-                        let want = match (eager.llc_way(l), eager.l2_owner(l)) {
+                    let run: Vec<u32> = (0..rng.below(300)).map(|i| if ring { (start + i) % (lines / 3) } else { rng.below(lines) } as u32).collect();
+                    let mut want = Vec::new();
+                    for &l in &run {
+                        want.push(match (eager.llc_way(l), eager.l2_owner(l)) {
                             (Some(_), _) => Src::Llc,
                             (None, Some(_)) => Src::L2,
                             (None, None) => Src::Mem,
-                        };
-                        let n = lazy.deferred_evictions();
-                        if n >= 16 {
-                            lazy.settle_evictions(n - 8);
-                        }
+                        });
                         eager.dev_write(l, allocating);
-                        assert_eq!(lazy.dev_write_deferred(l, allocating), want);
-                        writes += 1;
                     }
-                    lazy.settle_evictions(usize::MAX);
+                    let mut got = Vec::new();
+                    lazy.dev_write_each(&run, allocating, lazy.io_mask, |i, src| got.push((i, src)));
+                    assert_eq!(got, want.into_iter().enumerate().collect::<Vec<_>>());
+                    writes += run.len();
                     assert!(state(&mut eager) == state(&mut lazy), "{policy:?}, inclusive {inclusive}, recycled {recycled:#x}");
                 }
+                lazy_settles.0 += lazy.waiting.early_settles;
+                lazy_settles.1 += lazy.waiting.full_settles;
             }
         }
-        assert!(stale > 500 && writes > 100_000, "the trace writes waiting victims: {stale} of {writes}");
+        let (stale, full) = (lazy_settles.0, lazy_settles.1);
+        assert!(stale > 500 && full > 500 && writes > 100_000, "the runs write waiting victims ({stale}) and fill the queue ({full}) in {writes} writes");
     }
 
     #[test]
