@@ -1244,7 +1244,6 @@ impl Hierarchy {
         const DIR_AHEAD: usize = 16;
         const SET_AHEAD: usize = 8;
         debug_assert!(self.waiting.len == 0, "evictions left waiting");
-        let (l, policy, llc_off, recycled_mask) = (self.layout, self.policy, self.llc_off, self.recycled_mask);
         for i in 0..n.min(DIR_AHEAD) {
             self.prefetch_dir(line_at(i));
         }
@@ -1274,23 +1273,7 @@ impl Hierarchy {
                     self.waiting.early_settles += 1;
                 }
             }
-            if allocating && d.l2_core == NONE && (recycled_mask == 0 || d.flags & F_RECYCLED == 0) {
-                // `dev_write_at`'s common case, the line in no L2 and not bound for the
-                // recycled ways, with the geometry held in registers.
-                let b = llc_off + d.set as usize * l.stride;
-                if d.llc_way != NONE {
-                    touch_rec(self.llc_rec_mut(b), l, policy, d.llc_way as usize);
-                } else {
-                    let bimodal = self.io_insertion(d.set);
-                    self.stats.io_allocations += 1;
-                    if self.llc_insert_lru::<true>(line, d.set, io_mask, bimodal) {
-                        self.stats.io_evictions += 1;
-                    }
-                }
-                self.de_mut(line).flags = F_LLC_DIRTY | F_DEV;
-            } else {
-                self.dev_write_at::<true>(line, allocating, io_mask);
-            }
+            self.dev_write_at::<true>(line, allocating, io_mask);
             each(
                 i,
                 if d.llc_way != NONE {
@@ -1328,6 +1311,21 @@ impl Hierarchy {
     fn dev_write_at<const DEFER: bool>(&mut self, line: u32, allocating: bool, io_mask: u32) -> bool {
         debug_assert!(DEFER || self.waiting.len == 0, "evictions left waiting");
         let d = self.de(line);
+        if allocating && d.l2_core == NONE && (self.recycled_mask == 0 || d.flags & F_RECYCLED == 0) {
+            // The common case first: the line in no L2 and not bound for the recycled ways.
+            if d.llc_way != NONE {
+                let b = self.rec(d.set);
+                self.touch_llc(b, d.llc_way as usize);
+            } else {
+                let bimodal = self.io_insertion(d.set);
+                self.stats.io_allocations += 1;
+                if self.llc_insert_lru::<DEFER>(line, d.set, io_mask, bimodal) {
+                    self.stats.io_evictions += 1;
+                }
+            }
+            self.de_mut(line).flags = F_LLC_DIRTY | F_DEV;
+            return d.llc_way != NONE;
+        }
         let in_l2 = d.l2_core != NONE;
         let in_llc = d.llc_way != NONE;
         let hit = in_l2 || in_llc;
