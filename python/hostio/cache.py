@@ -151,6 +151,11 @@ class Hierarchy:
         for w in self.warnings:
             warnings.warn(w, stacklevel=2)
 
+    def _no_copy(self, *_):
+        raise TypeError("a Hierarchy cannot be copied or pickled (its state lives in the simulator): build another with the same preset and overrides and replay its trace")
+
+    __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = _no_copy
+
     def access(self, addresses, kind: str = "core_read", core: int = 0) -> np.ndarray:
         """Access every address in order; returns a ``uint8`` array of hit levels. A native,
         C-contiguous NumPy ``uint64`` array that owns its memory is read in place (other inputs

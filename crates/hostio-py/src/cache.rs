@@ -284,10 +284,12 @@ impl TraceCache {
             config_err(ConfigError::new("addresses", "a strided buffer", "a C-contiguous array"))
         })?;
         let new = self.new_pages(addrs);
-        if self.pages.len() + new > MAX_PAGES {
+        let held = self.pages.len();
+        if held + new > MAX_PAGES {
+            // `new` was counted only until the limit was passed.
             return Err(config_err(ConfigError::new(
                 "addresses",
-                format!("more than {MAX_PAGES} distinct 2 MiB pages"),
+                format!("at least {new} new 2 MiB pages with {held} already held"),
                 format!("at most {MAX_PAGES} distinct 2 MiB pages (256 GiB) in one hierarchy's lifetime"),
             )));
         }
@@ -306,10 +308,15 @@ impl TraceCache {
                 })
         };
         room.map_err(|_| {
+            let kib = LINES_PER_PAGE * 8 / 1024;
             config_err(ConfigError::new(
                 "addresses",
-                format!("{new} new 2 MiB pages"),
-                format!("as many as the process may allocate ({} KiB of directory per page)", LINES_PER_PAGE * 8 / 1024),
+                format!("{new} new 2 MiB page{}", if new == 1 { "" } else { "s" }),
+                format!(
+                    "as many as the process may allocate ({kib} KiB of directory per page; growing the directory of the {held} pages held \
+                     may copy all of it, {} MiB, while both copies exist)",
+                    held as u64 * kib / 1024
+                ),
             ))
         })?;
         self.room = new;
