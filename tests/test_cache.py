@@ -189,8 +189,8 @@ def test_results_do_not_depend_on_how_the_trace_is_split():
 
 @pytest.mark.parametrize("preset", ["skylake-gold-6140", "haswell-e5-2699v3"])
 def test_device_writes_in_one_call_equal_writes_one_at_a_time(preset):
-    # One call defers each device write's eviction by a few writes; one access per call settles
-    # it at once. Both must give the same levels, counts and state: with a line written again
+    # One call keeps each device write's eviction waiting for up to 63 evicting writes; one
+    # access per call settles it at once. Both must give the same levels, counts and state: with a line written again
     # right after its eviction (12 lines cycled through one set of 11 ways), with dirty victims
     # written back, and, on the inclusive Haswell, victims whose L2 copies are invalidated.
     probe = Hierarchy(preset)

@@ -114,12 +114,11 @@ impl TraceCache {
     /// `SPAN_BOUND` and leaves the total within `MAX_PAGES`, the bound is returned instead: found
     /// in one pass without hashing, it over-counts by at most `SPAN_BOUND` pages.
     fn new_pages(&self, addrs: &[ReadOnlyCell<u64>]) -> usize {
+        let (lo, hi) = addrs.iter().fold((u64::MAX, 0), |(lo, hi), a| (lo.min(a.get()), hi.max(a.get())));
         if addrs.is_empty() {
             return 0;
         }
-        // Every address lies between the AND and the OR of them all (one vectorised pass).
-        let (lo, hi) = addrs.iter().fold((u64::MAX, 0), |(lo, hi), a| (lo & a.get(), hi | a.get()));
-        let bound = (((hi >> PAGE_SHIFT) - (lo >> PAGE_SHIFT)) as usize).saturating_add(1).min(addrs.len());
+        let bound = (((hi >> PAGE_SHIFT) - (lo >> PAGE_SHIFT)) as usize + 1).min(addrs.len());
         if bound <= SPAN_BOUND && self.pages.len() + bound <= MAX_PAGES {
             return bound;
         }

@@ -488,10 +488,11 @@ pub struct Hierarchy {
     waiting: Waiting,
 }
 
-/// Evictions a batch of device writes keeps waiting at most (a power of two).
+/// Evictions a batch of device writes keeps waiting at most.
 const WAIT_CAP: usize = 64;
 /// Waiting evictions a full queue keeps: an eviction completes `WAIT_KEEP` to `WAIT_CAP - 1`
-/// evicting writes after its allocation, time for the prefetch of its victim's directory entry.
+/// evicting writes after its allocation (sooner when a waiting victim is written again, or at
+/// the batch's end), time for the prefetch of its victim's directory entry.
 const WAIT_KEEP: usize = 32;
 
 /// LLC victims whose eviction waits (their directory entries, their L2 copies in an inclusive
@@ -1231,6 +1232,7 @@ impl Hierarchy {
     /// already left its set, a device write changes no other line's directory entry or L2 copy
     /// (only places in its set's replacement order, which the victim has left), and a write to
     /// a waiting victim settles every waiting eviction first; all are settled before return.
+    /// `each` must not panic: a panic from it would leave evictions waiting.
     pub fn dev_write_each(&mut self, lines: &[u32], allocating: bool, io_mask: u32, each: impl FnMut(usize, Src)) {
         if let Some(&top) = lines.iter().max() {
             self.check_lines(top, 1);
@@ -1288,10 +1290,11 @@ impl Hierarchy {
         self.settle(self.waiting.len);
     }
 
-    /// Complete the oldest `n` waiting evictions (at most as many as wait).
+    /// Complete the oldest `n` waiting evictions (`n` at most the number waiting).
     #[inline(always)]
     fn settle(&mut self, n: usize) {
         let len = self.waiting.len;
+        debug_assert!(n <= len);
         for i in 0..n {
             self.evict_llc_line(self.waiting.q[i]);
         }
@@ -1556,6 +1559,50 @@ pub(crate) mod tests {
         }
     }
 
+    /// Panic unless every LLC and L2 record agrees with the directory: a way is empty (tag
+    /// `EMPTY`) exactly when its stamp is 0 (the victim searches rely on it), occupied ways
+    /// have distinct stamps no later than their set's clock, each tag's directory entry names
+    /// that set, way (and core), and each entry that names a way is that way's tag.
+    fn check_records(h: &Hierarchy) {
+        let check = |rec: &[u32], l: Layout, what: &str, owner: &dyn Fn(u32, usize) -> bool| {
+            let mut seen = [false; 256];
+            for w in 0..l.ways {
+                let (tag, st) = (rec[l.tags + w], byte(rec, w));
+                assert_eq!(tag == EMPTY, st == 0, "{what}: way {w} has tag {tag} and stamp {st}");
+                if tag != EMPTY {
+                    assert!(st <= byte(rec, l.ways) && !seen[st as usize], "{what}: way {w}'s stamp {st} repeats or passes the clock");
+                    seen[st as usize] = true;
+                    assert!(owner(tag - 1, w), "{what}: way {w} holds line {} whose entry points elsewhere", tag - 1);
+                }
+            }
+        };
+        for set in 0..(h.llc.len() - h.llc_off) / h.layout.stride {
+            let rec = &h.llc[h.rec(set as u32)..][..h.layout.stride];
+            check(rec, h.layout, &format!("LLC set {set}"), &|line, w| {
+                let d = h.dir[line as usize];
+                d.set == set as u32 && d.llc_way as usize == w
+            });
+        }
+        for (core, c) in h.l2.iter().enumerate() {
+            for set in 0..h.l2_sets as usize {
+                let rec = &c.rec[c.off + set * h.l2_layout.stride..][..h.l2_layout.stride];
+                check(rec, h.l2_layout, &format!("core {core}'s L2 set {set}"), &|line, w| {
+                    let d = h.dir[line as usize];
+                    line & (h.l2_sets - 1) == set as u32 && d.l2_core as usize == core && d.l2_way as usize == w
+                });
+            }
+        }
+        for (line, d) in h.dir.iter().enumerate() {
+            if d.llc_way != NONE {
+                assert_eq!(h.set_rec(d.set)[h.layout.tags + d.llc_way as usize], line as u32 + 1, "line {line}'s LLC way");
+            }
+            if d.l2_core != NONE {
+                let rec = &h.l2[d.l2_core as usize].rec;
+                assert_eq!(rec[h.l2_rec(d.l2_core as usize, line as u32) + h.l2_layout.tags + d.l2_way as usize], line as u32 + 1, "line {line}'s L2 way");
+            }
+        }
+    }
+
     #[test]
     fn batched_device_writes_equal_line_by_line_ones() {
         // Runs of device writes (allocating or not) as one batch, whose evictions wait, between
@@ -1615,6 +1662,7 @@ pub(crate) mod tests {
                     assert_eq!(got, want.into_iter().enumerate().collect::<Vec<_>>());
                     writes += run.len();
                     assert!(state(&mut eager) == state(&mut lazy), "{policy:?}, inclusive {inclusive}, recycled {recycled:#x}");
+                    check_records(&lazy);
                 }
                 lazy_settles.0 += lazy.waiting.early_settles;
                 lazy_settles.1 += lazy.waiting.full_settles;
