@@ -1233,29 +1233,25 @@ impl Hierarchy {
     /// (only places in its set's replacement order, which the victim has left), and a write to
     /// a waiting victim settles every waiting eviction first; all are settled before return.
     /// `each` must not panic: a panic from it would leave evictions waiting.
-    pub fn dev_write_each(&mut self, lines: &[u32], allocating: bool, io_mask: u32, each: impl FnMut(usize, Src)) {
-        if let Some(&top) = lines.iter().max() {
-            self.check_lines(top, 1);
-        }
-        self.dev_writes(lines.len(), |i| lines[i], allocating, io_mask, each);
-    }
-
-    /// `dev_write_each` of the lines `line_at(0..n)`, which have directory entries.
-    #[inline(always)]
-    fn dev_writes(&mut self, n: usize, line_at: impl Fn(usize) -> u32, allocating: bool, io_mask: u32, mut each: impl FnMut(usize, Src)) {
+    pub fn dev_write_each(&mut self, lines: &[u32], allocating: bool, io_mask: u32, mut each: impl FnMut(usize, Src)) {
         const DIR_AHEAD: usize = 16;
         const SET_AHEAD: usize = 8;
         debug_assert!(self.waiting.len == 0, "evictions left waiting");
-        for i in 0..n.min(DIR_AHEAD) {
-            self.prefetch_dir(line_at(i));
+        if let Some(&top) = lines.iter().max() {
+            self.check_lines(top, 1);
         }
+        for &l in lines.iter().take(DIR_AHEAD) {
+            self.prefetch_dir(l);
+        }
+        let n = lines.len();
         for i in 0..n {
             if i + DIR_AHEAD < n {
-                self.prefetch_dir(line_at(i + DIR_AHEAD));
+                self.prefetch_dir(lines[i + DIR_AHEAD]);
             }
             if i + SET_AHEAD < n {
-                self.prefetch(line_at(i + SET_AHEAD));
+                self.prefetch(lines[i + SET_AHEAD]);
             }
+            let line = lines[i];
             if self.waiting.len == WAIT_CAP {
                 self.settle(WAIT_CAP - WAIT_KEEP);
                 #[cfg(test)]
@@ -1263,7 +1259,6 @@ impl Hierarchy {
                     self.waiting.full_settles += 1;
                 }
             }
-            let line = line_at(i);
             let mut d = self.de(line);
             let tag = self.layout.tags + d.llc_way as usize;
             if d.llc_way != NONE && self.llc_rec_mut(self.rec(d.set))[tag] != line + 1 {
@@ -1576,11 +1571,11 @@ pub(crate) mod tests {
                 }
             }
         };
-        for set in 0..(h.llc.len() - h.llc_off) / h.layout.stride {
-            let rec = &h.llc[h.rec(set as u32)..][..h.layout.stride];
+        for set in 0..h.map.slices * h.sets_per_slice {
+            let rec = h.set_rec(set);
             check(rec, h.layout, &format!("LLC set {set}"), &|line, w| {
                 let d = h.dir[line as usize];
-                d.set == set as u32 && d.llc_way as usize == w
+                d.set == set && d.llc_way as usize == w
             });
         }
         for (core, c) in h.l2.iter().enumerate() {
