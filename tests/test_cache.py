@@ -107,6 +107,11 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: h.access([True, 2**63]), "addresses = 'a list holding True'"),
     (lambda h: h.access([64, np.bool_(True)]), "addresses"),
     (lambda h: h.access([[0], [64, 128]]), "addresses = 'a ragged list'"),
+    # The first element that is no address is named, in a list or an object array.
+    (lambda h: h.access([64, 1.5]), "^addresses = 'a list holding 1.5'"),
+    (lambda h: h.access([64, None]), "^addresses = 'a list holding None'"),
+    (lambda h: h.access(np.array([0, -64], dtype=object)), "^addresses = 'an object array holding -64'"),
+    (lambda h: h.access(np.array([[0, 64]], dtype=object)), "^addresses = 'array of object with shape \\(1, 2\\)'"),
     (lambda h: Hierarchy("nope"), "platform.preset"),
     (lambda h: Hierarchy(ddio_ways=1), "platform.ddio_ways"),
     (lambda h: Hierarchy(colour=1), "platform.colour"),
@@ -246,6 +251,9 @@ def test_a_list_of_integers_beyond_int64_is_a_trace():
     a, b = Hierarchy(), Hierarchy()
     big = [2**63, 2**63 + 64, 0, 2**63]
     assert a.access(big).tolist() == b.access(np.array(big, dtype=np.uint64)).tolist() == [0, 0, 0, 1]  # the repeat hits the L2
+    # An object array of integers is a trace as the same list is.
+    c = Hierarchy()
+    assert c.access(np.array(big, dtype=object)).tolist() == [0, 0, 0, 1]
 
 
 def test_masked_arrays_are_refused_and_misaligned_ones_read():

@@ -89,11 +89,14 @@ def _addresses(addresses) -> np.ndarray:
     if isinstance(addresses, (bytes, bytearray)) or (isinstance(addresses, memoryview) and addresses.itemsize == 1):
         # Raw bytes are not addresses (read them with np.frombuffer(..., dtype=np.uint64)).
         raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
-    if isinstance(addresses, (list, tuple)):
+    listed = isinstance(addresses, (list, tuple)) or (isinstance(addresses, np.ndarray) and addresses.dtype.kind == "O" and addresses.ndim == 1)
+    if listed:
+        # A sequence of scalars (a NumPy object array holds Python ones): its first element that
+        # is no address is named. Nested sequences are left to the shape check below.
+        what = "an object array" if isinstance(addresses, np.ndarray) else f"a {type(addresses).__name__}"
         for x in addresses:
-            i = integer(x)
-            if isinstance(x, (bool, np.bool_)) or (i is not None and not 0 <= i < 2**64):
-                raise config_error("addresses", f"a {type(addresses).__name__} holding {x!r}", ADDRESSES)
+            if not _is_address(x) and not isinstance(x, (list, tuple, np.ndarray)):
+                raise config_error("addresses", f"{what} holding {x!r}", ADDRESSES)
     if isinstance(addresses, np.ma.MaskedArray):
         raise config_error("addresses", "a masked array", ADDRESSES)
     if not isinstance(addresses, (list, tuple)) and np.ndim(addresses) == 0:  # a scalar, a generator, a set, ...
@@ -102,9 +105,9 @@ def _addresses(addresses) -> np.ndarray:
         a = np.ascontiguousarray(addresses)
     except ValueError:  # a ragged nested list
         raise config_error("addresses", f"a ragged {type(addresses).__name__}", ADDRESSES) from None
-    if a.dtype.kind in "fO" and isinstance(addresses, (list, tuple)) and all(_is_address(x) for x in addresses):
-        # NumPy makes a list holding an integer of 2**63 or more float64 (or object); the
-        # integers themselves are addresses.
+    if a.dtype.kind in "fO" and listed and all(_is_address(x) for x in addresses):
+        # NumPy makes a list holding an integer of 2**63 or more float64 (or object), and an
+        # object array holds Python integers; the integers themselves are addresses.
         a = np.array(addresses, dtype=np.uint64)
     if a.size == 0:
         a = a.astype(np.uint64)
