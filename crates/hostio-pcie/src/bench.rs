@@ -42,7 +42,8 @@ pub struct BenchDevice {
     pub read_issue_ns: f64,
     /// Shortest time between two write DMAs the engine can issue, ns. Fitted as `read_issue_ns`.
     pub write_issue_ns: f64,
-    /// p of the p-norm that blends the stages' times per transaction.
+    /// p of the p-norm that blends the stages' times per transaction: fitted with the issue
+    /// times to the NFP-6000 bandwidth runs (module docs).
     pub blend_exponent: f64,
     /// Reads and writes are served by one DMA engine that moves one DMA's data at a time
     /// (NFP-6000), so an alternating read+write pair costs the sum of a read's and a write's time

@@ -206,11 +206,17 @@ pub struct PcieLatencyParams {
     pub rc_write_ns: f64,
     /// Root complex: each further 64 B line of a write, ns.
     pub rc_write_per_line_ns: f64,
-    /// Memory part of a read that hits the LLC, ns.
+    /// Memory part of a read that hits the LLC, ns: an estimate for the fit's Haswell part (module
+    /// docs), kept for every platform, since only its sum with `rc_read_ns` is measured (the
+    /// simulator's on-die NIC, which has no such fit, pays the preset's `llc_latency_ns`).
     pub llc_ns: f64,
     /// Memory part of a read from local DRAM, ns.
     pub dram_ns: f64,
-    /// Extra for data homed on the other socket (UPI hop), ns.
+    /// Extra for data homed on the other socket (UPI hop), ns: pcie-bench's measured cost of a
+    /// device's DMA to the far socket (SIGCOMM'18 §6.4, on its E5-2620 v3), which is a device
+    /// path (root complex, UPI, the far home agent) and is kept as measured rather than composed
+    /// from a platform's core-to-core UPI latency (the simulator's presets' `upi_latency_ns`,
+    /// which price a core's remote access).
     pub upi_ns: f64,
     /// Core to root complex (one way) for MMIO, ns; an estimate (see `device_mmio_ns`). A
     /// posted MMIO write (a doorbell) costs this leg plus the link.

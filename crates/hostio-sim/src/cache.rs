@@ -150,7 +150,8 @@ pub struct HierStats {
     pub writebacks: u64,
     /// Device write-allocations into the LLC (ItoM misses).
     pub io_allocations: u64,
-    /// Valid lines evicted by device allocations.
+    /// Valid lines evicted by device writes: allocations, write updates of lines held only in an
+    /// L2 (which take an I/O way), and recycled lines moved into the recycled ways.
     pub io_evictions: u64,
 }
 
@@ -1346,7 +1347,9 @@ impl Hierarchy {
             let way = d.llc_way as u32;
             if recycled && self.recycled_mask & (1 << way) == 0 {
                 self.llc_unlink(line);
-                self.llc_insert_lru::<DEFER>(line, d.set, self.recycled_mask, false);
+                if self.llc_insert_lru::<DEFER>(line, d.set, self.recycled_mask, false) {
+                    self.stats.io_evictions += 1;
+                }
             } else {
                 let b = self.rec(d.set);
                 self.touch_llc(b, way as usize);
@@ -2046,6 +2049,33 @@ pub(crate) mod tests {
         assert!(0x600 & (1 << h.llc_way(0).unwrap()) != 0, "allocated in the I/O ways, got {:?}", h.llc_way(0));
     }
 
+    /// A recycled line's move into the recycled ways evicts what they held, and that eviction
+    /// counts among the device writes' evictions.
+    #[test]
+    fn a_move_into_the_recycled_ways_counts_its_eviction() {
+        let mut h = small(false, 0x3);
+        h.set_cat(0, 0x0C0);
+        h.set_cat(1, 0x3);
+        let set: Vec<u32> = (1..256).filter(|&l| h.set_of(l) == h.set_of(0)).collect();
+        let mates = &set[..2]; // all even: they share line 0's L2 set
+        // Line 0 recycled (device, then the core's store), then pushed from the L2 into a core way.
+        h.dev_write(0, true);
+        h.core_access(0, 0, true);
+        h.core_access(0, mates[0], false);
+        h.core_access(0, mates[1], false);
+        assert!(0x0C0 & (1 << h.llc_way(0).unwrap()) != 0);
+        // Core 1's L2 victims fill both recycled ways of the set.
+        for &l in &set[2..14] {
+            h.core_access(1, l, false);
+        }
+        let held = set[2..14].iter().filter(|&&l| h.llc_way(l).is_some_and(|w| 0x3 & (1 << w) != 0)).count();
+        assert_eq!(held, 2, "the recycled ways are full");
+        let before = h.stats.io_evictions;
+        assert!(h.dev_write(0, true), "a write update");
+        assert!(0x3 & (1 << h.llc_way(0).unwrap()) != 0, "moved into the recycled ways");
+        assert_eq!(h.stats.io_evictions, before + 1, "the move's victim counts");
+    }
+
     /// A line's dirtiness travels with it: from one core's L2 to another's, from the LLC back to an
     /// L2 (non-inclusive), and it is written back once it leaves the hierarchy dirty, never clean.
     #[test]
@@ -2486,7 +2516,7 @@ pub(crate) mod tests {
         let p = HierParams { sets_per_slice: 128, ..small_params() };
         let pa: Vec<u64> = (0..2 * 32768).collect();
         let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0, &crate::config::SKX_LOAD_CURVE), used: true };
-        let t = Timing { cycle_ps: 400.0, l2_ps: 5_000, llc_ps: 30_000, c2c_ps: 50_000, upi_ps: 55_000 };
+        let t = Timing { cycle_ps: 400.0, l2_ps: 5_000, llc_ps: 30_000, c2c_ps: 50_000, upi_ps: 55_000, remote_cache_ps: 110_000 };
         let mut m = MemSys::new(vec![socket(), socket()], vec![0, 1], Vec::new(), 0, t);
         // Line 97 (set 97, a bimodal leader) is cached on socket 1 only: a hit.
         m.sockets[1].hier.core_access(0, 97, false);

@@ -127,7 +127,9 @@ pub struct RunCfg {
     /// replacement; each component's RNG is derived from it). Same scenario + seed →
     /// bit-identical results.
     pub seed: u64,
-    /// Simulated time that is measured, µs.
+    /// Simulated time that is measured, µs. The default, 2 ms, is ~16 k packets of 1500 B at
+    /// 100 Gb/s (~300 k at 64 B): enough for a p99 from ~160 packets above it, short enough for
+    /// a laptop's sweep; the DDIO experiments measure 3 ms or more.
     pub duration_us: f64,
     /// Simulated time before measurement starts, µs: it must let the caches and rings reach
     /// steady state. The default (1 ms) does for small rings; one core with 4096 RX descriptors
@@ -195,7 +197,9 @@ pub struct PlatformCfg {
     pub replacement: Option<Replacement>,
     /// Where DDIO's write-allocates enter the I/O ways' LRU order (default `adaptive`).
     pub ddio_insertion: DdioInsertion,
-    /// Number of sockets (1 or 2).
+    /// Number of sockets (1 or 2). Default 2: the DDIO paper's testbed and every preset's part
+    /// are two-socket servers (its §4.3 places a NIC on the remote socket); an idle socket's
+    /// caches cost nothing to simulate.
     pub sockets: u32,
 }
 
@@ -222,7 +226,7 @@ impl Default for PlatformCfg {
 pub enum NicDesign {
     /// ConnectX-5-like (DPDK mlx5 PMD defaults): 16 B RX descriptors fetched a line at a time,
     /// compressed RX completions (8 per 64 B block), TX by enhanced multi-packet send (a 16 B data
-    /// segment per packet; frames up to 268 B inlined when the NIC has 8 or more queues), one TX
+    /// segment per packet; frames up to 272 B (268 B without the FCS) inlined when the NIC has 8 or more queues), one TX
     /// completion per 32 packets, one doorbell per burst. Costs and sources: `attach::pcie`.
     Cx5,
     /// pcie-bench's simple NIC: every doorbell, descriptor, write-back, interrupt and head-pointer
@@ -246,9 +250,12 @@ pub enum TxRelease {
     /// coherent NIC's shared pool) release each slot by itself.
     Completion,
     /// Only when the ring is short of room: completed buffers are freed, oldest first, only
-    /// while fewer than the burst's packets plus 32 slots are free (DPDK ixgbe/i40e
-    /// `tx_free_thresh` = 32) or, on an eMPW ring, fewer WQE segments than the burst takes, so
-    /// transmitted buffers stay in flight and lengthen the buffer reuse distance.
+    /// while fewer than the burst's packets plus 32 slots are free (32: DPDK ixgbe/i40e's
+    /// `tx_free_thresh` default) or, on an eMPW ring, fewer WQE segments than the burst takes, so
+    /// transmitted buffers stay in flight and lengthen the buffer reuse distance. hostio's
+    /// variant of those drivers' rule, which frees a chunk of `tx_rs_thresh` (32) buffers once
+    /// fewer than 32 slots are free and then cuts the burst to the free slots: hostio sends
+    /// whole bursts, so it keeps room for one, and holds up to one burst fewer buffers.
     Threshold,
 }
 
@@ -465,7 +472,8 @@ pub struct NetdimmCfg {
 impl Default for NetdimmCfg {
     fn default() -> Self {
         // nCache 256 KiB (NetDIMM, MICRO'19); the paper leaves the prefetch depth n open: 4 lines
-        // is an estimate.
+        // is an estimate (a next-line prefetcher a few lines deep, enough to cover the channel's
+        // read latency for a core reading a frame line after line).
         NetdimmCfg { ncache_kib: 256, prefetch_lines: 4, channel: Channel::Ddr4_2400, clone: CloneMode::Rowclone, allocator: Allocator::Subarray }
     }
 }
@@ -533,7 +541,10 @@ impl Default for NicCfg {
             ddio_mask: None,
             stash_lines: None,
             // On-NIC receive buffer: an estimate (Mellanox publishes no per-port figure for the
-            // ConnectX-5); §3.1's PAUSE counts at 1024 descriptors are the check on it.
+            // ConnectX-5; its mlnx_qos tool reports a port's buffer, ~256 KiB on the adapter of
+            // Mellanox's "HowTo Tune Receive Buffers" note, which does not name the card, and the
+            // 512 KiB here assumes a 100 GbE part's larger one); §3.1's PAUSE counts at 1024
+            // descriptors are the check on it.
             buffer_kib: 512,
             design: NicDesign::Cx5,
             tx_release: TxRelease::Completion,
@@ -752,7 +763,10 @@ pub struct Platform {
     /// inside the LLC's ways) for non-inclusive LLCs with DDIO, else 0.
     #[serde(default)]
     pub recycled_io_mask: Option<u32>,
-    /// Writes to IIO LLC WAYS are accepted but have no effect (Ice Lake and later).
+    /// Writes to IIO LLC WAYS are accepted but have no effect, so `ddio_ways` stays the part's
+    /// default. The Ice Lake-SP preset sets it as an assumption, not a measurement: no study of
+    /// that register on Ice Lake-SP was found, and the DDIO paper and the later DDIO studies it
+    /// builds on measured it only on Skylake-SP/Cascade Lake; a platform file can clear it.
     #[serde(default)]
     pub ddio_ways_ignored: bool,
     /// The part has Memory Bandwidth Allocation (Intel RDT; CPUID leaf 10H, EBX bit 3, Intel SDM

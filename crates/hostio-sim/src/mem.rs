@@ -17,8 +17,8 @@
 //! DRAM reads — so that the core alone cannot exceed `mba% × core bandwidth`; at 100 % it spaces
 //! nothing, and the core is bounded only by how fast its own accesses complete.
 
-/// The load window, ps: long enough to hold ~900–2,000 DRAM transfers at the presets'
-/// bandwidths, short next to the bursts being modelled (a modelling choice).
+/// The load window, ps: long enough to hold ~860–2,100 DRAM transfers at the presets'
+/// bandwidths (55–136 GB/s of 64 B lines), short next to the bursts being modelled (a modelling choice).
 const WINDOW_PS: u64 = 1_000_000;
 
 #[derive(Debug, Clone)]

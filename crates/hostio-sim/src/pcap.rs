@@ -24,9 +24,11 @@
 //!
 //! **Flow.** A frame's flow is a hash of its IPv4 or IPv6 addresses, protocol (IPv6: the first
 //! next header) and, for TCP, UDP and SCTP, its ports (none for an IPv4 fragment, nor behind an
-//! IPv6 extension header), behind up to two VLAN tags. Other frames, and frames whose capture cut
-//! those headers short, hash the captured bytes they have (for a raw-IP frame of another version,
-//! its first 12). RSS then hashes the flow to a queue, as a NIC hashes the same fields.
+//! IPv6 extension header), behind up to two VLAN tags. Other frames (another EtherType, or a raw-IP
+//! frame of another version) hash their protocol number and first 12 captured bytes (on Ethernet,
+//! the two MAC addresses, so RSS spreads them by MAC pair only); frames whose capture cut the IP
+//! headers short hash all they captured. RSS then hashes the flow to a queue, as a NIC hashes the
+//! same fields.
 //!
 //! **Timing.** Each frame keeps its gap to the latest timestamp before it (0 where timestamps go
 //! backwards, as in a capture merged from several queues, so the replay never runs behind the

@@ -355,7 +355,7 @@ mod tests {
         };
         let pa: Vec<u64> = (0..LINES_PER_PAGE as u64).collect();
         let s = Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(95.0, 136.0, &crate::config::SKX_LOAD_CURVE), used: true };
-        let t = Timing { cycle_ps: 417.0, l2_ps: 5_800, llc_ps: 32_000, c2c_ps: 60_000, upi_ps: 55_000 };
+        let t = Timing { cycle_ps: 417.0, l2_ps: 5_800, llc_ps: 32_000, c2c_ps: 60_000, upi_ps: 55_000, remote_cache_ps: 110_000 };
         MemSys::new(vec![s], vec![0], Vec::new(), 1, t)
     }
 

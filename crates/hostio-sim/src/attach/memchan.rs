@@ -75,7 +75,8 @@ pub(crate) const RINGS: Rings = Rings { flush_handover: true, empw: false, ..CX5
 /// modelled per channel).
 pub(crate) const ARRAY_ACCESS_NS: f64 = T_RCD_NS + T_CL_NS;
 /// nCache associativity, an estimate (the NetDIMM paper's nCache is set-associative with random
-/// replacement; the way count is not given).
+/// replacement; the way count is not given): 8 ways, the usual associativity of an on-chip SRAM
+/// buffer of a few hundred KiB, enough that the frames a forwarder holds rarely conflict.
 const NCACHE_WAYS: usize = 8;
 /// Write recovery of the NIC's DRAM, ns (tWR of DDR4, JEDEC): a frame written by the NIC is
 /// readable this long after its last line.
@@ -575,7 +576,7 @@ mod tests {
         let zone = Zone::new(&n, &plat, 1);
         let burst = zone.ps_per_line as u64;
         let host = zone.latency(0.0);
-        let t = crate::memsys::Timing { cycle_ps: 435.0, l2_ps: 5_000, llc_ps: 20_000, c2c_ps: 50_000, upi_ps: 50_000 };
+        let t = crate::memsys::Timing { cycle_ps: 435.0, l2_ps: 5_000, llc_ps: 20_000, c2c_ps: 50_000, upi_ps: 50_000, remote_cache_ps: 110_000 };
         let mut m = MemSys::new(Vec::new(), vec![crate::memsys::ZONE_BASE], vec![zone], 0, t);
         let mut nic = MemChannel::new(&n, 0);
         let now = 1_000_000;

@@ -7,6 +7,10 @@
 //! from hostio's PCIe latency model (device issue, link flight, root complex, memory part) with
 //! its default parameters on this NIC's link ([`hostio_pcie::PcieLatencyParams::with_link`]):
 //! those fitted to pcie-bench's NFP-6000 on a Haswell Xeon E5-2620 v3 (`hostio_pcie::latency`).
+//! For the ConnectX-5 these are an estimate: no per-DMA latency of that NIC is published, so its
+//! device issue, root-complex and flight parts are the NFP-6000's; the NIC's `tx_read_window_kib`
+//! was fitted on top of them (its transmit reads' latency sets how much a window carries), so a
+//! change to either needs the other refitted.
 //! It is memoised by (payload, location, direction), the location being the buffer's home (local
 //! or remote socket) and, for a write, LLC or DRAM (whether it allocates). A read that missed
 //! (some line of the packet or of its WQE was in no host cache; an inlined frame's WQE read is

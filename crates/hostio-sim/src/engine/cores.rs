@@ -26,8 +26,9 @@ use crate::memsys::Served;
 use crate::rng::mix64;
 
 /// `tx_release = "threshold"`: completed buffers are freed only while fewer than a burst plus
-/// this many TX slots are free (DPDK ixgbe/i40e `tx_free_thresh` default 32), or, on an eMPW ring,
-/// fewer WQE segments than the burst takes.
+/// this many TX slots are free (DPDK ixgbe/i40e `tx_free_thresh` default 32; hostio's variant of
+/// their rule, [`crate::config::TxRelease::Threshold`]), or, on an eMPW ring, fewer WQE segments
+/// than the burst takes.
 const TX_FREE_THRESH: u64 = 32;
 /// A co-runner's accesses that are stores: one in this many (an estimate for a cache-hungry
 /// benchmark that mostly reads, such as a pointer chase or a read-mostly stream; the DDIO paper
@@ -149,8 +150,9 @@ pub(super) struct Parts {
 }
 
 impl Parts {
-    /// One transmitted packet: its NIC fetch began at `fetch_at`, its data was at the NIC at
-    /// `data_at` and its last bit left at `done`.
+    /// One transmitted packet: `fetch_at` is its NIC fetch less the TX notice (so that `link`
+    /// includes the doorbell's notice), its data was at the NIC at `data_at` and its last bit
+    /// left at `done`.
     pub(super) fn record(&mut self, mb: &Mbuf, fetch_at: u64, data_at: u64, done: u64) {
         let total = done - mb.arrival_ps;
         let nic = (mb.t_dma - mb.arrival_ps) + (done - data_at);

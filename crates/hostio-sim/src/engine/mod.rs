@@ -5,7 +5,7 @@
 //! Integer picoseconds; a binary heap ordered by (time, sequence number) so ties are broken in
 //! insertion order; every random draw of the model comes from RNGs derived from the run seed (the engine's,
 //! each socket's cache hierarchy's, each memory-channel zone's); the generic slice maps are
-//! shuffled once with a fixed seed, as a processor's hash is fixed (`cache` module docs). Events are per packet: `Arrival` (a frame has fully arrived at a
+//! shuffled once with a fixed seed, as a processor's hash is fixed (`cache::SEQ_SEED`). Events are per packet: `Arrival` (a frame has fully arrived at a
 //! NIC), `Core` (a poll-mode core finishes its current step), `TxFetch` (the NIC reads posted TX
 //! descriptors), `Posted` (RX descriptors a core wrote reach a NIC whose frames wait for them), `CoRunner` (1 µs of a
 //! co-runner's accesses), `NicDrain`, `PauseRefresh` and `Warmup`. Cache work inside an event
@@ -78,7 +78,9 @@ const PAUSE_QUANTA_BITS: f64 = 65535.0 * 512.0;
 /// A forwarder's own code and data (FastClick's element graph and per-element state, the PMD's
 /// queue structures), MiB: twice the Skylake-SP L2, so part of it lives in the LLC within the
 /// app's CAT ways. An estimate; the DDIO paper's Fig. 3 shows the I/O app's misses rising when a
-/// co-runner shares its CAT ways, so its working set does reach the LLC.
+/// co-runner shares its CAT ways, so its working set does reach the LLC. It is the software's
+/// size, so it is the same on every platform (8× Haswell-EP's 256 KiB L2, 1.6× Ice Lake-SP's
+/// 1.25 MiB): sized against the Skylake-SP testbed's L2, where the DDIO paper observed it.
 const FORWARDER_WS_MIB: f64 = 2.0;
 
 /// Per-packet work of the application kinds, in core cycles, beyond the memory accesses that are
@@ -559,7 +561,11 @@ impl Engine {
                 buf_bytes: 0,
                 buf_cap: cap,
                 pause: n.pause_frames,
-                // PAUSE thresholds: estimates (the NIC's firmware thresholds are not published).
+                // PAUSE thresholds: estimates (the NIC's firmware thresholds are not published):
+                // XOFF with a quarter of the buffer left, which holds what a 100 GbE link still
+                // delivers while the PAUSE travels (a few KiB at ~100 m of fibre and the
+                // partner's frame in flight) many times over; XON at half, a hysteresis so that
+                // a draining buffer does not toggle PAUSE frame by frame.
                 xoff: cap * 3 / 4,
                 xon: cap / 2,
                 pausing: false,
@@ -636,6 +642,7 @@ impl Engine {
             llc_ps: (plat.llc_latency_ns * 1000.0) as u64,
             c2c_ps: (plat.c2c_latency_ns * 1000.0) as u64,
             upi_ps: (plat.upi_latency_ns * 1000.0) as u64,
+            remote_cache_ps: (plat.coherent_line_ns() * 1000.0) as u64,
         };
         let mut mem = MemSys::new(sockets, space.page_home, zones, coherent, t);
         for n in &nics {
