@@ -8,6 +8,13 @@ import hostio
 from hostio.cache import Hierarchy
 
 
+def pd_series(values):
+    """A pandas Series of Python objects."""
+    import pandas as pd
+
+    return pd.Series(values, dtype=object)
+
+
 def lines(n, start=0):
     return np.arange(start, start + n, dtype=np.uint64) * 64
 
@@ -112,6 +119,15 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: h.access([64, None]), "^addresses = 'a list holding None'"),
     (lambda h: h.access(np.array([0, -64], dtype=object)), "^addresses = 'an object array holding -64'"),
     (lambda h: h.access(np.array([[0, 64]], dtype=object)), "^addresses = 'array of object with shape \\(1, 2\\)'"),
+    # A 0-d array in a list is its scalar; an integer too long for text is described.
+    (lambda h: h.access([0, np.array(-64)]), "^addresses = 'a list holding np.int64\\(-64\\)'"),
+    (lambda h: h.access([0, 10**5000]), "^addresses = 'a list holding <an integer of 16610 bits>'"),
+    (lambda h: h.access([0], core=-10**5000), "^core = <an integer of 16610 bits>"),
+    (lambda h: h.access(pd_series([0, -1])), "^addresses = 'a Series of objects holding -1'"),
+    # An empty array is refused for its type as a longer one would be (an empty float one is
+    # NumPy's empty list).
+    (lambda h: h.access(np.zeros(0, dtype=[("a", "u8"), ("b", "u8")])), "^addresses = \"array of \\[\\('a'"),
+    (lambda h: h.access(np.zeros(0, dtype=complex)), "^addresses = 'array of complex128 with shape \\(0,\\)'"),
     (lambda h: Hierarchy("nope"), "platform.preset"),
     (lambda h: Hierarchy(ddio_ways=1), "platform.ddio_ways"),
     (lambda h: Hierarchy(colour=1), "platform.colour"),
@@ -251,9 +267,11 @@ def test_a_list_of_integers_beyond_int64_is_a_trace():
     a, b = Hierarchy(), Hierarchy()
     big = [2**63, 2**63 + 64, 0, 2**63]
     assert a.access(big).tolist() == b.access(np.array(big, dtype=np.uint64)).tolist() == [0, 0, 0, 1]  # the repeat hits the L2
-    # An object array of integers is a trace as the same list is.
-    c = Hierarchy()
-    assert c.access(np.array(big, dtype=object)).tolist() == [0, 0, 0, 1]
+    # An object array (or a Series of objects) of integers is a trace as the same list is, and a
+    # 0-d array in a list is the integer it holds.
+    assert Hierarchy().access(np.array(big, dtype=object)).tolist() == [0, 0, 0, 1]
+    assert Hierarchy().access(pd_series(big)).tolist() == [0, 0, 0, 1]
+    assert Hierarchy().access([np.array(x, dtype=np.uint64) for x in big]).tolist() == [0, 0, 0, 1]
 
 
 def test_masked_arrays_are_refused_and_misaligned_ones_read():

@@ -38,7 +38,7 @@ import weakref
 import numpy as np
 
 from hostio import _core
-from hostio.errors import checked_text, config_error
+from hostio.errors import checked_text, config_error, show
 from hostio.sim import integer
 
 KINDS = ("core_read", "core_write", "dev_write", "dev_read")
@@ -77,10 +77,9 @@ def _toml_value(key: str, v) -> str:
 ADDRESSES = "a one-dimensional array of non-negative integer byte addresses"
 
 
-def _is_address(x) -> bool:
-    """A non-negative integer below 2**64."""
-    i = integer(x)
-    return i is not None and 0 <= i < 2**64
+def _scalar(x):
+    """A 0-d array as the scalar it holds; anything else as it is."""
+    return x[()] if isinstance(x, np.ndarray) and x.ndim == 0 else x
 
 
 def _addresses(addresses) -> np.ndarray:
@@ -89,32 +88,41 @@ def _addresses(addresses) -> np.ndarray:
     if isinstance(addresses, (bytes, bytearray)) or (isinstance(addresses, memoryview) and addresses.itemsize == 1):
         # Raw bytes are not addresses (read them with np.frombuffer(..., dtype=np.uint64)).
         raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
-    listed = isinstance(addresses, (list, tuple)) or (isinstance(addresses, np.ndarray) and addresses.dtype.kind == "O" and addresses.ndim == 1)
-    if listed:
-        # A sequence of scalars (a NumPy object array holds Python ones): its first element that
-        # is no address is named. Nested sequences are left to the shape check below.
-        what = "an object array" if isinstance(addresses, np.ndarray) else f"a {type(addresses).__name__}"
-        for x in addresses:
-            if not _is_address(x) and not isinstance(x, (list, tuple, np.ndarray)):
-                raise config_error("addresses", f"{what} holding {x!r}", ADDRESSES)
     if isinstance(addresses, np.ma.MaskedArray):
         raise config_error("addresses", "a masked array", ADDRESSES)
-    if not isinstance(addresses, (list, tuple)) and np.ndim(addresses) == 0:  # a scalar, a generator, a set, ...
+    listed = isinstance(addresses, (list, tuple))
+    if not listed and np.ndim(addresses) == 0:  # a scalar, a generator, a set, ...
         raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
-    try:
-        a = np.ascontiguousarray(addresses)
-    except ValueError:  # a ragged nested list
-        raise config_error("addresses", f"a ragged {type(addresses).__name__}", ADDRESSES) from None
-    if a.dtype.kind in "fO" and listed and all(_is_address(x) for x in addresses):
-        # NumPy makes a list holding an integer of 2**63 or more float64 (or object), and an
-        # object array holds Python integers; the integers themselves are addresses.
-        a = np.array(addresses, dtype=np.uint64)
-    if a.size == 0:
-        a = a.astype(np.uint64)
-    if a.dtype.kind == "O" and not isinstance(addresses, (list, tuple, np.ndarray)):  # e.g. a Series of objects
-        raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
-    if a.ndim != 1 or a.dtype.kind not in "iu" or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
+    def whole():
+        try:
+            return np.ascontiguousarray(addresses)
+        except ValueError:  # a ragged nested sequence
+            raise config_error("addresses", f"a ragged {type(addresses).__name__}", ADDRESSES) from None
+
+    seq, a = (addresses, None) if listed else (None, whole())
+    if a is not None and a.dtype.kind == "O" and a.ndim == 1:
+        seq = a  # an object array (or a Series of objects): its elements are checked one by one
+    if seq is not None:
+        # A sequence of scalars: its first element that is no address is named, and the
+        # integers themselves are the addresses (NumPy would make a list holding one of 2**63 or
+        # more float64). A nested sequence is left to the shape check below.
+        what = f"a {type(addresses).__name__}" if listed else "an object array" if isinstance(addresses, np.ndarray) else f"a {type(addresses).__name__} of objects"
+        vals = []
+        for x in seq:
+            i = integer(_scalar(x))
+            if i is None or not 0 <= i < 2**64:
+                if isinstance(x, (list, tuple)) or isinstance(x, np.ndarray) and x.ndim:
+                    vals = None
+                    break
+                raise config_error("addresses", f"{what} holding {show(_scalar(x))}", ADDRESSES)
+            vals.append(i)
+        a = np.array(vals, dtype=np.uint64) if vals is not None else whole()
+    # An empty array of floats is NumPy's empty list; other non-integer types are refused, empty
+    # or not.
+    if a.ndim != 1 or not (a.dtype.kind in "iu" or a.dtype.kind == "f" and a.size == 0) or (a.size and np.issubdtype(a.dtype, np.signedinteger) and a.min() < 0):
         raise config_error("addresses", f"array of {a.dtype} with shape {a.shape}", ADDRESSES)
+    if a.size == 0:
+        return np.zeros(0, dtype=np.uint64)
     if a.dtype == np.dtype(np.uint64) and a.dtype.byteorder == "=" and a.flags.c_contiguous and a.flags.aligned and a.flags.owndata:
         # Read in place (a copy of a large trace costs as much as simulating it): an array that
         # owns its memory, which `access` holds a weak reference to meanwhile, so that NumPy

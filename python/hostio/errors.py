@@ -91,13 +91,25 @@ def config_error(key: str, value, allowed: str) -> ConfigError:
             k //= 2
         shown = f"{value[:k]!r}… ({len(value)} characters)"
     else:
-        try:
-            shown = repr(value)
-        except RecursionError:
-            shown = f"<a {type(value).__name__} nested too deeply to show>"
-        if len(shown) > MAX_SHOWN:
-            shown = f"{shown[:MAX_SHOWN]}… ({len(shown)} characters of its text)"
+        shown = show(value)
     return ConfigError(f"{key} = {shown}: {allowed}")
+
+
+def show(value) -> str:
+    """``repr(value)`` for a message, cut to :data:`MAX_SHOWN` characters; a value whose text
+    cannot be made (nested too deeply, an integer beyond Python's digit limit for text, a
+    ``__repr__`` that fails) is described instead."""
+    try:
+        shown = repr(value)
+    except RecursionError:
+        return f"<a {type(value).__name__} nested too deeply to show>"
+    except Exception:  # noqa: BLE001 - any failure of a foreign __repr__ is described, not raised
+        if isinstance(value, int):
+            return f"<an integer of {value.bit_length()} bits>"
+        return f"<a {type(value).__name__} that cannot be shown>"
+    if len(shown) > MAX_SHOWN:
+        shown = f"{shown[:MAX_SHOWN]}… ({len(shown)} characters of its text)"
+    return shown
 
 
 @contextlib.contextmanager
