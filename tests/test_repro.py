@@ -39,6 +39,13 @@ def verdicts(claims) -> list[bool]:
 # ------------------------------------------------------------------------------------------------
 
 
+def test_trends_refuse_values_that_are_not_finite():
+    assert repro._never_rises([1.0, 0.9, 0.8], 0.01) and repro._never_falls([0.8, 0.9, 1.0], 0.01)
+    for bad in (math.nan, math.inf, None):
+        assert not repro._never_rises([bad, 0.9, 0.8], 0.01) and not repro._never_rises([1.0, bad, 0.8], 0.01)
+        assert not repro._never_falls([bad, 0.9, 1.0], 0.01) and not repro._never_falls([0.8, bad, 1.0], 0.01)
+
+
 def test_aggregate_median_min_max():
     runs = [
         {"cores": 2, "seed": 1, "write_hit": 0.5, "p99_ns": 10.0, "x": None},
@@ -213,6 +220,10 @@ def test_fig9_claims():
     early = rows_of([({"mt19937_calls": c}, {"throughput_gbps": 98.7 if c == 0 else 60.0, "read_hit": 0.9,
                                              "write_hit": {10: 0.7, 20: 0.7, 30: 0.6}.get(c, 0.4)}) for c in repro.CALLS])
     assert verdicts(repro.fig9_claims(early))[2] is False
+    # the 60-call point counts with those up to 60: a high write hit there alone is no rise beyond
+    at60 = rows_of([({"mt19937_calls": c}, {"throughput_gbps": 98.7 if c < 50 else 60.0, "read_hit": 0.9,
+                                             "write_hit": 1.0 if c == 60 else 0.4}) for c in repro.CALLS])
+    assert verdicts(repro.fig9_claims(at60))[2] is False
 
 
 def test_fig10_claims():
@@ -232,6 +243,7 @@ def test_fig10_claims():
     # read hits count too: a fall from 1 to 4 cores is no improvement
     reads = rows_of([({"cores": n}, {"write_hit": w, "read_hit": r}) for n, w, r in zip(repro.CORES, [0.6, 0.65, 0.7, 0.6, 0.5], [1.0, 0.95, 0.9, 0.9, 0.9])])
     assert verdicts(repro.fig10_claims(reads)) == [False, True]
+    assert repro.fig10_claims(reads)[0].note == "the read hit falls from 1 to 4 cores" and "read 1.00 → 0.90" in repro.fig10_claims(reads)[0].hostio
     # beyond 4 cores: a rise at 8 is no degradation, even if 16 ends below 4
     assert verdicts(repro.fig10_claims(rows([0.6, 0.65, 0.8, 0.95, 0.7])))[1] is False
 
@@ -511,6 +523,7 @@ def test_fig14_claims():
     assert verdicts(repro.fig14_claims(rows(1000, 1300, 1250, 1020, 1080)))[2] is False
     assert verdicts(repro.fig14_claims(rows(1000, 1300, 1100, 1020, 1010)))[3] is False  # (v) below (iv)
     assert verdicts(repro.fig14_claims(rows(1000, 1300, 1100, 1000, 1000)))[3] is False  # (v) equal to (iv), not above
+    assert [verdicts(repro.fig14_claims(rows(1000, 1300, 1100, 1000, v)))[3] for v in (1009, 1010)] == [False, True]  # 1 % above at least
     assert verdicts(repro.fig14_claims(rows(1000, 1300, 1160, 1020, 1080)))[2] is False  # (iii) 14 % above (iv)
     assert verdicts(repro.fig14_claims(rows(1000, 1300, 1100, 1020, 1160)))[3] is False  # (v) 14 % above (iv)
     # no rise in (ii): lower (iii) and (v) cure nothing

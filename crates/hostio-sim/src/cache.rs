@@ -151,7 +151,9 @@ pub struct HierStats {
     /// Device write-allocations into the LLC (ItoM misses).
     pub io_allocations: u64,
     /// Valid lines evicted by device writes: allocations, write updates of lines held only in an
-    /// L2 (which take an I/O way), and recycled lines moved into the recycled ways.
+    /// L2 (which take an I/O way), and recycled lines moved into the recycled ways. A stash
+    /// ([`Hierarchy::dev_stash`]) counts the LLC victim of an inclusive allocation; its L2 victim
+    /// enters the LLC as a core's would, and what that evicts is not counted here.
     pub io_evictions: u64,
 }
 

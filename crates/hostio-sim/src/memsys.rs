@@ -49,6 +49,21 @@ pub(crate) struct Timing {
     pub remote_cache_ps: u64,
 }
 
+impl Timing {
+    /// A platform's latencies in ps.
+    pub fn of(plat: &crate::config::Platform) -> Timing {
+        let ps = |ns: f64| (ns * 1000.0) as u64;
+        Timing {
+            cycle_ps: 1000.0 / plat.clock_ghz,
+            l2_ps: ps(plat.l2_latency_ns),
+            llc_ps: ps(plat.llc_latency_ns),
+            c2c_ps: ps(plat.c2c_latency_ns),
+            upi_ps: ps(plat.upi_latency_ns),
+            remote_cache_ps: ps(plat.coherent_line_ns()),
+        }
+    }
+}
+
 /// Device-side line counts since the warm-up.
 #[derive(Default, Clone)]
 pub(crate) struct DmaCounters {
@@ -299,9 +314,12 @@ impl MemSys {
                     if self.sockets[o].hier.is_cached(line) {
                         // Served by the other socket's caches over UPI: the measured remote
                         // cache-to-cache latency (`coherent_line_ns`: MLC's remote HITM, 114 ns
-                        // on Skylake-SP, 106.5 ns on Haswell-EP), for clean and dirty lines
-                        // alike (a composition of the presets' LLC and UPI latencies would put
-                        // it below local DRAM on Haswell-EP).
+                        // on Skylake-SP, 106.5 ns on Haswell-EP), whatever the line's home (the
+                        // Skylake-SP run the preset cites measured 114.0–114.6 ns with the line
+                        // homed at the writer and 114.0–123.2 ns homed at the reader; other
+                        // public runs report up to ~180 ns for the latter), and for clean lines
+                        // too (MLC measures no remote clean hit). A composition of the presets'
+                        // LLC and UPI latencies would put it below local DRAM on Haswell-EP.
                         if write {
                             self.sockets[o].hier.invalidate(line);
                         }
@@ -646,6 +664,10 @@ mod tests {
         m.core_access(1, 0, &mut mba, 6, false, 0);
         // The measured remote cache-to-cache latency, not a sum of LLC and UPI parts.
         assert_eq!(m.core_access(0, 0, &mut mba, 6, false, 0), (110_000, Served::RemoteCache));
+        for (preset, ns) in [("skylake-gold-6140", 114.0), ("haswell-e5-2699v3", 106.5)] {
+            let p = crate::config::Platform::preset(preset).expect(preset);
+            assert_eq!(Timing::of(&p).remote_cache_ps, (ns * 1000.0) as u64, "{preset}");
+        }
         assert!(m.sockets[1].hier.is_cached(6), "a remote load keeps the copy");
         m.core_access(1, 1, &mut mba, 7, false, 0);
         assert_eq!(m.core_access(0, 1, &mut mba, 7, true, 0).1, Served::RemoteCache);

@@ -636,14 +636,7 @@ impl Engine {
             });
         }
 
-        let t = Timing {
-            cycle_ps: 1000.0 / plat.clock_ghz,
-            l2_ps: (plat.l2_latency_ns * 1000.0) as u64,
-            llc_ps: (plat.llc_latency_ns * 1000.0) as u64,
-            c2c_ps: (plat.c2c_latency_ns * 1000.0) as u64,
-            upi_ps: (plat.upi_latency_ns * 1000.0) as u64,
-            remote_cache_ps: (plat.coherent_line_ns() * 1000.0) as u64,
-        };
+        let t = Timing::of(plat);
         let mut mem = MemSys::new(sockets, space.page_home, zones, coherent, t);
         for n in &nics {
             if let Attachment::Coherent(a) = &n.attach {
