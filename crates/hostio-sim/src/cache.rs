@@ -2525,7 +2525,8 @@ pub(crate) mod tests {
         let p0 = m.sockets[0].hier.psel;
         // Lines 0..129 of socket 0's memory: misses in the MRU leader sets 0 and 64 (lines 0, 64
         // and 128: +3) and the bimodal leader set 33 (line 33: -1).
-        assert_eq!(m.dev_read_lines(0, 129, 0), 1);
+        // Read by a device on socket 0, the hit is the other socket's (one far hit).
+        assert_eq!(m.dev_read_lines(0, 0, 129, 0), (1, 1));
         assert_eq!((m.c.rd_hit, m.c.rd_miss), (1, 128));
         assert_eq!(m.sockets[0].hier.psel, p0 + 2);
         assert!(!m.sockets[0].hier.is_cached(0), "a device read does not allocate");

@@ -14,7 +14,8 @@
 //!   trip (two hops of `upi_latency_ns`) when remote.
 //! * **Device writes and reads** ([`MemSys::dev_write_lines`], [`MemSys::dev_read_lines`]) follow the I/O hub
 //!   rules of [`crate::cache`]: an allocating ItoM (DDIO) or a write to DRAM that invalidates
-//!   cached copies; a PCIeRdCur that hits any socket's caches or reads DRAM without allocating.
+//!   cached copies; a PCIeRdCur that hits any socket's caches (those of the other socket than the
+//!   device's reached across UPI) or reads DRAM without allocating.
 //!   A coherent device instead takes lines into its own cache ([`MemSys::dev_own`]); a
 //!   memory-channel device writes its own zone ([`MemSys::zone_write`]).
 //! * **Flushes** ([`MemSys::flush`]): a core writes back and drops every cached copy of a line, as a host
@@ -396,25 +397,34 @@ impl MemSys {
         self.c.wr_miss += (n - hits) as u64;
     }
 
-    /// A device's reads of lines `first..first + n` through the I/O hub (PCIeRdCur), looked up
-    /// at `now`; returns how many a host cache had. A miss reads the home's DRAM without
-    /// allocating.
-    pub fn dev_read_lines(&mut self, first: u32, n: u32, now: u64) -> u32 {
+    /// Reads of lines `first..first + n` by a device on socket `dev_socket` through its I/O hub
+    /// (PCIeRdCur), looked up at `now`; returns how many a host cache had, and how many of those
+    /// only the other socket's caches had (a snoop across UPI). A miss reads the home's DRAM
+    /// without allocating.
+    pub fn dev_read_lines(&mut self, dev_socket: usize, first: u32, n: u32, now: u64) -> (u32, u32) {
         let end = first + n;
         let mut l = first;
-        let mut hits = 0;
+        let (mut hits, mut far) = (0, 0);
         while l < end {
             let stop = end.min((l / LINES_PER_PAGE + 1) * LINES_PER_PAGE);
             let home = self.home(l);
             // In use: the home's caches, and no other socket's.
             let alone = |s: usize| self.sockets.iter().enumerate().all(|(i, o)| o.used == (i == s));
             let h = match home {
-                Some(s) if alone(s) => self.sockets[s].hier.dev_read_lines(l, stop - l),
+                Some(s) if alone(s) => {
+                    let h = self.sockets[s].hier.dev_read_lines(l, stop - l);
+                    if s != dev_socket {
+                        far += h;
+                    }
+                    h
+                }
                 _ => {
                     let mut h = 0;
                     for x in l..stop {
                         if self.sockets.iter().any(|s| s.used && s.hier.dev_read(x)) {
                             h += 1;
+                            let near = self.sockets.get(dev_socket).is_some_and(|s| s.used && s.hier.dev_read(x));
+                            far += !near as u32;
                         } else if let Some(s) = home {
                             // A read miss counts in the home LLC's set dueling (`cache` module docs).
                             self.sockets[s].hier.dev_read_missed(x);
@@ -438,7 +448,7 @@ impl MemSys {
             hits += h;
             l = stop;
         }
-        hits
+        (hits, far)
     }
 
     /// A coherent device's read of a host line: true when a host cache had it (a line transfer);
@@ -623,6 +633,27 @@ mod tests {
         let socket = || Socket { hier: Hierarchy::new(&p, &pa), mem: Memory::new(90.0, 100.0, &crate::config::SKX_LOAD_CURVE), used: true };
         let t = Timing { cycle_ps: 400.0, l2_ps: 5_000, llc_ps: 30_000, c2c_ps: 50_000, upi_ps: 55_000, remote_cache_ps: 110_000 };
         MemSys::new(vec![socket(), socket()], vec![0, 1], Vec::new(), 1, t)
+    }
+
+    /// A transmit read of a frame homed on the NIC's socket is served there unless some line of
+    /// it is only in the other socket's caches: then the read crosses UPI (not local).
+    #[test]
+    fn a_frame_cached_only_on_the_other_socket_is_not_served_locally() {
+        use crate::attach::{hub_fetch, Dev, TxDma};
+        let dev = Dev { socket: 0, ddio: true, io_mask: 0x600, ddio_lines: u32::MAX, stash_lines: 0 };
+        let frame = |data_line| TxDma { queue: 0, idx_line: 0, posted_at: 0, pos: 0, n: 64, wqe_line: 0, cq_line: 0, data_line, payload: 128, inline: false, seg: 0, segs: 0, completion: None, now: 0 };
+        let mut m = two_sockets();
+        let mut mba = crate::mem::Mba::new(100, 10.0);
+        // Lines 10..12 are homed on socket 0 (the NIC's): written there by the device, then
+        // lines 20..22 read by a core of socket 1, which caches them there alone.
+        m.dev_write_lines(0, true, 0x600, 10, 2, 0);
+        for l in [20, 21] {
+            m.core_access(1, 0, &mut mba, l, false, 0);
+        }
+        assert!(!m.sockets[0].hier.is_cached(20) && m.sockets[1].hier.is_cached(20));
+        assert_eq!(hub_fetch(&mut m, dev, &frame(10)), (true, None), "all in the NIC's socket");
+        assert_eq!(hub_fetch(&mut m, dev, &frame(20)), (false, None), "hits, but across UPI");
+        assert_eq!(m.dev_read_lines(0, 20, 2, 0), (2, 2));
     }
 
     /// DDIO allocates only for lines homed on the NIC's socket: those are counted as write hits

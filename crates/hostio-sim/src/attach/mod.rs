@@ -293,7 +293,7 @@ impl Attachment {
 pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
     let slot = f.pos % f.n;
     if f.pos % CX5_RINGS.rx_desc_per_line == 0 {
-        m.dev_read_lines(f.desc_line + (slot / CX5_RINGS.rx_desc_per_line) as u32, 1, f.now);
+        m.dev_read_lines(d.socket, f.desc_line + (slot / CX5_RINGS.rx_desc_per_line) as u32, 1, f.now);
     }
     let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
     let lines = f.payload.div_ceil(64) as u32;
@@ -322,21 +322,26 @@ pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
 /// The I/O hub's side of fetching one TX packet: the WQE lines that begin within the packet's
 /// segments and every payload line are read (PCIeRdCur, looked up now; no payload line when the
 /// frame was inlined into the WQE), and a completion is written after each frame that closes a
-/// block of slots (`TxDma::completion`). Returns whether the buffer is homed on the NIC's socket,
-/// and, when some line missed, the loaded latency of its home DRAM (the misses' reads counted),
-/// ps.
+/// block of slots (`TxDma::completion`). Returns whether the frame was served on the NIC's
+/// socket (its buffer homed there, and no line of it found only in the other socket's caches,
+/// which a snoop across UPI reaches), and, when some line missed, the loaded latency of its
+/// home DRAM (the misses' reads counted), ps.
 pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, Option<u64>) {
-    let mut all_hit = true;
+    let (mut all_hit, mut far) = (true, 0);
+    let mut read = |first: u32, n: u32| {
+        let (h, f_) = m.dev_read_lines(d.socket, first, n, f.now);
+        all_hit &= h == n;
+        far += f_;
+    };
     for l in f.seg.div_ceil(4)..(f.seg + f.segs).div_ceil(4) {
-        all_hit &= m.dev_read_lines(f.wqe_line + (l % f.n) as u32, 1, f.now) == 1;
+        read(f.wqe_line + (l % f.n) as u32, 1);
     }
     if !f.inline {
-        let lines = f.payload.div_ceil(64) as u32;
-        all_hit &= m.dev_read_lines(f.data_line, lines, f.now) == lines;
+        read(f.data_line, f.payload.div_ceil(64) as u32);
     }
     if let Some(c) = f.completion {
         m.dev_write_lines(d.socket, d.ddio, d.io_mask, f.cq_line + c, 1, f.now);
     }
     let home = m.home(f.data_line).expect("DMA through an I/O hub targets socket memory");
-    (home == d.socket, (!all_hit).then(|| m.sockets[home].mem.loaded_latency(f.now)))
+    (home == d.socket && far == 0, (!all_hit).then(|| m.sockets[home].mem.loaded_latency(f.now)))
 }
