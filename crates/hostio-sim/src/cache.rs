@@ -1546,12 +1546,12 @@ pub(crate) mod tests {
             assert!(std::panic::catch_unwind(|| Hierarchy::new(&p, &[0, 1])).is_err());
         }
         let calls: [fn(Hierarchy); 6] = [
-            |mut h| drop(h.dev_write(256, true)),
+            |mut h| _ = h.dev_write(256, true),
             |mut h| h.dev_write_each(&[3, 256], true, 0x600, |_, _| {}),
-            |mut h| drop(h.dev_write_lines(250, 7, true, 0x600)),
-            |mut h| drop(h.dev_write_lines(1, u32::MAX, true, 0x600)),
-            |mut h| drop(h.core_access(2, 0, false)),
-            |mut h| drop(h.dev_stash(2, 0, 0x600)),
+            |mut h| _ = h.dev_write_lines(250, 7, true, 0x600),
+            |mut h| _ = h.dev_write_lines(1, u32::MAX, true, 0x600),
+            |mut h| _ = h.core_access(2, 0, false),
+            |mut h| _ = h.dev_stash(2, 0, 0x600),
         ];
         for call in calls {
             let h = small(false, 0);
