@@ -641,19 +641,27 @@ mod tests {
     fn a_frame_cached_only_on_the_other_socket_is_not_served_locally() {
         use crate::attach::{hub_fetch, Dev, TxDma};
         let dev = Dev { socket: 0, ddio: true, io_mask: 0x600, ddio_lines: u32::MAX, stash_lines: 0 };
-        let frame = |data_line| TxDma { queue: 0, idx_line: 0, posted_at: 0, pos: 0, n: 64, wqe_line: 0, cq_line: 0, data_line, payload: 128, inline: false, seg: 0, segs: 0, completion: None, now: 0 };
+        let frame = |data_line, wqe_line, segs| TxDma { queue: 0, idx_line: 0, posted_at: 0, pos: 0, n: 64, wqe_line, cq_line: 0, data_line, payload: 128, inline: false, seg: 0, segs, completion: None, now: 0 };
         let mut m = two_sockets();
         let mut mba = crate::mem::Mba::new(100, 10.0);
-        // Lines 10..12 are homed on socket 0 (the NIC's): written there by the device, then
-        // lines 20..22 read by a core of socket 1, which caches them there alone.
+        // Lines 10..12 and 30 are homed on socket 0 (the NIC's): written there by the device;
+        // lines 20..22 and 40 read by a core of socket 1, which caches them there alone.
         m.dev_write_lines(0, true, 0x600, 10, 2, 0);
-        for l in [20, 21] {
+        m.dev_write_lines(0, true, 0x600, 30, 1, 0);
+        for l in [20, 21, 40] {
             m.core_access(1, 0, &mut mba, l, false, 0);
         }
         assert!(!m.sockets[0].hier.is_cached(20) && m.sockets[1].hier.is_cached(20));
-        assert_eq!(hub_fetch(&mut m, dev, &frame(10)), (true, None), "all in the NIC's socket");
-        assert_eq!(hub_fetch(&mut m, dev, &frame(20)), (false, None), "hits, but across UPI");
+        assert_eq!(hub_fetch(&mut m, dev, &frame(10, 30, 1)), (true, None), "all in the NIC's socket");
+        assert_eq!(hub_fetch(&mut m, dev, &frame(20, 30, 1)), (false, None), "payload hits, but across UPI");
+        assert_eq!(hub_fetch(&mut m, dev, &frame(10, 40, 1)), (false, None), "its WQE line across UPI");
         assert_eq!(m.dev_read_lines(0, 20, 2, 0), (2, 2));
+        // A line homed on socket 1, whose caches alone are in use: a hit there is far for a
+        // device on socket 0, near for one on socket 1.
+        m.core_access(1, 0, &mut mba, LPP as u32 + 5, false, 0);
+        m.sockets[0].used = false;
+        assert_eq!(m.dev_read_lines(0, LPP as u32 + 5, 1, 0), (1, 1));
+        assert_eq!(m.dev_read_lines(1, LPP as u32 + 5, 1, 0), (1, 0));
     }
 
     /// DDIO allocates only for lines homed on the NIC's socket: those are counted as write hits

@@ -13,7 +13,8 @@
 //! estimate (no published figure for an on-die NIC's path). A read returns
 //! after one LLC access when every line hit, else after the loaded DRAM latency of the buffer's
 //! home (a load-to-use latency, the LLC lookup included). A buffer homed on the other socket adds a
-//! UPI round trip to every write and every read. The TX notice (the
+//! UPI round trip to every write and every read, and so does a read some line of which (the
+//! packet's or its WQE's) was only in the other socket's caches. The TX notice (the
 //! doorbell reaching the NIC, then its descriptor read) is two LLC accesses: an estimate, as
 //! on-die NICs publish no such figure. The
 //! mesh's bandwidth (hundreds of GB/s) is not a limit at 100–400 Gb/s, so it is not modelled.

@@ -323,7 +323,8 @@ pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
 /// segments and every payload line are read (PCIeRdCur, looked up now; no payload line when the
 /// frame was inlined into the WQE), and a completion is written after each frame that closes a
 /// block of slots (`TxDma::completion`). Returns whether the frame was served on the NIC's
-/// socket (its buffer homed there, and no line of it found only in the other socket's caches,
+/// socket (its buffer homed there, and no line of it or of its WQE found only in the other
+/// socket's caches,
 /// which a snoop across UPI reaches), and, when some line missed, the loaded latency of its
 /// home DRAM (the misses' reads counted), ps.
 pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, Option<u64>) {

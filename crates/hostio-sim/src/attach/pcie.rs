@@ -12,8 +12,8 @@
 //! was fitted on top of them (its transmit reads' latency sets how much a window carries), so a
 //! change to either needs the other refitted.
 //! It is memoised by (payload, location, direction), the location being the buffer's home (local
-//! or remote socket; a read is remote too when some line of it was only in the other socket's
-//! caches) and, for a write, LLC or DRAM (whether it allocates). A read that missed
+//! or remote socket; a read is remote too when some line of the packet or of its WQE was only in
+//! the other socket's caches) and, for a write, LLC or DRAM (whether it allocates). A read that missed
 //! (some line of the packet or of its WQE was in no host cache; an inlined frame's WQE read is
 //! taken as an LLC hit, in the TX notice) pays the memory model's DRAM
 //! instead of the fit's: its latency is the fit's LLC-hit read with the fit's host LLC part
