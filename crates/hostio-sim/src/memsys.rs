@@ -421,9 +421,11 @@ impl MemSys {
                 _ => {
                     let mut h = 0;
                     for x in l..stop {
-                        if self.sockets.iter().any(|s| s.used && s.hier.dev_read(x)) {
+                        // The device's own socket first; any other socket's caches reached
+                        // across UPI.
+                        let near = self.sockets.get(dev_socket).is_some_and(|s| s.used && s.hier.dev_read(x));
+                        if near || self.sockets.iter().enumerate().any(|(i, s)| i != dev_socket && s.used && s.hier.dev_read(x)) {
                             h += 1;
-                            let near = self.sockets.get(dev_socket).is_some_and(|s| s.used && s.hier.dev_read(x));
                             far += !near as u32;
                         } else if let Some(s) = home {
                             // A read miss counts in the home LLC's set dueling (`cache` module docs).
