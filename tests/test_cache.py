@@ -15,6 +15,13 @@ def pd_series(values):
     return pd.Series(values, dtype=object)
 
 
+def pd_nullable(values, dtype):
+    """A pandas Series of a nullable integer type."""
+    import pandas as pd
+
+    return pd.Series(values, dtype=dtype)
+
+
 def lines(n, start=0):
     return np.arange(start, start + n, dtype=np.uint64) * 64
 
@@ -124,6 +131,9 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: h.access([0, 10**5000]), "^addresses = 'a list holding <an integer of 16610 bits>'"),
     (lambda h: h.access([0], core=-10**5000), "^core = <an integer of 16610 bits>"),
     (lambda h: h.access(pd_series([0, -1])), "^addresses = 'a Series of objects holding -1'"),
+    # A pandas nullable array with a missing value is named as such (NumPy would make it float64).
+    (lambda h: h.access(pd_nullable([64, None], "UInt64")), "^addresses = 'a Series of UInt64 holding a missing value'"),
+    (lambda h: h.access(pd_nullable([64, None], "Int64").array), "^addresses = 'an IntegerArray of Int64 holding a missing value'"),
     # An empty array is refused for its type as a longer one would be (an empty float one is
     # NumPy's empty list).
     (lambda h: h.access(np.zeros(0, dtype=[("a", "u8"), ("b", "u8")])), "^addresses = \"array of \\[\\('a'"),
@@ -272,6 +282,24 @@ def test_a_list_of_integers_beyond_int64_is_a_trace():
     assert Hierarchy().access(np.array(big, dtype=object)).tolist() == [0, 0, 0, 1]
     assert Hierarchy().access(pd_series(big)).tolist() == [0, 0, 0, 1]
     assert Hierarchy().access([np.array(x, dtype=np.uint64) for x in big]).tolist() == [0, 0, 0, 1]
+    # A nullable Series with no missing value is the same trace (built from an array: pandas
+    # builds one from a list of such integers through float64).
+    assert Hierarchy().access(pd_nullable(np.array(big, dtype=np.uint64), "UInt64")).tolist() == [0, 0, 0, 1]
+
+
+class Stubborn(int):
+    """An int whose conversions refuse: its own value is still the integer it holds."""
+
+    def __int__(self):
+        raise ValueError("no")
+
+    __index__ = __int__
+
+
+def test_an_int_subclass_is_its_own_value():
+    assert Hierarchy().access([Stubborn(64), 64]).tolist() == [0, 1]
+    with pytest.raises(hostio.ConfigError, match="^core = "):
+        Hierarchy().access([0], core=Stubborn(18))
 
 
 def test_masked_arrays_are_refused_and_misaligned_ones_read():

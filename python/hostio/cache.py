@@ -90,6 +90,13 @@ def _addresses(addresses) -> np.ndarray:
         raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)
     if isinstance(addresses, np.ma.MaskedArray):
         raise config_error("addresses", "a masked array", ADDRESSES)
+    dtype = getattr(addresses, "dtype", None)
+    if dtype is not None and not isinstance(dtype, np.dtype) and callable(getattr(addresses, "isna", None)):
+        # A pandas array or Series of a nullable type: a missing value is no address (NumPy
+        # would turn the whole array into float64).
+        if bool(np.asarray(addresses.isna()).any()):
+            name = type(addresses).__name__
+            raise config_error("addresses", f"{'an' if name[0] in 'AEIOUaeiou' else 'a'} {name} of {dtype} holding a missing value", ADDRESSES)
     listed = isinstance(addresses, (list, tuple))
     if not listed and np.ndim(addresses) == 0:  # a scalar, a generator, a set, ...
         raise config_error("addresses", f"{type(addresses).__name__} object", ADDRESSES)

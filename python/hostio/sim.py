@@ -179,10 +179,16 @@ def _numpy_type(value) -> str | None:
 
 def integer(value) -> int | None:
     """`value` as an int when it is an integer of any integer type (NumPy's too), else None: not
-    a boolean, and not a NumPy time, which NumPy files under the integers."""
+    a boolean, not a NumPy time, which NumPy files under the integers, and not a value of an
+    integer type whose conversion to int fails."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or _numpy_type(value) in ("timedelta64", "datetime64"):
         return None
-    return int(value)
+    if isinstance(value, int):
+        return int.__int__(value)  # an int subclass's own value, whatever its __int__ does
+    try:
+        return int(value)
+    except Exception:  # an Integral type whose conversion fails gives no integer
+        return None
 
 
 def _plain(value, key: str, depth: int = 0):
