@@ -257,6 +257,21 @@ def test_a_panicking_point_loses_nothing_else(tmp_path, monkeypatch, jobs):
     df = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128, 256, 512]}, set=SHORT, out=tmp_path, jobs=jobs, progress=False)
     assert list(df["error"].isna()) == [True, False, True]
     assert df["error"][1] == "FakePanic: index out of bounds"
+    # Without --seeds each point runs with its scenario's own seed, the failed one too.
+    assert df["seed"].tolist() == [1, 1, 1] and df["seed"].dtype == "int64"
+
+
+def test_a_failed_point_without_seeds_shows_its_own_seed(tmp_path, monkeypatch):
+    def run(text, set=(), **kw):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(sim, "run", run)
+    axes = {"run.seed": [7, 9]}  # an axis may set the seed when --seeds is not given
+    df = hostio.sweep("quickstart", axes, set=SHORT, jobs=1, progress=False)
+    assert df["seed"].tolist() == [7, 9] and df["error"].notna().all()
+    df = hostio.sweep("quickstart", axes, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert df["seed"].tolist() == [7, 9]
+    assert [p["seed"] for p in json.loads((tmp_path / "sweep.json").read_text())["points"]] == [7, 9]
 
 
 def _children(pid):

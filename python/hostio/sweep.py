@@ -249,12 +249,17 @@ def _filled(given, defaults):
 def point_id(text: str, overrides: Sequence[str]) -> str:
     """Identity of a point: its resolved scenario, the hostio version and the engine identity
     (raises ConfigError when invalid)."""
+    return _point(text, overrides)[0]
+
+
+def _point(text: str, overrides: Sequence[str]) -> tuple[str, int]:
+    """A point's identity (:func:`point_id`) and the seed it runs with (its ``run.seed``)."""
     resolved = sim.resolved(text, set=overrides)
     # A default spelt out is the same point (as a run's scenario_hash counts it).
     defaults = resolved.pop("defaults", {})
     resolved["scenario"] = _filled(resolved["scenario"], defaults)
     blob = json.dumps({"hostio": _version(), "engine": engine_id(), "resolved": resolved}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+    return hashlib.sha256(blob.encode()).hexdigest()[:20], resolved["scenario"]["run"]["seed"]
 
 
 @functools.cache
@@ -797,11 +802,14 @@ def sweep(
     combos = list(itertools.product(expand(axes), seed_list or [None]))
     points = [(text, base + c + ([] if s is None else [f"run.seed={s}"])) for c, s in combos]
     values = list(itertools.product(*axes.values()))
+    # Validated before the folder is touched; without --seeds a point runs with its own run.seed,
+    # which its rows show even when it fails.
+    ids, point_seeds = zip(*(_point(t, o) for t, o in points))
+    keys = [(v, s) for (v, _), s in zip(itertools.product(values, seed_list or [None]), point_seeds)]
     outp = Path(out) if out is not None else None
     if outp is None:
-        recs = _run_points(points, [point_id(t, o) for t, o in points], None, jobs, "sweep", progress, scheduler)
-        return _frame(axes, [(v, s) for v, s in itertools.product(values, seed_list or [None])], recs)
-    ids = [point_id(t, o) for t, o in points]  # validate before the folder is touched
+        recs = _run_points(points, list(ids), None, jobs, "sweep", progress, scheduler)
+        return _frame(axes, keys, recs)
     check_reachable(scheduler)
     if any((outp / name).exists() for name in ("summary.json", "claims.csv")):
         raise config_error("--out", str(out), "a folder of hostio sweep, or a new one (this one holds a reproduction: its summary.json or claims.csv)")
@@ -812,12 +820,11 @@ def sweep(
     with locked(outp):
         manifest = {
             "hostio": _version(), "engine": engine_id(), "scenario": text, "set": base, "axes": dict(axes), "seeds": seed_list,
-            "points": [{"id": pid, "values": list(v), "seed": s}
-                       for pid, (v, s) in zip(ids, itertools.product(values, seed_list or [None]))],
+            "points": [{"id": pid, "values": list(v), "seed": s} for pid, (v, s) in zip(ids, keys)],
         }
         write_atomic(outp / "sweep.json", lambda p: p.write_text(json.dumps(manifest, indent=1) + "\n"))
         try:
-            reused = sum(1 for r in _run_points(points, ids, outp, jobs, "sweep", progress, scheduler) if r.get("reused"))
+            reused = sum(1 for r in _run_points(points, list(ids), outp, jobs, "sweep", progress, scheduler) if r.get("reused"))
             df = load(outp)
             write_tables(df, outp)
         except BaseException as exc:  # also after Ctrl-C, even once every point is done: the tables hold the points finished so far
