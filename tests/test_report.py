@@ -139,3 +139,22 @@ def test_reproduce_page_shows_the_first_point_whatever_finished_first(tmp_path):
     # completion order: the second point's seed 2, then its seed 1, then the first point
     log.write_text("".join(json.dumps(r) + "\n" for r in (rec(3, 2, "late"), rec(2, 1, "second"), rec(0, 1, "first"))))
     assert report._scenarios(tmp_path) == {"fig0": {"name": "first"}}
+
+
+def test_heat_maps_put_numeric_axes_in_ascending_order(monkeypatch):
+    import matplotlib.axes
+    import pandas as pd
+
+    ticks = []
+    real = matplotlib.axes.Axes.set_yticks
+
+    def record(self, pos, labels=None, **kw):
+        ticks.append(list(labels or []))
+        return real(self, pos, labels, **kw)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "set_yticks", record)
+    axes = {"nics.nic0.rx_descriptors": [128, 1024, 4096, 512], "traffic.t0.flows": ["a", "b"]}
+    ok = pd.DataFrame([{"nics.nic0.rx_descriptors": d, "traffic.t0.flows": f, "seed": 1, "throughput_gbps": float(d)}
+                       for d in axes["nics.nic0.rx_descriptors"] for f in axes["traffic.t0.flows"]])
+    report._sweep_figures(ok, axes, list(axes), [("throughput_gbps", "throughput")])
+    assert ["128", "512", "1024", "4096"] in ticks, ticks

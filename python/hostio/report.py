@@ -206,7 +206,7 @@ def _sweep_figures(ok, axes: dict, varying: list[str], metrics) -> list[str]:
                 for k, v in zip(rest, combo):
                     part = part[part[k] == v]
                 grid = part.pivot_table(index=ya, columns=xa, values=c, aggfunc="median", sort=False)
-                grid = grid.reindex(index=[v for v in axes[ya] if v in grid.index], columns=[v for v in axes[xa] if v in grid.columns])
+                grid = grid.reindex(index=[v for v in _ordered(axes[ya]) if v in grid.index], columns=[v for v in _ordered(axes[xa]) if v in grid.columns])
                 if grid.size == 0 or grid.isna().all().all():
                     # A metric these points do not have (e.g. PCIe hit rates off PCIe).
                     ax.set_axis_off()
@@ -236,6 +236,11 @@ def _cells(grid):
         for j in range(arr.shape[1]):
             if arr[i, j] == arr[i, j]:  # not NaN
                 yield (i, j), arr[i, j]
+
+
+def _ordered(values) -> list:
+    """An axis's values in the order a plot shows them: numbers ascending, others as given."""
+    return sorted(values) if _numeric(values) else list(values)
 
 
 def _numeric(values) -> bool:
