@@ -237,7 +237,7 @@ def argv(draw) -> list[str]:
             if draw(st.booleans()):
                 args += ["--json", draw(outputs)]
     elif cmd == "presets":
-        args += draw(st.sampled_from([[], ["--json"]]))
+        args += draw(st.sampled_from([[], ["--json"], ["--json", "-"]]))
     elif cmd.startswith("pcie"):
         flags = {"pcie bandwidth": ["--size"], "pcie nic": ["--design", "--frame", "--eth-gbps"],
                  "pcie link-for": ["--rate-gbps", "--size", "--op"], "pcie latency": ["--kind", "--size", "--location"],

@@ -192,6 +192,10 @@ def test_cli_reproduce_one_experiment(tmp_path):
 def test_cli_presets_and_check():
     p = hostio_cli("presets")
     assert p.returncode == 0 and "skylake-gold-6140" in p.stdout
+    # --json takes PATH or - like every other command's; alone it means stdout.
+    for args in (["--json"], ["--json", "-"]):
+        p = hostio_cli("presets", *args)
+        assert p.returncode == 0 and json.loads(p.stdout) == hostio.presets(), p.stderr
     p = hostio_cli("check", "quickstart", "--set", "platform.ddio_ways=4")
     assert p.returncode == 0 and json.loads(p.stdout)["ddio_mask"] == "0x780"
 

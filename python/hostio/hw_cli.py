@@ -259,10 +259,10 @@ def _ddio(args) -> int:
         mask = int(args.mask.strip(), 16)
     if args.action == "set" and (args.ways is None) == (mask is None):
         if args.ways is None:
-            raise config_error("--ways", None, "exactly one of --ways N or --mask HEX")
+            raise ConfigError("ddio set needs exactly one of --ways N or --mask HEX (neither was given)")
         raise config_error("--mask", args.mask, "exactly one of --ways N or --mask HEX (not both)")
     if args.action in ("disable", "enable") and args.nic is None:
-        raise config_error("--nic", None, "the PCI address of the NIC (BDF) such as 0000:3b:00.0")
+        raise ConfigError(f"ddio {args.action} needs --nic: the PCI address of the NIC (BDF) such as 0000:3b:00.0")
     # Fake trees need no privileges; the real one does. Any spelling of / (//, /./) is this machine.
     real = os.path.realpath(args.root) == "/"
     host = t.Host("/" if real else args.root, euid=None if real else 0)

@@ -35,8 +35,10 @@ def register(sub) -> None:
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", help=_set_help())
     p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("presets", help="list the platform presets and their facts")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("presets", help="list the platform presets and their facts",
+                       description="List the platform presets (the names `platform.preset` takes) and their facts.")
+    p.add_argument("--json", metavar="PATH|-", nargs="?", const="-",
+                   help="write every preset's facts as JSON to PATH, or to stdout with - (the default when no PATH follows)")
     p.set_defaults(func=cmd_presets)
 
     p = sub.add_parser("sweep", help="run a scenario over keys and seeds, locally or on a Dask cluster")
@@ -216,7 +218,7 @@ def cmd_check(args) -> int:
 def cmd_presets(args) -> int:
     ps = sim.presets()
     if args.json:
-        print(json.dumps(ps, indent=2))
+        write_json(ps, args.json)
         return 0
     for name, p in ps.items():
         llc = p["llc_slices"] * p["llc_mib_per_slice"]
