@@ -16,7 +16,7 @@ USER_ERRORS = (ConfigError, HostioError)
 
 #: Options of the commands whose checks the Python API shares (``hostio sweep``, ``advise``,
 #: ``reproduce``), and the API's parameter of each: a message names the one the caller used.
-PYTHON_NAMES = {"--axis": "axes", "--seeds": "seeds", "--set": "set", "--out": "out", "--jobs": "jobs",
+PYTHON_NAMES = {"--axis": "axes", "--seeds": "seeds", "--seed": "seed", "--set": "set", "--out": "out", "--jobs": "jobs",
                 "--scheduler": "scheduler", "--goal": "goal", "--slo": "slo", "--knobs": "knobs", "--only": "only"}
 #: Options whose messages may name one of their entries (``--axis KEY``: ``axes['KEY']``).
 _MAPPINGS = ("--axis", "--knobs")

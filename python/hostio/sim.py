@@ -303,7 +303,7 @@ def run(
     if seed is not None:
         v = integer(seed)
         if v is None or not 0 <= v <= MAX_SEED:
-            raise config_error("seed", seed, f"an integer in 0..={MAX_SEED}")
+            raise config_error("--seed", seed, f"an integer in 0..={MAX_SEED}")
         seed = v
     if progress is False:
         progress = None

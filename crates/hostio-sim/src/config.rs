@@ -296,8 +296,10 @@ pub struct NicCfg {
     /// of these packets to the L2 cache", as cache stashing does on other architectures): the
     /// first `stash_lines` lines of each received frame are written into the L2 of the core that
     /// polls its queue, Modified there (its L2 victims go to the LLC as a core's do); the rest
-    /// follows DDIO (and `ddio_lines`). Only where DDIO would allocate: the buffer homed on the
-    /// NIC's socket and the core there too. Unset: none. Needs DDIO on for this NIC.
+    /// follows DDIO (and `ddio_lines`, which counts from the frame's first line, stashed lines
+    /// included: with `ddio_lines` at or below `stash_lines` every line after the stashed ones
+    /// goes to DRAM). Only where DDIO would allocate: the buffer homed on the NIC's socket and the
+    /// core there too. Unset: none. Needs DDIO on for this NIC.
     pub stash_lines: Option<u32>,
     /// On-NIC receive packet buffer, KiB.
     pub buffer_kib: u32,
