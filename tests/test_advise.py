@@ -1,5 +1,6 @@
 """hostio advise: the leaky-DMA quickstart variant gets fixed, and the prediction reproduces."""
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -142,6 +143,17 @@ def test_knobs_of_apps_and_nics_whose_names_hold_a_dot():
                         jobs=1, progress=False)
     assert adv["settings"] == {'apps."fw.d".cores': 2} and adv["set"] == ['apps."fw.d".cores=2']
     assert "--nb-cores=2" in adv["commands"][0] and "Cores" in adv["lesson"]
+
+
+@pytest.mark.parametrize("knob, have", [
+    ("nics.nic0.colour", "(nics.nic0 has attachment, buffer_kib, "),
+    ('apps."fw.d".cores', "(apps has fwd)"),
+    ("nics.nic0.rx_descriptors.x", "(nics.nic0.rx_descriptors is a value, not a table)"),
+    ("colour", "(the scenario has apps, nics, platform, run, traffic)"),
+])
+def test_an_unknown_knob_is_named_with_the_keys_where_it_fails(knob, have):
+    with pytest.raises(hostio.ConfigError, match=f"^knobs = .*as hostio check prints it {re.escape(have)}"):
+        advise.advise("quickstart", goal="misses", knobs=advise.parse_knobs(knob + "=1"), set=SHORT, seeds=1, jobs=1, progress=False)
 
 
 def test_parse_knobs_takes_a_string():

@@ -161,9 +161,12 @@ def _current(resolved: dict, key: str):
     platform's DDIO setting or I/O ways), else None."""
     parts = sim.key_parts(key) or [key]
     node, default = resolved["scenario"], resolved.get("defaults", {})
-    for part in parts:
+    for i, part in enumerate(parts):
         if not isinstance(node, Mapping) or part not in node:
-            raise config_error("--knobs", key, "a key of the scenario (see hostio check)")
+            where = sim.key_text(parts[:i]) if i else "the scenario"
+            have = (f"{where} has {', '.join(sim.key_text([k]) for k in node)}" if isinstance(node, Mapping) and node
+                    else f"{where} is a value, not a table" if i else f"{where} is empty")
+            raise config_error("--knobs", key, f"a key of the scenario, as hostio check prints it ({have})")
         node = node[part]
         default = default.get(part) if isinstance(default, Mapping) else None
     if node is not None:

@@ -41,8 +41,11 @@ def register(sub) -> None:
                    help="write every preset's facts as JSON to PATH, or to stdout with - (the default when no PATH follows)")
     p.set_defaults(func=cmd_presets)
 
-    p = sub.add_parser("sweep", help="run a scenario over keys and seeds, locally or on a Dask cluster")
-    p.add_argument("scenario")
+    p = sub.add_parser("sweep", help="run a scenario over keys and seeds, locally or on a Dask cluster",
+                       description="Run a scenario over the cartesian product of --axis values and over seeds, locally or on a "
+                                   "Dask cluster, into a folder (sweep.json, points.jsonl, results.parquet, table.csv); running "
+                                   "it again resumes. Exit status 1 when a point failed, 2 on bad input.")
+    p.add_argument("scenario", help="scenario TOML file (or the name of a bundled one, e.g. quickstart)")
     p.add_argument("--axis", action="append", required=True, metavar="KEY.PATH=V1,V2,...", help="a swept key (repeatable, each key once; cartesian product)")
     p.add_argument("--set", action="append", default=[], metavar="KEY.PATH=VALUE", help=_set_help(" of every point"))
     p.add_argument("--seeds", type=integer_arg, default=None, metavar="N", help="run every point on N seeds (run.seed and the N-1 after it)")
@@ -51,7 +54,9 @@ def register(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_sweep)
 
-    p = sub.add_parser("report", help="one self-contained HTML page for a sweep or reproduce folder")
+    p = sub.add_parser("report", help="one self-contained HTML page for a sweep or reproduce folder",
+                       description="Write one self-contained HTML page (figures inlined) for a folder written by hostio sweep "
+                                   "--out or hostio reproduce --out. Exit status 2 on bad input.")
     p.add_argument("folder", help="a folder written by hostio sweep --out or hostio reproduce --out")
     p.add_argument("--out", dest="report_out", default=None, metavar="PATH",
                    help="HTML file to write, or - for stdout (default FOLDER/report.html); a FIFO, a device or a symbolic link is written through")
@@ -61,7 +66,7 @@ def register(sub) -> None:
                        description="Search knobs for the cheapest setting that meets a latency, throughput or miss goal. "
                                    "Exit status 1 when neither a searched setting nor the scenario as given meets it (the closest is "
                                    "reported), 2 on bad input.")
-    p.add_argument("scenario")
+    p.add_argument("scenario", help="scenario TOML file (or the name of a bundled one, e.g. quickstart)")
     p.add_argument("--goal", required=True, choices=("p99", "throughput", "misses"))
     p.add_argument("--slo", type=number_arg, default=None, metavar="VALUE",
                    help="p99: ns at most (default 1.1 x the best median found); throughput: Gb/s at least (default 0.99 x the "
@@ -75,7 +80,11 @@ def register(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_advise)
 
-    p = sub.add_parser("reproduce", help="reproduce the DDIO, CC-NIC and NetDIMM papers' experiments: figures, tables, summary")
+    p = sub.add_parser("reproduce", help="reproduce the DDIO, CC-NIC and NetDIMM papers' experiments: figures, tables, summary",
+                       description="Reproduce the DDIO, CC-NIC and NetDIMM papers' experiments on several seeds: per experiment "
+                                   "a figure, per-run and summary CSVs, then summary.md, claims.csv and summary.json with each "
+                                   "claim's criterion and verdict. Interrupting it keeps finished runs; running it again resumes. "
+                                   "Exit status 2 on bad input.")
     p.add_argument("--out", default="out/ddio", help="output folder (default out/ddio)")
     p.add_argument("--only", default=None, help="comma-separated experiment ids (default: all); see --list")
     p.add_argument("--list", action="store_true", help="list the experiments (those of --only, if given) and exit")
