@@ -1,4 +1,5 @@
 """The trace-driven cache API (`hostio.cache.Hierarchy`)."""
+import re
 import subprocess
 import sys
 import numpy as np
@@ -140,7 +141,7 @@ def test_lru_matches_a_reference_model_on_one_set():
     (lambda h: h.access(np.zeros(0, dtype=complex)), "^addresses = 'array of complex128 with shape \\(0,\\)'"),
     (lambda h: Hierarchy("nope"), "platform.preset"),
     (lambda h: Hierarchy(ddio_ways=1), "platform.ddio_ways"),
-    (lambda h: Hierarchy(colour=1), "platform.colour"),
+    (lambda h: Hierarchy(colour=1), "^override = 'colour': one of the \\[platform\\] keys a Hierarchy takes: ddio, ddio_ways, "),
     (lambda h: h.set_cat(0, 0), "mask"),
     (lambda h: h.set_cat(0, 0x800), "mask"),
     (lambda h: h.set_cat(18, 0x3), "core"),
@@ -179,6 +180,15 @@ def test_lru_matches_a_reference_model_on_one_set():
 def test_bad_input_names_the_key(call, key):
     with pytest.raises(hostio.ConfigError, match=key):
         call(Hierarchy())
+
+
+def test_the_overrides_a_hierarchy_takes_are_the_platform_keys_but_preset_and_sockets():
+    from hostio import cache
+
+    with pytest.raises(hostio.ConfigError) as e:
+        hostio.check("quickstart", set=["platform.colour=1"])
+    engine = re.findall(r"`(\w+)`", str(e.value).split("expected one of", 1)[1])
+    assert sorted(cache.OVERRIDES) == sorted(set(engine) - {"colour", "platform", "preset", "sockets"})
 
 
 def test_page_limit_counts_distinct_pages_not_their_span():

@@ -42,6 +42,9 @@ from hostio.errors import checked_text, config_error, show
 from hostio.sim import integer
 
 KINDS = ("core_read", "core_write", "dev_write", "dev_read")
+#: The ``[platform]`` keys a Hierarchy takes as keyword overrides (the preset is its first
+#: argument; ``sockets`` does not apply to one socket).
+OVERRIDES = ("ddio", "ddio_ways", "ddio_mask", "llc_ways", "llc_slices", "llc_mib_per_slice", "replacement", "ddio_insertion")
 LEVELS = ("memory", "l2", "other_l2", "llc")
 
 
@@ -158,6 +161,9 @@ class Hierarchy:
         checked_text("preset", preset, "a preset name or file:PATH")
         if "sockets" in overrides:
             raise config_error("sockets", overrides["sockets"], "left out: a Hierarchy is one socket (simulate two with hostio.run)")
+        for k, v in overrides.items():
+            if k not in OVERRIDES and _KEY.fullmatch(k):
+                raise config_error("override", k, f"one of the [platform] keys a Hierarchy takes: {', '.join(OVERRIDES)}")
         ov = [f"platform.{k}={_toml_value(k, v)}" for k, v in overrides.items()]
         self._h = _core.TraceCache(preset, ov)
         self._cores = self._h.cores
