@@ -268,3 +268,16 @@ def test_validation_report_on_damaged_data_writes_nothing(capsys, tmp_path):
     os.mkfifo(sweep_csv)
     rc, out, err = run(capsys, "pcie", "validate", "--out", str(tmp_path / "new"), "--data", str(bad))
     assert rc == 2 and "bw_dma_sz_sweep.csv is not a regular file" in err, err
+
+
+@pytest.mark.parametrize("args, line", [
+    (["latency", "--kind", "mmio_read", "--size", "64", "--location", "dram"], "--location = 'dram': left out for mmio_read"),
+    (["latency", "--kind", "mmio_write", "--size", "64", "--engine", "cmd"], "--engine = 'cmd': left out for mmio_write"),
+    (["latency", "--kind", "mmio_read", "--size", "64", "--iommu"], "--iommu = True: left out for mmio_read"),
+    (["latency", "--kind", "mmio_read", "--size", "64", "--iotlb-miss"], "--iotlb-miss = True: left out for mmio_read"),
+    (["bench", "--test", "BW_RD", "--size", "64", "--window", "8K", "--no-superpages"],
+     "--no-superpages = True: left out without the IOMMU (--iommu)"),
+])
+def test_options_that_would_change_nothing_are_refused(capsys, args, line):
+    rc, out, err = run(capsys, "pcie", *args)
+    assert rc == 2 and out == "" and err.startswith("hostio: error: " + line), err

@@ -249,6 +249,13 @@ def test_experiment_reproduces_the_published_effects():
     (lambda: pcie.experiment("LAT_RD", 64, 4096, cache="hot"), "cache"),
     (lambda: pcie.experiment("LAT_RD", 64, 32), "window = 32"),
     (lambda: pcie.latency("dma_read", 64, location="l4"), "location"),
+    # What an MMIO does not go through is refused rather than ignored, as is turning off the
+    # superpages of an IOMMU that is off.
+    (lambda: pcie.latency("mmio_read", 64, location="dram"), "location = 'dram': left out for mmio_read"),
+    (lambda: pcie.latency("mmio_write", 64, engine="cmd"), "engine = 'cmd': left out for mmio_write"),
+    (lambda: pcie.latency("mmio_read", 64, iommu=True), "iommu = True: left out for mmio_read"),
+    (lambda: pcie.latency("mmio_read", 64, iotlb_miss=True), "iotlb_miss = True: left out for mmio_read"),
+    (lambda: pcie.experiment("BW_RD", 64, 4096, superpages=False), "superpages = False: left out without the IOMMU (iommu=True)"),
     (lambda: pcie.link_for(-1, 64), "rate_gbps"),
     (lambda: pcie.link_for(100, 64, gen=3), "gen = 3: left out: link_for chooses"),
     (lambda: pcie.link_for(100, 64, lanes=8), "lanes = 8: left out"),

@@ -20,7 +20,7 @@ import re
 from typing import Iterable
 
 from hostio import _core
-from hostio.errors import ConfigError, config_error
+from hostio.errors import ConfigError, config_error, say
 
 __all__ = [
     "ConfigError",
@@ -236,11 +236,22 @@ def nic_transactions(design: str, frame: int, vlan: bool = False, compat: bool =
     return json.loads(_core.pcie_nic(cfg, _nic_query(design, _sizes(frame, "frame")[0], vlan, compat, eth_gbps)))
 
 
-def latency(kind: str, size: int, location: str = "llc", engine: str = "dma", iotlb_miss: bool = False,
+def latency(kind: str, size: int, location: str | None = None, engine: str | None = None, iotlb_miss: bool = False,
             iommu: bool = False, params: dict | None = None, **link) -> dict:
     """Latency of one transaction, part by part (ns): ``kind`` is one of dma_read, dma_write,
-    wrrd, mmio_read, mmio_write; ``location`` one of llc, dram, remote_llc, remote_dram.
-    ``iotlb_miss`` (the translation misses the IO-TLB) implies ``iommu``, as ``--iotlb-miss`` does."""
+    wrrd, mmio_read, mmio_write; for the DMA kinds, ``location`` (where the host line is) one of
+    llc (the default), dram, remote_llc, remote_dram, and ``engine`` dma (the default) or cmd.
+    ``iotlb_miss`` (the translation misses the IO-TLB) implies ``iommu``, as ``--iotlb-miss`` does.
+    An MMIO goes from a core to the device, through neither host memory, the device's DMA engine
+    nor the IOMMU: it takes none of those four."""
+    if isinstance(kind, str) and kind.startswith("mmio_"):
+        for key, value, unset in (("location", location, None), ("engine", engine, None), ("iommu", iommu, False),
+                                  ("iotlb_miss", iotlb_miss, False)):
+            if value is not unset:
+                raise config_error(key, value, f"left out for {kind}: an MMIO goes from a core to the device, through neither "
+                                               "host memory, the DMA engine nor the IOMMU")
+    location = "llc" if location is None else location
+    engine = "dma" if engine is None else engine
     for key, value, allowed in (("kind", kind, LATENCY_KINDS), ("location", location, LOCATIONS),
                                 ("engine", engine, ("dma", "cmd"))):
         if not isinstance(value, str):  # the values themselves are checked by the Rust declaration
@@ -358,6 +369,9 @@ def experiment(test: str, size: int, window: int, cache: str = "warm", numa: str
     if engine not in ("dma", "cmd"):
         raise config_error("engine", engine, "one of dma, cmd")
     _flags(iommu=iommu, superpages=superpages)
+    if not superpages and not iommu:
+        raise config_error("superpages", superpages, f"left out without the IOMMU ({say('--iommu', 'iommu=True')}): "
+                                                     "superpages are its page size")
     plat = default_platform() if platform is None else _merge(default_platform(), platform, "platform")
     exp = {"test": test, "size": _sizes(size)[0], "window": _sizes(window, "window", MAX_WINDOW)[0], "cache": cache,
            "numa_remote": numa == "remote", "iommu": bool(iommu), "superpages": bool(superpages), "engine": engine}

@@ -74,8 +74,9 @@ def parse_sizes(key: str, text: str) -> list[int]:
 #: The API's keys (:mod:`hostio.pcie` and the Rust declaration behind it) that stand for an option
 #: of these commands; each is the option's argparse name, but for those in ``_KEY_OPTION``.
 _API_KEYS = frozenset({"gen", "lanes", "mps", "mrrs", "rcb", "addr", "addr_bits", "eth_gbps", "rate_gbps", "op",
-                       "design", "kind", "location", "engine", "test", "cache", "numa", "size", "frame", "window"})
-_KEY_OPTION = {"addr_bits": "addr"}
+                       "design", "kind", "location", "engine", "test", "cache", "numa", "size", "frame", "window",
+                       "iommu", "iotlb_miss", "superpages"})
+_KEY_OPTION = {"addr_bits": "addr", "superpages": "no_superpages"}
 
 
 def allowed_part(rest: str) -> str:
@@ -277,7 +278,7 @@ def cmd_latency(args) -> int:
     size = parse_bytes("--size", args.size)
     with _as_options(args):
         res = pcie.latency(args.kind, size, location=args.location, engine=args.engine,
-                           iotlb_miss=args.iotlb_miss, iommu=args.iommu or args.iotlb_miss)
+                           iotlb_miss=args.iotlb_miss, iommu=args.iommu)
     if args.json:
         _emit(args, res, [])  # type: ignore[arg-type]
         return 0
@@ -471,10 +472,10 @@ def register(subparsers) -> None:
     la = sub.add_parser("latency", help="latency of one transaction, part by part")
     la.add_argument("--kind", default="dma_read", help="dma_read, dma_write, wrrd, mmio_read, mmio_write")
     la.add_argument("--size", required=True)
-    la.add_argument("--location", default="llc", help="llc, dram, remote_llc, remote_dram")
-    la.add_argument("--engine", default="dma", help="dma (descriptor engine) or cmd (direct command)")
-    la.add_argument("--iommu", action="store_true")
-    la.add_argument("--iotlb-miss", action="store_true", help="the translation misses the IO-TLB (implies --iommu)")
+    la.add_argument("--location", default=None, help="DMA kinds: llc (default), dram, remote_llc, remote_dram")
+    la.add_argument("--engine", default=None, help="DMA kinds: dma (descriptor engine, default) or cmd (direct command)")
+    la.add_argument("--iommu", action="store_true", help="DMA kinds: translated by the IOMMU")
+    la.add_argument("--iotlb-miss", action="store_true", help="DMA kinds: the translation misses the IO-TLB (implies --iommu)")
     _add_output(la, csv_too=False)
     la.set_defaults(func=cmd_latency)
 
