@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -133,6 +134,9 @@ def test_validation_report_command(capsys, tmp_path):
         pytest.skip("pcie-bench data set not available")
     rc, out, _ = run(capsys, "pcie", "validate", "--out", str(tmp_path))
     assert rc == 0
+    # The terminal's error summary gives each row's unit, as the written README does.
+    assert re.search(r"latency vs size \(median\) +n= *\d+ median \|e\| +[\d.]+ ns", out), out
+    assert re.search(r"BW vs window \(%\) +n= *\d+ median \|e\| +[\d.]+ %", out), out
     text = (tmp_path / "README.md").read_text()
     assert "## Error summary" in text and "## G. Published findings" in text
     assert sorted(p.name for p in tmp_path.glob("*.png")) == ["bw_vs_size.png", "bw_vs_window.png", "lat_cdf.png",

@@ -542,7 +542,8 @@ def main(argv: list[str] | None = None) -> int:
     (out / "README.md").write_text("\n".join(head + md) + "\n")
     print(f"wrote {out / 'README.md'} and 5 plots")
     for c, k, a, b, m in summary:
-        print(f"  {c:34s} n={k:4d} median |e| {a:6.1f}  mean {b:6.1f}  max {m:6.1f}")
+        unit = " %" if c.endswith("(%)") else " ns"  # bandwidth rows in % of the measurement, latency rows in ns
+        print(f"  {c:34s} n={k:4d} median |e| {a:6.1f}{unit}  mean {b:6.1f}{unit}  max {m:6.1f}{unit}")
     return 0
 
 
