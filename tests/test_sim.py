@@ -232,3 +232,10 @@ def test_what_check_prints_runs_again_as_it_is(attachment):
     assert sim.check(shown)["scenario"] == shown
     a, b = sim.run("ddio/single_core", set=extra + short), sim.run(shown, set=short)
     assert a["metrics"] == b["metrics"] and a["scenario_hash"] == b["scenario_hash"]
+
+
+def test_an_attachments_counts_are_integers_and_its_rates_floats():
+    r = hostio.run("quickstart", set=['nics.nic0.attachment="memory-channel"', "run.duration_us=300", "run.warmup_us=100"])
+    m = r["metrics"]["nics"]["nic0"]["attachment_metrics"]
+    assert all(type(m[k]) is int for k in ("host_flushes", "ncache_prefetched_lines", "clones_fpm", "clones_psm", "clones_gcm")), m
+    assert all(type(m[k]) is float for k in ("ncache_hit_rate", "channel_gbyte_s", "nic_dram_gbyte_s")), m

@@ -111,7 +111,7 @@ pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
     for (name, n) in &m.nics {
         rate(format!("nics.{name}.pcie_write_hit_rate"), n.pcie_write_hit_rate);
         rate(format!("nics.{name}.pcie_read_hit_rate"), n.pcie_read_hit_rate);
-        rate(format!("nics.{name}.ncache_hit_rate"), n.attachment_metrics.get("ncache_hit_rate").copied());
+        rate(format!("nics.{name}.ncache_hit_rate"), n.attachment_metrics.get("ncache_hit_rate").map(|f| f.get()));
     }
     for (name, n) in &m.nics {
         if n.out_of_buffer_packets > n.dropped_packets {
@@ -119,7 +119,7 @@ pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
         }
         let utilizations = [("pcie_d2h_utilization", n.pcie_d2h_utilization), ("pcie_h2d_utilization", n.pcie_h2d_utilization)]
             .into_iter()
-            .chain(n.attachment_metrics.get("coherent_link_utilization").map(|&u| ("coherent_link_utilization", Some(u))));
+            .chain(n.attachment_metrics.get("coherent_link_utilization").map(|u| ("coherent_link_utilization", Some(u.get()))));
         for (dir, u) in utilizations {
             let Some(u) = u else { continue };
             if !(u.is_finite() && (0.0..=1.0 + EPS).contains(&u)) {
@@ -137,7 +137,7 @@ pub fn check(ledger: &[NicLedger], m: &Metrics) -> Vec<String> {
     ];
     latencies(&mut values, "latency_ns", &m.latency_ns);
     for (name, n) in &m.nics {
-        values.extend(n.attachment_metrics.iter().map(|(k, &v)| (format!("nics.{name}.{k}"), v)));
+        values.extend(n.attachment_metrics.iter().map(|(k, v)| (format!("nics.{name}.{k}"), v.get())));
     }
     for (name, a) in &m.apps {
         values.push((format!("apps.{name}.throughput_gbps"), a.throughput_gbps));
@@ -182,7 +182,7 @@ mod tests {
             ("nics.nic0.pcie_write_hit_rate", |m| m.nics.get_mut("nic0").unwrap().pcie_write_hit_rate = Some(1.5)),
             ("nics.nic0.pcie_read_hit_rate", |m| m.nics.get_mut("nic0").unwrap().pcie_read_hit_rate = Some(-0.1)),
             ("nics.nic0.ncache_hit_rate", |m| {
-                m.nics.get_mut("nic0").unwrap().attachment_metrics.insert("ncache_hit_rate".into(), 2.0);
+                m.nics.get_mut("nic0").unwrap().attachment_metrics.insert("ncache_hit_rate".into(), crate::result::Figure::Value(2.0));
             }),
             ("apps.fwd.throughput_mpps", |m| m.apps.get_mut("fwd").unwrap().throughput_mpps = f64::NAN),
             ("apps.fwd.latency_breakdown_ns.core", |m| {

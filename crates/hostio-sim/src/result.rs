@@ -86,7 +86,25 @@ pub struct NicMetrics {
     /// `nic_line_transfers_per_packet`, `host_line_transfers_per_packet`; memory channel —
     /// `ncache_hit_rate`, `ncache_prefetched_lines`, `host_flushes`, `channel_gbyte_s`,
     /// `nic_dram_gbyte_s` and, with `clone = "rowclone"`, `clones_fpm`, `clones_psm`, `clones_gcm`.
-    pub attachment_metrics: BTreeMap<String, f64>,
+    pub attachment_metrics: BTreeMap<String, Figure>,
+}
+
+/// One of an attachment's own figures: a count (an integer in JSON) or a measured value.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Figure {
+    Count(u64),
+    Value(f64),
+}
+
+impl Figure {
+    /// The figure as a number.
+    pub fn get(self) -> f64 {
+        match self {
+            Figure::Count(n) => n as f64,
+            Figure::Value(v) => v,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

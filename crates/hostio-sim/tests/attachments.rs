@@ -40,7 +40,7 @@ fn p50(r: &SimResult) -> f64 {
 }
 
 fn extra(r: &SimResult, key: &str) -> f64 {
-    r.metrics.nics["nic0"].attachment_metrics[key]
+    r.metrics.nics["nic0"].attachment_metrics[key].get()
 }
 
 const ICX: &str = "icelake-silver-4314";
@@ -320,7 +320,7 @@ fn coherent_nics_count_their_own_transfers() {
     let text = scenario(ICX, 64, 5, "attachment = \"coherent\"", "", "")
         + "[nics.nic1]\nattachment = \"coherent\"\n[traffic.t1]\nnic = \"nic1\"\npacket_size = 64\nrate_gbps = 1\n[apps.fwd1]\nkind = \"l2fwd\"\nnic = \"nic1\"\n";
     let two = run(&text);
-    let host = |r: &SimResult, n: &str| r.metrics.nics[n].attachment_metrics["host_line_transfers_per_packet"];
+    let host = |r: &SimResult, n: &str| r.metrics.nics[n].attachment_metrics["host_line_transfers_per_packet"].get();
     assert!((host(&two, "nic0") - host(&one, "nic0")).abs() < 0.2, "{} vs {}", host(&two, "nic0"), host(&one, "nic0"));
     assert!(host(&two, "nic1") < 3.0, "{}", host(&two, "nic1"));
 }

@@ -46,6 +46,7 @@
 use super::{Report, Rings, RxDma, TxDma, Window};
 use crate::config::{CoherentLink, Homing, NicCfg, Platform};
 use crate::memsys::MemSys;
+use crate::result::Figure;
 use hostio_hw::coherent::{Layout, Pool, Signaling};
 
 /// Independent line transfers one agent overlaps (the default of `hostio ringbench`'s
@@ -304,11 +305,11 @@ impl Coherent {
         // are counted here, not queued on the link).
         let to_host = m.to_host[self.dev];
         let bytes = self.link_bytes + to_host as f64 * LINE_WIRE_BYTES;
-        r.extra.insert("coherent_link_utilization".into(), (gbps(bytes) / (8000.0 / self.ps_per_byte)).min(1.0));
+        r.extra.insert("coherent_link_utilization".into(), Figure::Value((gbps(bytes) / (8000.0 / self.ps_per_byte)).min(1.0)));
         if rx_packets > 0 {
             let pkts = rx_packets as f64;
-            r.extra.insert("nic_line_transfers_per_packet".into(), self.nic_lines as f64 / pkts);
-            r.extra.insert("host_line_transfers_per_packet".into(), to_host as f64 / pkts);
+            r.extra.insert("nic_line_transfers_per_packet".into(), Figure::Value(self.nic_lines as f64 / pkts));
+            r.extra.insert("host_line_transfers_per_packet".into(), Figure::Value(to_host as f64 / pkts));
         }
         r
     }

@@ -64,6 +64,7 @@ use crate::config::{Allocator, NicCfg, Platform};
 use crate::mem::Memory;
 use crate::memsys::MemSys;
 use crate::rng::Rng;
+use crate::result::Figure;
 
 /// The rings are the ConnectX-5-like ones with one 64 B TX descriptor per packet (the NIC reads
 /// it with the packet from its DRAM, [`MemChannel::fetch`]), and the host flushes what it hands
@@ -462,16 +463,16 @@ impl MemChannel {
         let mut r = Report::default();
         let looked = z.ncache_hits + z.ncache_misses;
         if looked > 0 {
-            r.extra.insert("ncache_hit_rate".into(), z.ncache_hits as f64 / looked as f64);
+            r.extra.insert("ncache_hit_rate".into(), Figure::Value(z.ncache_hits as f64 / looked as f64));
         }
-        r.extra.insert("ncache_prefetched_lines".into(), z.prefetched as f64);
-        r.extra.insert("host_flushes".into(), self.flushes as f64);
+        r.extra.insert("ncache_prefetched_lines".into(), Figure::Count(z.prefetched));
+        r.extra.insert("host_flushes".into(), Figure::Count(self.flushes));
         let gb = |lines: u64| lines as f64 * 64.0 / dur_s / 1e9;
-        r.extra.insert("channel_gbyte_s".into(), gb(z.channel_lines));
-        r.extra.insert("nic_dram_gbyte_s".into(), gb(z.dram.read_lines + z.dram.write_lines));
+        r.extra.insert("channel_gbyte_s".into(), Figure::Value(gb(z.channel_lines)));
+        r.extra.insert("nic_dram_gbyte_s".into(), Figure::Value(gb(z.dram.read_lines + z.dram.write_lines)));
         if self.clones() {
             for (name, n) in ["fpm", "psm", "gcm"].iter().zip(z.clones) {
-                r.extra.insert(format!("clones_{name}"), n as f64);
+                r.extra.insert(format!("clones_{name}"), Figure::Count(n));
             }
         }
         r

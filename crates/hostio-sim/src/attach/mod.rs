@@ -156,7 +156,7 @@ pub(crate) struct Report {
     /// PCIe only: (d2h, h2d) link utilisation.
     pub pcie: Option<(f64, f64)>,
     /// Attachment-specific figures, named with their unit.
-    pub extra: BTreeMap<String, f64>,
+    pub extra: BTreeMap<String, crate::result::Figure>,
 }
 
 pub(crate) enum Attachment {
