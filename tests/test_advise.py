@@ -71,9 +71,22 @@ def test_a_scenario_that_meets_the_goal_when_no_searched_setting_does_is_kept_as
                         set=["traffic.t0.packet_size=1500"] + SHORT, seeds=1, jobs=1, progress=False)
     assert adv["met"] and adv["changed"] == [] and adv["after"] == adv["before"] and adv["as_given"]
     assert "already the cheapest setting that meets the goal" in adv["lesson"] and "NOT MET" not in advise.describe(adv)
-    assert "(as given: it meets the goal, and none of 1 searched does)" in advise.describe(adv)
+    assert "(as given: it meets the goal, and none of 1 searched does so for less)" in advise.describe(adv)
     # A searched setting that meets it is not "as given"
     assert base["met"] and not base["as_given"] and "(cheapest of 1 searched" in advise.describe(base)
+
+
+def test_the_scenario_as_given_is_kept_when_it_meets_the_goal_for_less_than_any_searched_setting():
+    # Both 1024 (as given) and 4096 descriptors miss less than 0.99 of the lines, and changing
+    # nothing costs less than changing the descriptors.
+    adv = advise.advise("quickstart", goal="misses", slo=0.99, knobs=advise.parse_knobs("nics.nic0.rx_descriptors=4096"),
+                        set=["traffic.t0.packet_size=1500"] + SHORT, seeds=1, jobs=1, progress=False)
+    assert adv["met"] and adv["as_given"] and adv["changed"] == [] and adv["settings"] == {"nics.nic0.rx_descriptors": 1024}
+    assert adv["after"] == adv["before"] and "none of 1 searched does so for less" in advise.describe(adv)
+    # Fewer cores are cheaper than the scenario as given, whatever else changes.
+    adv = advise.advise("quickstart", goal="throughput", slo=1.0, knobs=advise.parse_knobs("apps.fwd.cores=1"),
+                        set=["apps.fwd.cores=2"] + SHORT, seeds=1, jobs=1, progress=False)
+    assert adv["met"] and not adv["as_given"] and adv["settings"] == {"apps.fwd.cores": 1}
 
 
 def test_knob_parsing_and_errors():
@@ -139,8 +152,9 @@ def test_knobs_of_apps_and_nics_whose_names_hold_a_dot():
 
     text = hostio.scenario_path("quickstart").read_text().replace("[apps.fwd]", '[apps."fw.d"]')
     assert list(advise.default_knobs(sim.check(text))) == ["platform.ddio_ways", "nics.nic0.rx_descriptors", 'apps."fw.d".cores']
-    adv = advise.advise(text, goal="throughput", slo=1.0, knobs=advise.parse_knobs('apps."fw.d".cores=2'), set=SHORT, seeds=1,
-                        jobs=1, progress=False)
+    # Four cores as given: two, searched, are cheaper.
+    adv = advise.advise(text, goal="throughput", slo=1.0, knobs=advise.parse_knobs('apps."fw.d".cores=2'),
+                        set=['apps."fw.d".cores=4'] + SHORT, seeds=1, jobs=1, progress=False)
     assert adv["settings"] == {'apps."fw.d".cores': 2} and adv["set"] == ['apps."fw.d".cores=2']
     assert "--nb-cores=2" in adv["commands"][0] and "Cores" in adv["lesson"]
 

@@ -17,7 +17,8 @@ search is a ConfigError that says so.
 For ``p99`` and ``misses`` a setting must also keep 99 % of the scenario's median throughput, so
 no advice trades packets for latency or cache hits. Among the settings that meet the goal the
 cheapest wins: fewest cores, then fewest DDIO ways (cache taken from code and data), then the
-least change to every other knob (in steps of its candidate list). The prediction is the metrics
+least change to every other knob (in steps of its candidate list); the scenario as given counts
+among them, with no change, even when the knobs' values leave its own out. The prediction is the metrics
 of that setting on the same seeds, so ``hostio run SCENARIO --set ... --seed S`` reproduces it.
 
 Default knobs: ``platform.ddio_ways``, every NIC's ``rx_descriptors`` and the ``cores`` of every app
@@ -239,6 +240,15 @@ def _spread(results: Sequence[dict]) -> dict:
     return out
 
 
+def _given_cost(setting: dict) -> tuple | None:
+    """:func:`_cost` of the scenario as given (no change to any knob), or None when its cores or
+    DDIO ways are not known."""
+    counted = [v for k, v in setting.items() if _leaf(k) in ("cores", "ddio_ways")]
+    if any(not isinstance(v, numbers.Real) or isinstance(v, bool) for v in counted):
+        return None
+    return (sum(v for k, v in setting.items() if _leaf(k) == "cores"), sum(v for k, v in setting.items() if _leaf(k) == "ddio_ways"), 0)
+
+
 def _cost(setting: dict, current: dict, cands: dict) -> tuple:
     cores = sum(v for k, v in setting.items() if _leaf(k) == "cores")
     ways = sum(v for k, v in setting.items() if _leaf(k) == "ddio_ways")
@@ -353,6 +363,11 @@ def advise(
     if ok:
         best, met = ok[0], True
         after = by_key[tuple(best.items())]
+        kept = {k: current[k] for k in best}
+        if best != kept and meets(before) and _given_cost(kept) is not None and _given_cost(kept) <= _cost(best, current, cands):
+            # The scenario as given meets the goal at no more cost (the knobs' values need not
+            # include its own): nothing to change.
+            best, after, as_given = kept, before, True
     else:  # nothing meets it: the setting closest to the goal, said so
         sign = -1 if goal == "throughput" else 1
         best, after = min(tried, key=lambda t: sign * t[1][metric]["median"])
@@ -454,7 +469,7 @@ def describe(adv: dict) -> str:
         f"goal      {adv['metric']} {rel} {adv['slo']:.4g} on every seed ({len(adv['seeds'])} seed{'s' if len(adv['seeds']) != 1 else ''}: {', '.join(map(str, adv['seeds']))})"
         + ("" if adv["met"] else "  -- NOT MET by any searched setting"),
         f"setting   {' '.join(adv['set'])}   "
-        + (f"(as given: it meets the goal, and none of {adv['searched']} searched does)" if adv["met"] and adv.get("as_given")
+        + (f"(as given: it meets the goal, and none of {adv['searched']} searched does so for less)" if adv["met"] and adv.get("as_given")
            else f"(cheapest of {adv['searched']} searched; changed: {', '.join(adv['changed']) or 'nothing'})" if adv["met"]
            else f"(closest of {adv['searched']} searched; changed: {', '.join(adv['changed'])})" if adv["changed"]
            else f"(as given: none of {adv['searched']} searched comes closer)"),
