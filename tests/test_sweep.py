@@ -635,7 +635,7 @@ def test_a_log_that_is_no_regular_file_is_refused_before_the_manifest_changes(tm
     manifest = (tmp_path / "sweep.json").read_bytes()
     (tmp_path / "points.jsonl").unlink()
     (tmp_path / "points.jsonl").symlink_to(tmp_path / "gone")  # dangling
-    with pytest.raises(hostio.ConfigError, match="not a regular file"):
+    with pytest.raises(hostio.ConfigError, match="a symbolic link"):
         hostio.sweep("quickstart", {"nics.nic0.tx_descriptors": [256]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
     assert (tmp_path / "sweep.json").read_bytes() == manifest
 
@@ -651,6 +651,26 @@ def test_a_default_spelt_out_is_the_same_point_and_a_changed_one_is_not():
 
 def test_run_points_refuses_a_log_that_is_a_dangling_link(tmp_path):
     (tmp_path / "points.jsonl").symlink_to(tmp_path / "elsewhere")
-    with pytest.raises(hostio.ConfigError, match="not a regular file"):
+    with pytest.raises(hostio.ConfigError, match="a symbolic link"):
         sweep.run_points([(Path(sim.scenario_path("quickstart")).read_text(), SHORT)], out=tmp_path, jobs=1, progress=False)
     assert not (tmp_path / "elsewhere").exists()
+
+
+@pytest.mark.parametrize("name", ["points.jsonl", ".lock"])
+def test_a_log_or_lock_that_links_to_a_file_elsewhere_is_refused_and_the_file_kept(tmp_path, name):
+    # Repairing, appending or locking through the link would change a file outside the folder.
+    elsewhere = tmp_path / "precious.txt"
+    elsewhere.write_text("precious 1\nprecious 2 without a newline")
+    out = tmp_path / "out"
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=out, jobs=1, progress=False)
+    (out / name).unlink()
+    (out / name).symlink_to(elsewhere)
+    with pytest.raises(hostio.ConfigError, match="symbolic link"):
+        hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=out, jobs=1, progress=False)
+    assert elsewhere.read_text() == "precious 1\nprecious 2 without a newline"
+
+
+def test_a_lock_that_is_no_regular_file_is_refused(tmp_path):
+    os.mkfifo(tmp_path / ".lock")
+    with pytest.raises(hostio.ConfigError, match="a folder whose .lock is hostio's own file, a regular file"):
+        hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)

@@ -38,6 +38,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import ctypes
+import errno
 import fcntl
 import functools
 import hashlib
@@ -50,6 +51,7 @@ import os
 import re
 import signal
 import socket
+import stat
 import struct
 import sys
 import threading
@@ -357,11 +359,20 @@ def locked(folder: str | os.PathLike):
 def _lock_file(folder: str | os.PathLike):
     """Create the folder, open ``.lock`` and ``flock`` it; a ConfigError when another process holds
     it, or when the folder cannot be created or written."""
+    lock = Path(folder) / ".lock"
     try:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        f = open(Path(folder) / ".lock", "a+")
+        # Not through a symbolic link: the pid written below would land in whatever it names.
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o666)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise config_error("--out", str(folder), "a folder whose .lock is hostio's own file, not a symbolic link") from None
         raise config_error("--out", str(folder), f"a folder this user may create and write ({outfile.folder_error(folder, exc)})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise config_error("--out", str(folder), "a folder whose .lock is hostio's own file, a regular file")
+    os.set_blocking(fd, True)
+    f = os.fdopen(fd, "a+")
     try:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -382,10 +393,26 @@ def _lock_file(folder: str | os.PathLike):
 
 
 def _check_log(path: Path) -> None:
-    """Refuse a ``points.jsonl`` that is there but no regular file (a FIFO or device would block
-    a read or never end it; appending through a dangling link would write wherever it points)."""
-    if (path.exists() or path.is_symlink()) and not path.is_file():
+    """Refuse a ``points.jsonl`` that is there but no regular file of its own (a FIFO or device
+    would block a read or never end it; repairing or appending through a symbolic link would
+    change whatever it points to)."""
+    if path.is_symlink():
+        raise config_error(str(path), "(a symbolic link)", "the points.jsonl that hostio writes, a regular file")
+    if path.exists() and not path.is_file():
         raise config_error(str(path), "(not a regular file)", "the points.jsonl that hostio writes, a regular file")
+
+
+def _open_log(path: Path, mode: str):
+    """``path`` opened with ``mode`` (``"ab"``, ``"a"`` or ``"r+b"``) but never through a symbolic
+    link (one made since :func:`_check_log` is refused as it was)."""
+    flags = {"a": os.O_WRONLY | os.O_APPEND | os.O_CREAT, "ab": os.O_WRONLY | os.O_APPEND | os.O_CREAT, "r+b": os.O_RDWR}[mode]
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            _check_log(path)
+        raise
+    return os.fdopen(fd, mode)
 
 
 def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
@@ -411,7 +438,7 @@ def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
         if well_formed(rec):
             recs[rec["id"]] = rec
     if repair and good_end < len(data) and not data.endswith(b"\n"):
-        with path.open("r+b") as f:
+        with _open_log(path, "r+b") as f:
             f.truncate(good_end)
     return recs
 
@@ -512,7 +539,7 @@ def _run_points(points, ids, out, jobs, label, progress, scheduler) -> list[dict
     with locked(outp):
         logp = _writable(outp / "points.jsonl")
         done = read_log(logp, repair=True)
-        with logp.open("a") as log:
+        with _open_log(logp, "a") as log:
             return _run(points, ids, done, log, jobs, label, progress, scheduler)
 
 
