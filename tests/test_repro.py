@@ -1052,3 +1052,18 @@ def test_claims_are_decided_on_the_medians_not_on_the_extremes_over_seeds():
         assert all(want), claims.__name__
         assert verdicts(claims(spread(rows))) == want, claims.__name__
 
+
+
+def test_an_interrupted_rerun_leaves_no_summary_or_table_of_the_run_before(tmp_path, monkeypatch):
+    for name in ("summary.md", "summary.json", "claims.csv", "fig10.csv", "fig10_summary.csv", "fig10.png", "fig9.csv"):
+        (tmp_path / name).write_text("an earlier run's")
+    (tmp_path / "points" / "fig10").mkdir(parents=True)  # an earlier reproduction's folder
+    (tmp_path / "points" / "fig10" / "points.jsonl").touch()
+
+    def interrupted(todo, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(repro.sweep, "run_points", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        repro.reproduce(tmp_path, only=["fig10"], seeds=1, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fig9.csv", "points"]  # fig9 is not this run's to replace

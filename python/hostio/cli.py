@@ -3,7 +3,9 @@ sub-commands here; the CLI only parses arguments and prints, the logic is in the
 
 Bad input exits 2 with one line; Ctrl-C exits 130 and SIGTERM 143, both after the same clean-up
 (a sweep keeps its finished points and writes its tables for them; a reproduction keeps its
-finished points, which a rerun into the same folder resumes from, and writes no tables); a second
+finished points, which a rerun into the same folder resumes from, and the tables of the
+experiments it finished, but no summary: it removed the earlier run's summary, and the tables of
+the experiments it runs, when it started); a second
 Ctrl-C or SIGTERM ends the process at once (exit status 130 or 143 too), and what finished
 stays on disk. Two outputs may not name one destination (``--json -`` with ``--csv
 /dev/stdout``), and a path to standard output is written as ``-`` is."""

@@ -1850,11 +1850,20 @@ def reproduce(
                 sim.resolved(text, set=p.overrides + ["run.seed=1"] + extra_of(p))
     if (outp / "points").exists() and not (outp / "points").is_dir():
         raise config_error("--out", str(out), "a folder whose points/ is a folder of hostio reproduce's runs (points is a file here)")
+    # This run's tables replace those of the experiments it runs, and its summary the folder's:
+    # while it is under way (or once interrupted) none of them is left from an earlier run (whose
+    # runs stay in points/, for this one to reuse).
+    replaced = ["summary.md", "summary.json", "claims.csv"] + [f"{e.id}{end}" for e in exps for end in (".csv", "_summary.csv", ".png", "_testbed.csv")]
+    for name in replaced:
+        if (outp / name).is_dir() and not (outp / name).is_symlink():
+            raise config_error("--out", str(out), f"a folder whose {name} is a file hostio reproduce writes ({name} is a folder here)")
     try:
         outp.mkdir(parents=True, exist_ok=True)
         (outp / "points").mkdir(exist_ok=True)  # also what marks the folder as a reproduction's
+        for name in replaced:
+            (outp / name).unlink(missing_ok=True)
     except OSError as exc:
-        raise config_error("--out", str(out), f"a folder this user may create ({outfile.folder_error(out, exc)})") from None
+        raise config_error("--out", str(out), f"a folder this user may create and write ({outfile.folder_error(out, exc)})") from None
     failed_exps = []
     sections = []
     claim_rows = []
