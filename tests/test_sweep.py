@@ -674,3 +674,22 @@ def test_a_lock_that_is_no_regular_file_is_refused(tmp_path):
     os.mkfifo(tmp_path / ".lock")
     with pytest.raises(hostio.ConfigError, match="a folder whose .lock is hostio's own file, a regular file"):
         hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda m: m.update(latency_ns={"p99": "abc"}),  # keys missing, a value of the wrong type
+    lambda m: m["latency_ns"].update(p50="abc"),
+    lambda m: m["nics"]["nic0"].update(dropped_packets="many"),
+    lambda m: m["nics"]["nic0"].update(ddio="yes"),
+    lambda m: m["apps"]["fwd"].update(kind=5),
+])
+def test_a_record_whose_metrics_have_the_wrong_types_runs_again(tmp_path, damage):
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    log = tmp_path / "points.jsonl"
+    rec = json.loads(log.read_text())
+    assert sweep.well_formed(rec)
+    damage(rec["result"]["metrics"])
+    assert not sweep.well_formed(rec)
+    log.write_text(json.dumps(rec) + "\n")
+    df = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
+    assert df["error"].isna().all() and df.attrs["reused"] == 0

@@ -468,8 +468,35 @@ def well_formed(rec) -> bool:
         return False
     if not isinstance(m.get("latency_ns"), dict) or not isinstance(m.get("apps"), dict):
         return False
-    return all(k in m and (m[k] is None or isinstance(m[k], (int, float)) and not isinstance(m[k], bool))
-               for k in _RECORD_METRICS)
+    if not all(k in m for k in _RECORD_METRICS) or not _LATENCY_KEYS <= m["latency_ns"].keys():
+        return False
+    return _leaves_ok(m)
+
+
+#: A latency summary's keys (every one, null where no packet completed).
+_LATENCY_KEYS = frozenset({"p50", "p90", "p99", "p999", "max", "mean"})
+#: The metrics that are no number: an app's kind and a NIC's attachment (text), a NIC's DDIO (a boolean).
+_TEXT_METRICS, _BOOL_METRICS = frozenset({"kind", "attachment"}), frozenset({"ddio"})
+
+
+def _leaves_ok(node, depth: int = 0) -> bool:
+    """Every value in a result's metrics has the type a run gives it: a number or null, but for
+    ``_TEXT_METRICS`` (text) and ``_BOOL_METRICS`` (a boolean); tables of them nest a few deep."""
+    if depth > 8:
+        return False
+    for k, v in node.items():
+        if isinstance(v, dict):
+            if not _leaves_ok(v, depth + 1):
+                return False
+        elif k in _TEXT_METRICS:
+            if not isinstance(v, str):
+                return False
+        elif k in _BOOL_METRICS:
+            if not isinstance(v, bool):
+                return False
+        elif not (v is None or isinstance(v, (int, float)) and not isinstance(v, bool)):
+            return False
+    return True
 
 
 def check_own_folder(outp: Path, marker: str, writer: str, names: Iterable[str], ours) -> None:
