@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+from fractions import Fraction
+
 import pytest
 
 import hostio
@@ -209,6 +211,9 @@ def test_a_scheduler_without_workers_is_an_error_not_a_hang(tmp_path, monkeypatc
     ({"jobs": 0}, "jobs"), ({"scheduler": None}, "scheduler"), ({"scheduler": 5}, "scheduler"),
     ({"seeds": 1.5}, "seeds"), ({"seeds": "12"}, "seeds"), ({"seeds": [None]}, "seeds"), ({"seeds": True}, "seeds"),
     ({"seeds": []}, "seeds"), ({"seeds": [1, 1]}, "seeds"), ({"out": ""}, "out"), ({"out": 5}, "out"),
+    # A Fraction is no TOML or JSON value; a range too long to run is refused before it is read.
+    ({"axes": {"platform.ddio_ways": [Fraction(4)]}}, "axes\\['platform.ddio_ways'\\] = Fraction\\(4, 1\\): values that are numbers"),
+    ({"axes": {"run.duration_us": range(1, 10**12)}}, "axes\\['run.duration_us'\\] = '999999999999 values': at most 1,000,000"),
 ])
 def test_python_sweep_arguments_are_checked(tmp_path, kw, needle):
     args = {"axes": AXES, "out": tmp_path / "out", **kw}

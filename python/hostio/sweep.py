@@ -219,13 +219,16 @@ def check_axes(axes, option: str = "--axis") -> dict[str, list]:
         spelt[norm] = key
         if isinstance(vals, (str, bytes, Mapping)) or not isinstance(vals, Iterable) or not hasattr(vals, "__len__") or not len(vals):
             raise config_error(f"{option} {norm}", vals, "a non-empty list of values")
+        if len(vals) > MAX_RUNS:  # before the values are read: a range of 10**12 would not fit in memory
+            raise config_error(f"{option} {norm}", f"{len(vals)} values", f"at most {MAX_RUNS:,} (the most runs one search may ask for)")
         seen = set()
         plain = []
         for v in vals:
-            if not isinstance(v, (str, numbers.Real)):
-                raise config_error(f"{option} {norm}", v, "values that are numbers, strings or true/false")
-            if not isinstance(v, (str, bool, int, float)) and hasattr(v, "item"):
+            if not isinstance(v, (str, bool, int, float)) and isinstance(v, numbers.Real) and hasattr(v, "item"):
                 v = v.item()  # a NumPy scalar: the Python number it holds (sweep.json is JSON)
+            if not isinstance(v, (str, bool, int, float)):
+                # A Fraction or Decimal is no TOML value (and sweep.json is JSON).
+                raise config_error(f"{option} {norm}", v, "values that are numbers (integers or floats), strings or true/false")
             if type(v) is int and not sim.TOML_INT[0] <= v <= sim.TOML_INT[1]:
                 shown = str(v) if v.bit_length() < 4000 else f"an integer of {v.bit_length()} bits"
                 raise config_error(f"{option} {norm}", shown, f"integers in {sim.TOML_INT[0]}..={sim.TOML_INT[1]} (TOML's)")
