@@ -462,6 +462,12 @@ def test_a_sweep_over_a_quoted_key_names_its_column_as_toml_does():
     assert list(df['apps."fw.d".cores']) == [1, 2] and df["error"].isna().all()
 
 
+@pytest.mark.parametrize("cmd", [["sweep", "quickstart", "--axis", "traffic.t0.packet_size=64", *SHORT_CLI], ["reproduce", "--quick", "--quiet"]])
+def test_an_out_folder_whose_name_is_too_long_names_out(tmp_path, cmd):
+    line = one_line_error(cli(*cmd, "--out", str(tmp_path / ("a" * 300))), "--out = ", "a folder path the file system can name")
+    assert "File name too long" in line and list(tmp_path.iterdir()) == []
+
+
 def test_an_out_folder_that_cannot_be_created_names_out(tmp_path):
     one_line_error(cli("sweep", "quickstart", "--axis", "traffic.t0.packet_size=64", "--out", "/proc/hostio-sweep", *SHORT_CLI),
                    "--out = '/proc/hostio-sweep': a folder this user may create and write")

@@ -63,6 +63,19 @@ def check(key: str, path: str | None) -> None:
 STDOUT = ("stdout",)
 
 
+def check_folder_names(key: str, path: str | os.PathLike) -> None:
+    """Refuse an output folder the file system cannot name, nor the files hostio writes in it
+    (a name longer than its limit, 255 bytes on most; a path longer than 4096 bytes)."""
+    inner = os.path.join(os.fspath(path), "points", "x" * 32, "points.jsonl")  # the deepest file written
+    for p in (os.fspath(path), inner):
+        try:
+            os.lstat(p)
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                raise config_error(key, os.fspath(path), "a folder path the file system can name, with room for the files "
+                                                         f"written in it ({exc.strerror})") from None
+
+
 def folder_error(path: str | os.PathLike, exc: OSError) -> str:
     """Why a folder could not be made at ``path``, in words. A link to nothing on the way is named
     as such, with the missing path it leads to (``mkdir`` would say only "File exists")."""

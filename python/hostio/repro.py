@@ -1828,6 +1828,7 @@ def reproduce(
     sweep.check_runs("--seeds", seeds, n_points * seeds)
     sweep.check_reachable(scheduler)
     outp = Path(out)
+    outfile.check_folder_names("--out", out)
     if outp.exists() and not outp.is_dir():
         raise config_error("--out", str(out), "a folder (this path is a file)")
     if (outp / "sweep.json").exists():

@@ -901,6 +901,7 @@ def _check_out(out) -> None:
         return
     if not isinstance(out, (str, os.PathLike)) or not os.fspath(out):
         raise config_error("--out", out, "a folder path")
+    outfile.check_folder_names("--out", out)
     if os.path.exists(out) and not os.path.isdir(out):
         raise config_error("--out", os.fspath(out), "a folder (a file of that name is in the way)")
 
