@@ -90,7 +90,7 @@ def register(sub) -> None:
     p.add_argument("--list", action="store_true", help="list the experiments (those of --only, if given) and exit")
     p.add_argument("--jobs", type=integer_arg, default=None, help="worker processes (default: CPU count)")
     p.add_argument("--quick", action="store_true", help="shorter simulated time per point (smoke runs)")
-    p.add_argument("--scheduler", default="local", metavar="S", help="local (default), dask, or tcp://HOST:PORT")
+    p.add_argument("--scheduler", default="local", metavar="S", help="local (default), dask (a LocalCluster; a Ctrl-C during its start, about a second, is lost), or tcp://HOST:PORT")
     p.add_argument("--seeds", default=None, metavar="N",
                    help="run every point on seeds 1..=N; claims use the median over them (default 5)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
@@ -99,7 +99,8 @@ def register(sub) -> None:
 
 def _scheduler_options(p) -> None:
     p.add_argument("--scheduler", default="local", metavar="S",
-                   help="local (default: processes here), dask (a LocalCluster), or tcp://HOST:PORT (a running Dask scheduler)")
+                   help="local (default: processes here), dask (a LocalCluster; a Ctrl-C during its start, about a second, is lost), "
+                        "or tcp://HOST:PORT (a running Dask scheduler)")
     p.add_argument("--jobs", type=integer_arg, default=None, help="local or dask worker processes (default: CPU count)")
 
 
