@@ -158,3 +158,16 @@ def test_heat_maps_put_numeric_axes_in_ascending_order(monkeypatch):
                        for d in axes["nics.nic0.rx_descriptors"] for f in axes["traffic.t0.flows"]])
     report._sweep_figures(ok, axes, list(axes), [("throughput_gbps", "throughput")])
     assert ["128", "512", "1024", "4096"] in ticks, ticks
+
+
+def test_a_figures_table_is_read_only_from_the_folder(tmp_path):
+    folder = tmp_path / "rep"
+    folder.mkdir()
+    (folder / "a.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "secret.csv").write_text("key\nXYZ123\n")
+    (folder / "a.csv").symlink_to(tmp_path / "secret.csv")
+    page = report.markdown("![a](a.png)", folder)
+    assert "XYZ123" not in page and "a.csv" not in page
+    (folder / "a.csv").unlink()
+    (folder / "a.csv").write_text("key\nmine\n")
+    assert "mine" in report.markdown("![a](a.png)", folder)

@@ -329,7 +329,7 @@ def markdown(md: str, folder: Path) -> str:
             if img.is_file() and img.resolve().is_relative_to(folder.resolve()):
                 out.append(_img(img.read_bytes(), m.group(1)))
                 csv = img.with_suffix(".csv")
-                if csv.is_file():
+                if csv.is_file() and csv.resolve().is_relative_to(folder.resolve()):  # as the figure, only from the folder
                     out.append(f"<details><summary>{html.escape(csv.name)}</summary>{_frame_html(_read_csv(csv))}</details>")
             else:
                 out.append(f"<p class='bad'>missing figure {html.escape(m.group(2))}</p>")
