@@ -12,6 +12,7 @@ each with three seeds. Exit status 1 when any number differs.
 """
 import argparse
 import json
+import os
 import sys
 
 import hostio
@@ -89,6 +90,12 @@ def main() -> None:
     try:
         if args.save is not None:
             outfile.check("--save", args.save)
+            if args.save != "-" and os.path.isfile(args.save):
+                try:  # replace only a reference (never, say, this script)
+                    load_reference(args.save)
+                except (OSError, ValueError) as e:
+                    ap.error(one_line(f"argument --save: {args.save!r}: a new file or a reference an earlier --save wrote "
+                                      f"(this file is not: {e})"))
         else:
             want = load_reference(args.check)
     except USER_ERRORS as e:

@@ -941,3 +941,12 @@ def test_json_to_a_closed_standard_output_is_refused():
 def test_a_dotted_key_too_deep_for_toml_says_so():
     one_line_error(hostio_cli("check", "quickstart", "--set", "a." * 100 + "b=1"), "at most 32 of them")
     one_line_error(hostio_cli("check", "quickstart", "--set", "a..b=1"), "non-empty parts")
+
+
+def test_same_results_replaces_only_a_reference(tmp_path):
+    script = os.path.join(os.path.dirname(__file__), "..", "bench", "same_results.py")
+    mine = tmp_path / "notes.txt"
+    mine.write_text("my notes\n")
+    p = subprocess.run([sys.executable, str(script), "--save", str(mine)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "a new file or a reference an earlier --save wrote" in p.stderr.splitlines()[-1], p.stderr
+    assert mine.read_text() == "my notes\n"
