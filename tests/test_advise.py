@@ -170,6 +170,12 @@ def test_an_unknown_knob_is_named_with_the_keys_where_it_fails(knob, have):
         advise.advise("quickstart", goal="misses", knobs=advise.parse_knobs(knob + "=1"), set=SHORT, seeds=1, jobs=1, progress=False)
 
 
+@pytest.mark.parametrize("knobs", [{}, [], 0, ""])
+def test_knobs_that_name_none_are_refused_not_taken_for_the_defaults(knobs):
+    with pytest.raises(hostio.ConfigError, match="^knobs = "):
+        advise.advise("quickstart", goal="misses", knobs=knobs, set=SHORT, seeds=1, jobs=1, progress=False)
+
+
 def test_parse_knobs_takes_a_string():
     for spec in (5, ["platform.ddio_ways"], b"platform.ddio_ways"):
         with pytest.raises(hostio.ConfigError, match="^knobs = .*a string of KEY"):

@@ -313,7 +313,9 @@ def advise(
     text = sim.scenario_text(scenario)
     base = sim._overrides(set)
     resolved = sim.resolved(text, set=base)
-    knobs = _normal_knobs(knobs) if knobs else default_knobs(resolved)
+    if knobs is not None and isinstance(knobs, Mapping) and not knobs:
+        raise config_error("--knobs", knobs, "a non-empty mapping of KEY.PATH → list of values (None for the default knobs)")
+    knobs = _normal_knobs(knobs) if knobs is not None else default_knobs(resolved)
     if any(k == "run" or k.startswith("run.") for k in knobs):
         raise config_error("--knobs", next(k for k in knobs if k == "run" or k.startswith("run.")), _run_knob())
     given = {k: v for k, v in knobs.items() if v is not None}

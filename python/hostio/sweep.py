@@ -851,8 +851,13 @@ def sweep(
                 raise config_error("--out", str(out), f"a folder whose results do not include the scenario file ({name} is it)")
     base = sim._overrides(set)
     for ov in base:
-        if sim.override_key(ov) in axes:
-            raise config_error("--set", ov, f"a key that is not also {say('an --axis', 'in axes')} ({sim.override_key(ov)} is one)")
+        key = sim.override_key(ov)
+        if key in axes:
+            raise config_error("--set", ov, f"a key that is not also {say('an --axis', 'in axes')} ({key} is one)")
+        # A table set whole (platform={...}) holds an axis's key, which the axis would override.
+        inner = next((a for a in axes if key is not None and sim.key_parts(a)[:len(sim.key_parts(key))] == sim.key_parts(key)), None)
+        if inner is not None:
+            raise config_error("--set", ov, f"a key that holds no {say('--axis', 'axis')} key ({inner} is in {key})")
     seed_list = _seeds(text, base, seeds)
     if seed_list is not None and "run.seed" in axes:
         raise config_error("--axis", "run.seed", say("--seeds", "seeds=") + " instead of a run.seed axis")
