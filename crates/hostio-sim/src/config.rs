@@ -783,8 +783,10 @@ pub struct Platform {
     #[serde(default = "default_core_bw")]
     pub core_memory_bandwidth_gbyte_s: f64,
     /// A line held Modified in a cache across the coherent link, moved to the other side, ns.
-    /// Unset → an on-socket L2-to-L2 transfer plus a UPI round trip (`c2c_latency_ns` + 2 ×
-    /// `upi_latency_ns`). `hostio probe --platform-out` writes the line transfer it measured,
+    /// Unset (a platform file that does not give it) → an on-socket L2-to-L2 transfer plus a UPI
+    /// round trip (`c2c_latency_ns` + 2 × `upi_latency_ns`): a composition, not a measurement,
+    /// that falls short of measured ones (104 ns with the Skylake preset's figures against the
+    /// 114 ns MLC measured there), so every preset gives it. `hostio probe --platform-out` writes the line transfer it measured,
     /// the same one `hostio ringbench`'s coherent-link model uses.
     #[serde(default)]
     pub coherent_line_ns: Option<f64>,

@@ -20,13 +20,21 @@
 //!   already knows the next buffer and ring slot, so none of the ownership transfers of their
 //!   lines waits for another: they overlap, each adding `T / MLP` (and any backlog of the
 //!   queue's agents) to when the frame is visible, where a dependent transfer adds `T`; a tail
-//!   index (doorbell signaling) is written after the descriptor and costs a full `T`.
+//!   index (doorbell signaling) is written after the descriptor and costs a full `T` when a host
+//!   cache has taken its line since the last write (when none polled it, the NIC still holds it).
 //! * **Throughput.** The link carries `LINE_WIRE_BYTES` per line the NIC transfers at the
 //!   platform's `coherent_link_gbyte_s` over UPI (its links × their rate), or `CXL_GBYTE_S` over
-//!   CXL (one queue for both directions,
-//!   a conservative simplification), and the NIC's agents overlap `MLP` transfers per queue: the
-//!   NIC is saturated when either is. Lines cores take from the NIC are paid in the cores'
-//!   latency and counted in the link's utilisation, not queued on it.
+//!   CXL, one queue for both directions on either link (a conservative simplification). The NIC
+//!   takes a frame from its buffer only while the link's backlog is within `LINK_SLACK_PS` (a
+//!   busy link backs frames up in the buffer, then drops or PAUSEs as the PCIe NIC does). The
+//!   NIC's agents overlap `MLP` transfers per queue, and a queue's agent backlog delays when its
+//!   frames become visible rather than stopping the NIC from taking them: a queue whose agents
+//!   saturate fills its RX ring, and its further frames are dropped as out of buffer. Lines
+//!   cores take from the NIC are paid in the cores' latency and counted in the link's
+//!   utilisation, not queued on it. Taking a line a host cache holds clean costs a full transfer
+//!   like a dirty one (an invalidation alone would do for a full-line write: not modelled). The
+//!   NIC's own cache has no capacity limit: lines it owns stay there until a host core takes
+//!   them (the prototype's NIC, a CPU socket, has a finite LLC).
 //! * **Signaling.** `inline`: the completion is the descriptor itself, found by polling its line;
 //!   `doorbell`: the consumer first reads a tail index on its own line (one more serial transfer
 //!   each way, the round trip inline signaling removes, CC-NIC §4.1).
@@ -36,13 +44,19 @@
 //!   the consumer starts a new line (blank slots are skipped), keeping padded's latency. Grouping
 //!   applies to the RX ring the NIC writes; the host's TX ring is laid out as `packed`.
 //! * **Pool.** `shared`: the NIC allocates RX buffers from the pool the host frees into, so the
-//!   host posts no RX descriptors and the NIC writes no TX completions; `queues`: PCIe style, a
-//!   free queue of 8 B buffer pointers (eight per line) and a TX completion line per eight packets.
+//!   host posts no RX descriptors and the NIC writes no TX completions (the pool's own shared
+//!   state, its free list, costs no line transfers: not modelled); `queues`: PCIe style, a free
+//!   queue of 8 B buffer pointers (eight per line) and a TX completion line at the end of a
+//!   transmit burst once at least eight packets were posted since the last (one per 32-packet
+//!   burst).
 //! * **Homing.** `writer`: each ring is homed at its producer (CC-NIC's choice); `reader`: at its
-//!   consumer, so every line a core takes from the NIC also triggers a useless speculative read
-//!   of its home memory (CC-NIC §3), charged to that socket's DRAM bandwidth (not to latency:
-//!   it runs in parallel with the snoop). The NIC-side homes (the NIC's own memory) are not
-//!   modelled, so homing only changes the host's memory traffic.
+//!   consumer, so every line a core takes from the NIC (ring and packet-buffer lines alike) also
+//!   triggers a useless speculative read of its home memory (CC-NIC §3), charged to that
+//!   socket's DRAM bandwidth but not to latency, on the view that it runs in parallel with the
+//!   snoop: CC-NIC measures a reader-homed transfer slightly slower (MLC on the Skylake preset's
+//!   part: 114.0–123.2 ns against 114.0–114.6 ns writer-homed), which hostio does not charge. The
+//!   NIC-side homes (the NIC's own memory) are not modelled, so homing only changes the host's
+//!   memory traffic.
 use super::{Report, Rings, RxDma, TxDma, Window};
 use crate::config::{CoherentLink, Homing, NicCfg, Platform};
 use crate::memsys::MemSys;
@@ -58,7 +72,8 @@ const MLP: u64 = 4;
 /// (an estimate for UPI and CXL.cache; both move a line in a few 16–20 B flits).
 const LINE_WIRE_BYTES: f64 = 80.0;
 /// Extra latency of a CXL.cache line transfer over UPI's, ns: two CXL port traversals. An
-/// estimate (CXL adds tens of ns per direction over a native socket link).
+/// estimate with no published measurement behind it (CXL adds tens of ns per direction over a
+/// native socket link); the reproduction runs UPI only.
 const CXL_EXTRA_NS: f64 = 40.0;
 /// Link bandwidth of one CXL 2.0 x16 port, GB/s per direction: the PCIe Gen5 x16 raw rate
 /// (32 GT/s × 16 lanes); CXL's flit overhead is not deducted (it is part of `LINE_WIRE_BYTES`).
@@ -110,6 +125,8 @@ impl Coherent {
             pool: c.pool,
             homing: c.homing,
             t_ps: ((plat.coherent_line_ns() + extra) * 1000.0) as u64,
+            // A round trip to the NIC's side: two socket-link hops, over CXL too (an assumption:
+            // a CXL port's own traversal is the `extra` above).
             cross_ps: ((2.0 * plat.upi_latency_ns + extra) * 1000.0) as u64,
             ps_per_byte: 1000.0 / gbyte_s,
             link_free: 0,
@@ -141,6 +158,7 @@ impl Coherent {
         // per-queue rings: 8 B buffer pointers, eight to a line, and one TX completion per eight
         // packets (a line of 8 B entries). Estimates of a conventional driver's rings in the same
         // 64 B lines; the CC-NIC paper describes the shared pool, not this baseline's layout.
+        // (`tx_completion_every`: one completion at the end of a burst once that many were posted.)
         let queues = self.pool == Pool::Queues;
         Rings {
             cq_per_line: per_line,

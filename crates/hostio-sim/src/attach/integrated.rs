@@ -7,8 +7,10 @@
 //! slice's write; the completion is ordered behind the payload); when the frame's last line is
 //! partial and not all of it allocates in the LLC (DDIO off, selective DCA, a buffer on the other
 //! socket), the loaded DRAM latency of the buffer's home instead: that line is read before it is
-//! merged (the rule of the PCIe latency model's `hostio_pcie::PcieLatencyParams::dma_write_parts`
-//! for such writes: the line's DRAM read in place of the LLC access). The LLC access is the
+//! merged (after the PCIe latency model's `hostio_pcie::PcieLatencyParams::dma_write_parts` for
+//! such writes: the line's DRAM read in place of the LLC access; for a buffer on the other socket
+//! that model takes the larger of the local read-for-ownership and the remote parts, where the
+//! on-die NIC adds a UPI round trip to the full loaded DRAM latency). The LLC access is the
 //! platform's `llc_latency_ns`, a core's load-to-use figure, for the NIC's transit too: an
 //! estimate (no published figure for an on-die NIC's path). A read returns
 //! after one LLC access when every line hit, else after the loaded DRAM latency of the buffer's

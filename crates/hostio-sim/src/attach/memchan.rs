@@ -5,13 +5,19 @@
 //! # Mechanism
 //! * **Receive.** The NIC writes a frame straight into its own DRAM — nothing crosses the
 //!   channel — and puts the frame's first line (the header) and the completion line in its
-//!   **nCache** ([`Zone`]). Stale host copies are dropped ([`MemSys::zone_write`]).
+//!   **nCache** ([`Zone`]): the paper's nCache holds each received packet's first line; hostio
+//!   also keeps the RX completion line there, since the driver polls it for every packet (an
+//!   addition of hostio's). TX completions, which the NIC writes after transmitting, bypass it.
+//!   Stale host copies are dropped ([`MemSys::zone_write`]).
 //! * **Host reads** of zone lines that miss the host caches cross the channel (plus a UPI round
 //!   trip from the other socket): an nCache hit saves the DRAM array access (tRCD + tCL of
 //!   DDR4-2400, `ARRAY_ACCESS_NS`) and drops the line (read-once); a miss reads the DRAM and
 //!   the **nPrefetcher** fetches the next `prefetch_lines` lines into the nCache. The paper
-//!   triggers it on payload reads; hostio triggers it on any host read that misses the nCache
-//!   (header and completion lines are in the nCache, so they rarely trigger it). The host's
+//!   triggers it on payload reads and skips packets that are only a header; hostio triggers it
+//!   on any host read that misses the nCache, whatever the frame's length (header and
+//!   completion lines are in the nCache, so they rarely trigger it; a header that was evicted
+//!   from it does, and then prefetches past the end of a one-line frame), and a hit on a
+//!   prefetched line triggers no further prefetch. The host's
 //!   writes bypass the nCache: a flushed line's write-back drops the nCache's copy of it (the
 //!   nController snoops writes, MICRO'19 §4), as the NIC's own writes of other than header and
 //!   completion lines do. Dirty zone lines the LLC evicts on its own are charged to the socket's
@@ -56,9 +62,14 @@
 //!   zone costs the DRAM latency at ρ (the same load curve as [`crate::mem`]) plus its wait behind the DIMM's
 //!   own traffic (the bounded DRAM and channel above, counted once), so an MLC-like co-runner
 //!   slows the NIC's host accesses and the NIC's traffic slows nothing else of the host.
-//! * **Backpressure.** The NIC takes a frame out of its buffer only while its DRAM's backlog is
-//!   within a slack; beyond that frames wait in the NIC buffer, then drop or PAUSE, as behind a
-//!   full PCIe link.
+//! * **Backpressure.** The NIC takes a frame out of its buffer only while its DRAM's backlog, as
+//!   of the last frame it received, is within a slack; beyond that frames wait in the NIC
+//!   buffer, then drop or PAUSE, as behind a full PCIe link. DRAM work added after that frame
+//!   (transmit reads, host reads, clones) counts from the next frame on.
+//! * **The DIMM's DRAM** answers with the host's DRAM latency (`dram_latency_ns`) under its own
+//!   load: NVDIMM-P's asynchronous read handshake (request, then a ready signal and a send
+//!   command), which would add to a host read of the DIMM, is not modelled (the paper's
+//!   evaluation does not break it out).
 use super::{Report, Rings, RxDma, TxDma, CX5_RINGS};
 use crate::config::{Allocator, NicCfg, Platform};
 use crate::mem::Memory;

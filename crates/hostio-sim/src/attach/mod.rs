@@ -325,8 +325,9 @@ pub(crate) fn hub_receive(m: &mut MemSys, d: Dev, f: &RxDma) -> (bool, bool) {
 /// block of slots (`TxDma::completion`). Returns whether the frame was served on the NIC's
 /// socket (its buffer homed there, and no line of it or of its WQE found only in the other
 /// socket's caches,
-/// which a snoop across UPI reaches), and, when some line missed, the loaded latency of its
-/// home DRAM (the misses' reads counted), ps.
+/// which a snoop across UPI reaches), and, when some line missed, the loaded latency of the
+/// packet buffer's home DRAM (the misses' reads counted; a WQE line that missed is taken to cost
+/// the same, wherever it is homed), ps.
 pub(crate) fn hub_fetch(m: &mut MemSys, d: Dev, f: &TxDma) -> (bool, Option<u64>) {
     let (mut all_hit, mut far) = (true, 0);
     let mut read = |first: u32, n: u32| {
