@@ -90,7 +90,7 @@ def main() -> None:
     try:
         if args.save is not None:
             outfile.check("--save", args.save)
-            if args.save != "-" and os.path.isfile(args.save):
+            if args.save != "-" and os.path.isfile(args.save) and os.path.getsize(args.save):  # an empty one (mktemp's) may go
                 try:  # replace only a reference (never, say, this script)
                     load_reference(args.save)
                 except (OSError, ValueError) as e:

@@ -950,3 +950,18 @@ def test_same_results_replaces_only_a_reference(tmp_path):
     p = subprocess.run([sys.executable, str(script), "--save", str(mine)], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "a new file or a reference an earlier --save wrote" in p.stderr.splitlines()[-1], p.stderr
     assert mine.read_text() == "my notes\n"
+
+
+def test_an_integral_whose_conversion_fails_is_no_integer():
+    import numbers
+
+    class Broken:
+        def __int__(self):
+            raise ValueError("no")
+
+        __index__ = __int__
+
+    numbers.Integral.register(Broken)
+    assert sim.integer(Broken()) is None
+    with pytest.raises(hostio.ConfigError, match="^seed = "):
+        sim.run("quickstart", seed=Broken())

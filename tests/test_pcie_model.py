@@ -308,6 +308,13 @@ def test_numpy_numbers_are_numbers():
         pcie.bandwidth([True])
 
 
+def test_an_mmio_takes_the_dma_options_at_their_defaults():
+    import numpy as np
+
+    base = pcie.latency("mmio_read", 64)
+    assert pcie.latency("mmio_read", 64, location="llc", engine="dma", iommu=np.False_, iotlb_miss=False) == base
+
+
 def test_an_iotlb_miss_implies_the_iommu_as_on_the_command_line():
     miss = pcie.latency("dma_read", 64, iotlb_miss=True)
     assert miss == pcie.latency("dma_read", 64, iotlb_miss=True, iommu=True)

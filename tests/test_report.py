@@ -132,7 +132,7 @@ def test_reproduce_page_shows_the_first_point_whatever_finished_first(tmp_path):
     log.parent.mkdir(parents=True)
 
     def rec(index, seed, name):
-        metrics = {k: 0 for k in sweep._RECORD_METRICS} | {"latency_ns": {}, "apps": {}}
+        metrics = {k: 0 for k in sweep._RECORD_METRICS} | {"latency_ns": dict.fromkeys(sweep._LATENCY_KEYS), "apps": {}}
         return {"index": index, "id": f"id{index}", "overrides": [],
                 "result": {"seed": seed, "events": 0, "scenario_hash": "h", "metrics": metrics, "scenario": {"name": name}}}
 

@@ -1066,4 +1066,42 @@ def test_an_interrupted_rerun_leaves_no_summary_or_table_of_the_run_before(tmp_p
     monkeypatch.setattr(repro.sweep, "run_points", interrupted)
     with pytest.raises(KeyboardInterrupt):
         repro.reproduce(tmp_path, only=["fig10"], seeds=1, progress=False)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["fig9.csv", "points"]  # fig9 is not this run's to replace
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", "fig9.csv", "points"]  # fig9 is not this run's to replace
+
+
+def test_a_reproduction_into_a_folder_in_use_removes_nothing(tmp_path):
+    from hostio import sweep
+
+    for name in ("summary.md", "fig10.csv"):
+        (tmp_path / name).write_text("the running one's")
+    (tmp_path / "points" / "fig10").mkdir(parents=True)
+    (tmp_path / "points" / "fig10" / "points.jsonl").touch()
+    import threading
+
+    held, done = threading.Event(), threading.Event()
+
+    def hold():
+        with sweep.locked(tmp_path / "points" / "fig10"):
+            held.set()
+            done.wait(30)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    try:
+        held.wait(30)
+        with pytest.raises(ConfigError, match="no other hostio run is writing"):
+            repro.reproduce(tmp_path, only=["fig10"], seeds=1, progress=False)
+    finally:
+        done.set()
+        t.join()
+    assert (tmp_path / "summary.md").read_text() == (tmp_path / "fig10.csv").read_text() == "the running one's"
+
+
+def test_a_reproduction_refuses_a_linked_run_log_before_removing_anything(tmp_path):
+    (tmp_path / "summary.md").write_text("kept")
+    (tmp_path / "points" / "fig10").mkdir(parents=True)
+    (tmp_path / "elsewhere.jsonl").touch()
+    (tmp_path / "points" / "fig10" / "points.jsonl").symlink_to(tmp_path / "elsewhere.jsonl")
+    with pytest.raises(ConfigError, match="a symbolic link"):
+        repro.reproduce(tmp_path, only=["fig10"], seeds=1, progress=False)
+    assert (tmp_path / "summary.md").read_text() == "kept"

@@ -677,6 +677,7 @@ def test_a_lock_that_is_no_regular_file_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("damage", [
+    lambda m: m.update(latency_ns={"p99": 1.0}),  # keys missing
     lambda m: m.update(latency_ns={"p99": "abc"}),  # keys missing, a value of the wrong type
     lambda m: m["latency_ns"].update(p50="abc"),
     lambda m: m["nics"]["nic0"].update(dropped_packets="many"),
@@ -693,3 +694,15 @@ def test_a_record_whose_metrics_have_the_wrong_types_runs_again(tmp_path, damage
     log.write_text(json.dumps(rec) + "\n")
     df = hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)
     assert df["error"].isna().all() and df.attrs["reused"] == 0
+
+
+def test_a_folder_whose_log_links_to_a_file_can_still_be_read(tmp_path):
+    # Reading through a link changes nothing: load and report take it; resuming (a repair or an
+    # append) does not.
+    out = tmp_path / "out"
+    hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=out, jobs=1, progress=False)
+    (out / "points.jsonl").rename(tmp_path / "kept.jsonl")
+    (out / "points.jsonl").symlink_to(tmp_path / "kept.jsonl")
+    assert len(hostio.load(out)) == 1
+    with pytest.raises(hostio.ConfigError, match="a symbolic link"):
+        hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=out, jobs=1, progress=False)

@@ -73,9 +73,6 @@ def test_malformed_records_are_rerun_and_reported_missing(tmp_path, bad):
 # ---- sizes, jobs, schedulers, empty values -------------------------------------------------------
 
 @pytest.mark.parametrize("args,needles", [
-    # A table set whole that holds an axis's key would be overridden by the axis: refused as the key itself is.
-    (["sweep", "quickstart", "--axis", "platform.ddio_ways=2,4", "--set", "platform={ddio_ways=3}"],
-     ["hostio: error: --set = 'platform={ddio_ways=3}': a key that holds no --axis key (platform.ddio_ways is in platform)"]),
     # The error names the option(s) that make the count too large: --seeds alone, --axis alone, or both.
     (["sweep", "quickstart", "--axis", "nics.nic0.rx_descriptors=128", "--seeds", "1000000000"],
      ["hostio: error: --seeds = 1000000000: at most 1000000 runs in all (asked for 1000000000: 1 points × 1000000000 seeds)"]),

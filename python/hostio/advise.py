@@ -18,7 +18,8 @@ For ``p99`` and ``misses`` a setting must also keep 99 % of the scenario's media
 no advice trades packets for latency or cache hits. Among the settings that meet the goal the
 cheapest wins: fewest cores, then fewest DDIO ways (cache taken from code and data), then the
 least change to every other knob (in steps of its candidate list); the scenario as given counts
-among them, with no change, even when the knobs' values leave its own out. The prediction is the metrics
+among them, with no change, even when the knobs' values leave its own out (where its cores and
+DDIO ways are known numbers). The prediction is the metrics
 of that setting on the same seeds, so ``hostio run SCENARIO --set ... --seed S`` reproduces it.
 
 Default knobs: ``platform.ddio_ways``, every NIC's ``rx_descriptors`` and the ``cores`` of every app
@@ -282,8 +283,9 @@ def advise(
     ``slo``, ``met``, ``settings`` (key → value), ``set`` (the same as ``--set`` arguments),
     ``changed`` (the keys whose value differs from the scenario's), ``current`` (the scenario's
     values of the knobs), ``before``/``after`` (metrics: median, min, max over ``seeds``),
-    ``seeds``, ``searched`` (settings tried), ``as_given`` (true when no searched setting met the
-    goal or came closer than the scenario as given, which is then the answer), ``lesson``,
+    ``seeds``, ``searched`` (settings tried), ``as_given`` (true when the scenario as given is the
+    answer: it meets the goal and no searched setting does so for less, or nothing meets the
+    goal and no searched setting comes closer), ``lesson``,
     ``commands``. ``met`` is false only when neither a searched setting nor the scenario as given
     meets the goal."""
     if goal not in GOALS:

@@ -63,10 +63,11 @@ def check(key: str, path: str | None) -> None:
 STDOUT = ("stdout",)
 
 
-def check_folder_names(key: str, path: str | os.PathLike) -> None:
-    """Refuse an output folder the file system cannot name, nor the files hostio writes in it
-    (a name longer than its limit, 255 bytes on most; a path longer than 4096 bytes)."""
-    inner = os.path.join(os.fspath(path), "points", "x" * 32, "points.jsonl")  # the deepest file written
+def check_folder_names(key: str, path: str | os.PathLike, deepest: str) -> None:
+    """Refuse an output folder the file system cannot name, nor ``deepest``, the longest path
+    under it that the command writes (a name longer than the file system's limit, 255 bytes on
+    most; a path longer than 4096 bytes)."""
+    inner = os.path.join(os.fspath(path), deepest)
     for p in (os.fspath(path), inner):
         try:
             os.lstat(p)

@@ -243,13 +243,7 @@ def latency(kind: str, size: int, location: str | None = None, engine: str | Non
     llc (the default), dram, remote_llc, remote_dram, and ``engine`` dma (the default) or cmd.
     ``iotlb_miss`` (the translation misses the IO-TLB) implies ``iommu``, as ``--iotlb-miss`` does.
     An MMIO goes from a core to the device, through neither host memory, the device's DMA engine
-    nor the IOMMU: it takes none of those four."""
-    if isinstance(kind, str) and kind.startswith("mmio_"):
-        for key, value, unset in (("location", location, None), ("engine", engine, None), ("iommu", iommu, False),
-                                  ("iotlb_miss", iotlb_miss, False)):
-            if value is not unset:
-                raise config_error(key, value, f"left out for {kind}: an MMIO goes from a core to the device, through neither "
-                                               "host memory, the DMA engine nor the IOMMU")
+    nor the IOMMU: it takes none of those four but at their defaults."""
     location = "llc" if location is None else location
     engine = "dma" if engine is None else engine
     for key, value, allowed in (("kind", kind, LATENCY_KINDS), ("location", location, LOCATIONS),
@@ -257,6 +251,13 @@ def latency(kind: str, size: int, location: str | None = None, engine: str | Non
         if not isinstance(value, str):  # the values themselves are checked by the Rust declaration
             raise config_error(key, value, f"one of {', '.join(allowed)}")
     _flags(iotlb_miss=iotlb_miss, iommu=iommu)
+    if kind.startswith("mmio_"):
+        # What would change nothing is refused rather than ignored (the defaults pass).
+        for key, value, moot in (("location", location, location != "llc"), ("engine", engine, engine != "dma"),
+                                 ("iommu", iommu, bool(iommu)), ("iotlb_miss", iotlb_miss, bool(iotlb_miss))):
+            if moot:
+                raise config_error(key, value, f"left out for {kind}: an MMIO goes from a core to the device, through neither "
+                                               "host memory, the DMA engine nor the IOMMU")
     p = default_latency_params() if params is None else _merge(default_latency_params(), params, "params")
     if link:
         if isinstance(params, dict) and "link" in params:

@@ -52,6 +52,7 @@ Where the paper's artifact published the testbed's own measurements of an experi
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -1795,7 +1796,12 @@ def reproduce(
     ``<id>_testbed.csv``. ``quick`` shortens the simulated time (where a point does not set it itself);
     ``overrides`` (``KEY.PATH=VALUE``, not ``run.seed``) are applied to every run after it; ``scheduler`` is
     ``local``, ``dask`` or ``tcp://HOST:PORT`` (see :mod:`hostio.sweep`). Returns True when every
-    run succeeded (claims may still disagree: that is reported, not an error)."""
+    run succeeded (claims may still disagree: that is reported, not an error).
+
+    Each point's runs are kept in ``<out>/points/<id>/points.jsonl``, and a rerun into the same
+    folder reuses them. Once its checks pass, a run holds the folder (``<out>/.lock``: a second
+    reproduction into it is refused, as is a sweep of its runs) and removes the earlier summary and the tables and figures
+    of the experiments it runs, so that an interrupted one leaves no mix of two runs."""
     if isinstance(seeds, bool) or not isinstance(seeds, numbers.Integral) or seeds < 1:
         raise config_error("seeds", seeds, "an integer >= 1")
     seeds = int(seeds)
@@ -1828,7 +1834,7 @@ def reproduce(
     sweep.check_runs("--seeds", seeds, n_points * seeds)
     sweep.check_reachable(scheduler)
     outp = Path(out)
-    outfile.check_folder_names("--out", out)
+    outfile.check_folder_names("--out", out, os.path.join("points", max((e.id for e in EXPERIMENTS), key=len), "points.jsonl"))
     if outp.exists() and not outp.is_dir():
         raise config_error("--out", str(out), "a folder (this path is a file)")
     if (outp / "sweep.json").exists():
@@ -1853,18 +1859,36 @@ def reproduce(
         raise config_error("--out", str(out), "a folder whose points/ is a folder of hostio reproduce's runs (points is a file here)")
     # This run's tables replace those of the experiments it runs, and its summary the folder's:
     # while it is under way (or once interrupted) none of them is left from an earlier run (whose
-    # runs stay in points/, for this one to reuse).
+    # runs stay in points/, for this one to reuse). They go once the folder is this run's alone
+    # (its lock held) and every experiment's run log may be written.
     replaced = ["summary.md", "summary.json", "claims.csv"] + [f"{e.id}{end}" for e in exps for end in (".csv", "_summary.csv", ".png", "_testbed.csv")]
     for name in replaced:
         if (outp / name).is_dir() and not (outp / name).is_symlink():
             raise config_error("--out", str(out), f"a folder whose {name} is a file hostio reproduce writes ({name} is a folder here)")
+    for e in exps:
+        sweep.check_run_folder(outp / "points" / e.id)
     try:
         outp.mkdir(parents=True, exist_ok=True)
         (outp / "points").mkdir(exist_ok=True)  # also what marks the folder as a reproduction's
-        for name in replaced:
-            (outp / name).unlink(missing_ok=True)
     except OSError as exc:
         raise config_error("--out", str(out), f"a folder this user may create and write ({outfile.folder_error(out, exc)})") from None
+    with contextlib.ExitStack() as held:
+        # The folder and every experiment's runs, held for the whole run: a second reproduction,
+        # or a sweep of the same runs, is refused before anything is removed.
+        held.enter_context(sweep.locked(outp))
+        for e in exps:
+            held.enter_context(sweep.locked(outp / "points" / e.id))
+        try:
+            for name in replaced:
+                (outp / name).unlink(missing_ok=True)
+        except OSError as exc:
+            raise config_error("--out", str(out), f"a folder this user may write ({exc.strerror or exc})") from None
+        return _run_experiments(outp, exps, seeds, jobs, progress, scheduler, quick, texts, extra_of)
+
+
+def _run_experiments(outp: Path, exps, seeds: int, jobs, progress, scheduler, quick: bool, texts: dict, extra_of) -> bool:
+    """The body of :func:`reproduce` once its folder is ready and held: run each experiment,
+    write its tables, figure and claims, then the summary."""
     failed_exps = []
     sections = []
     claim_rows = []

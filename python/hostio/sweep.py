@@ -328,7 +328,7 @@ def locked(folder: str | os.PathLike):
     with _held_guard:
         held = _held.get(key)
         if held is not None and held[0] != me:
-            raise config_error("--out", str(folder), "a folder no other sweep is writing (another thread of this process holds it)")
+            raise config_error("--out", str(folder), "a folder no other hostio run is writing (another thread of this process holds it)")
         if held is not None:  # re-entered by this thread (sweep → run_points)
             _held[key] = (me, held[1] + 1, held[2])
     if held is not None:
@@ -341,7 +341,7 @@ def locked(folder: str | os.PathLike):
         return
     with _held_guard:
         if key in _held:
-            raise config_error("--out", str(folder), "a folder no other sweep is writing (another thread of this process holds it)")
+            raise config_error("--out", str(folder), "a folder no other hostio run is writing (another thread of this process holds it)")
         _held[key] = (me, 1, None)  # claimed; the file lock follows
     try:
         f = _lock_file(folder)
@@ -361,14 +361,18 @@ def locked(folder: str | os.PathLike):
 
 def _lock_file(folder: str | os.PathLike):
     """Create the folder, open ``.lock`` and ``flock`` it; a ConfigError when another process holds
-    it, or when the folder cannot be created or written."""
+    it, when the folder cannot be created or written, or when ``.lock`` is a symbolic link or no
+    regular file (the pid is written into it)."""
     lock = Path(folder) / ".lock"
     try:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        # Not through a symbolic link: the pid written below would land in whatever it names.
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o666)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        raise config_error("--out", str(folder), f"a folder this user may create and write ({outfile.folder_error(folder, exc)})") from None
+    try:
+        # Not through a symbolic link: the pid written below would land in whatever it names.
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and lock.is_symlink():
             raise config_error("--out", str(folder), "a folder whose .lock is hostio's own file, not a symbolic link") from None
         raise config_error("--out", str(folder), f"a folder this user may create and write ({outfile.folder_error(folder, exc)})") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -382,7 +386,7 @@ def _lock_file(folder: str | os.PathLike):
         except BlockingIOError:
             f.seek(0)
             who = f.read().strip() or "?"
-            raise config_error("--out", str(folder), f"a folder no other sweep is writing (pid {who} holds it)") from None
+            raise config_error("--out", str(folder), f"a folder no other hostio run is writing (pid {who} holds it)") from None
         except OSError as exc:  # e.g. ENOLCK: a file system without locks
             raise config_error("--out", str(folder), f"a folder on a file system that can lock files ({exc.strerror or exc})") from None
         f.seek(0)
@@ -395,14 +399,23 @@ def _lock_file(folder: str | os.PathLike):
     return f
 
 
-def _check_log(path: Path) -> None:
-    """Refuse a ``points.jsonl`` that is there but no regular file of its own (a FIFO or device
-    would block a read or never end it; repairing or appending through a symbolic link would
-    change whatever it points to)."""
-    if path.is_symlink():
-        raise config_error(str(path), "(a symbolic link)", "the points.jsonl that hostio writes, a regular file")
+def _check_log(path: Path, *, write: bool = False) -> None:
+    """Refuse a ``points.jsonl`` that is there but no regular file (a FIFO or device would block
+    a read or never end it), and one to be written (repaired or appended to) that is a symbolic
+    link, which would change whatever it points to."""
+    if write and path.is_symlink():
+        raise config_error(str(path), "(a symbolic link)", "the points.jsonl that hostio writes, a regular file of its own")
     if path.exists() and not path.is_file():
         raise config_error(str(path), "(not a regular file)", "the points.jsonl that hostio writes, a regular file")
+
+
+def check_run_folder(folder: Path) -> None:
+    """Refuse a folder of runs whose ``points.jsonl`` or ``.lock`` hostio could not write as its
+    own (a symbolic link, or no regular file), before anything is changed."""
+    _check_log(folder / "points.jsonl", write=True)
+    lock = folder / ".lock"
+    if lock.is_symlink() or lock.exists() and not lock.is_file():
+        raise config_error("--out", str(folder), "a folder whose .lock is hostio's own file, a regular file and not a symbolic link")
 
 
 def _open_log(path: Path, mode: str):
@@ -410,10 +423,10 @@ def _open_log(path: Path, mode: str):
     link (one made since :func:`_check_log` is refused as it was)."""
     flags = {"a": os.O_WRONLY | os.O_APPEND | os.O_CREAT, "ab": os.O_WRONLY | os.O_APPEND | os.O_CREAT, "r+b": os.O_RDWR}[mode]
     try:
-        fd = os.open(path, flags | os.O_NOFOLLOW, 0o666)
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NOCTTY, 0o666)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            _check_log(path)
+            _check_log(path, write=True)
         raise
     return os.fdopen(fd, mode)
 
@@ -422,7 +435,7 @@ def read_log(path: Path, *, repair: bool = False) -> dict[str, dict]:
     """Finished records of ``points.jsonl`` by point id. A torn last record (an interrupted write)
     is skipped, and with ``repair`` cut off so the next record starts on a line of its own; a
     record that is not :func:`well_formed` is skipped too."""
-    _check_log(path)
+    _check_log(path, write=repair)
     if not path.exists():
         return {}
     data = path.read_bytes()
@@ -851,13 +864,8 @@ def sweep(
                 raise config_error("--out", str(out), f"a folder whose results do not include the scenario file ({name} is it)")
     base = sim._overrides(set)
     for ov in base:
-        key = sim.override_key(ov)
-        if key in axes:
-            raise config_error("--set", ov, f"a key that is not also {say('an --axis', 'in axes')} ({key} is one)")
-        # A table set whole (platform={...}) holds an axis's key, which the axis would override.
-        inner = next((a for a in axes if key is not None and sim.key_parts(a)[:len(sim.key_parts(key))] == sim.key_parts(key)), None)
-        if inner is not None:
-            raise config_error("--set", ov, f"a key that holds no {say('--axis', 'axis')} key ({inner} is in {key})")
+        if sim.override_key(ov) in axes:
+            raise config_error("--set", ov, f"a key that is not also {say('an --axis', 'in axes')} ({sim.override_key(ov)} is one)")
     seed_list = _seeds(text, base, seeds)
     if seed_list is not None and "run.seed" in axes:
         raise config_error("--axis", "run.seed", say("--seeds", "seeds=") + " instead of a run.seed axis")
@@ -878,7 +886,7 @@ def sweep(
     check_own_folder(outp, "sweep.json", "hostio sweep", RESULT_FILES, _is_sweep_folder)
     for name in ("sweep.json", "results.parquet", "table.csv"):
         _writable(outp / name)  # before the lock file goes into the folder
-    _check_log(outp / "points.jsonl")  # before sweep.json is replaced
+    _check_log(outp / "points.jsonl", write=True)  # before sweep.json is replaced
     with locked(outp):
         manifest = {
             "hostio": _version(), "engine": engine_id(), "scenario": text, "set": base, "axes": dict(axes), "seeds": seed_list,
@@ -906,7 +914,7 @@ def _check_out(out) -> None:
         return
     if not isinstance(out, (str, os.PathLike)) or not os.fspath(out):
         raise config_error("--out", out, "a folder path")
-    outfile.check_folder_names("--out", out)
+    outfile.check_folder_names("--out", out, ".results.parquet.XXXXXXXX.part")  # its longest, a table being written
     if os.path.exists(out) and not os.path.isdir(out):
         raise config_error("--out", os.fspath(out), "a folder (a file of that name is in the way)")
 
