@@ -297,3 +297,11 @@ def test_advice_never_sets_a_key_to_none():
     assert not any(s.endswith("=None") for s in adv["set"]), adv["set"]
     if adv["as_given"]:
         assert adv["set"] == [] and adv["changed"] == []
+
+
+def test_numpy_knob_values_give_advice_that_is_json():
+    import numpy as np
+
+    adv = advise.advise("quickstart", goal="misses", slo=1.0, knobs={"platform.ddio_ways": np.array([2, 4])}, set=SHORT, seeds=1,
+                        jobs=1, progress=False)
+    assert type(adv["settings"]["platform.ddio_ways"]) is int and json.loads(json.dumps(adv))["settings"] == adv["settings"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -1105,3 +1106,27 @@ def test_a_reproduction_refuses_a_linked_run_log_before_removing_anything(tmp_pa
     with pytest.raises(ConfigError, match="a symbolic link"):
         repro.reproduce(tmp_path, only=["fig10"], seeds=1, progress=False)
     assert (tmp_path / "summary.md").read_text() == "kept"
+
+
+def test_a_broken_run_log_is_named_not_taken_for_someone_elses_folder(tmp_path):
+    (tmp_path / "claims.csv").write_text("kept")
+    (tmp_path / "points" / "fig10").mkdir(parents=True)
+    os.mkfifo(tmp_path / "points" / "fig10" / "points.jsonl")
+    with pytest.raises(ConfigError, match="points.jsonl = '\\(not a regular file\\)'"):
+        repro.reproduce(tmp_path, only=["fig10"], seeds=1, progress=False)
+    assert (tmp_path / "claims.csv").read_text() == "kept"
+
+
+def test_an_out_with_no_room_for_a_tables_temporary_file_is_refused_before_any_run(tmp_path, monkeypatch):
+    # Room for every run log (points/<id>/points.jsonl) but not for the longest table's
+    # temporary file beside the tables.
+    longest_log = max(len(os.path.join("points", e.id, "points.jsonl")) for e in repro.EXPERIMENTS)
+    out = str(tmp_path)
+    while len(out) + 1 + longest_log + 200 < 4095:
+        out = os.path.join(out, "d" * 200)
+    out = os.path.join(out, "d" * (4094 - len(out) - 1 - longest_log))
+    os.makedirs(out)
+    assert len(os.path.join(out, "points", "x" * (longest_log - len("points//points.jsonl")), "points.jsonl")) < 4096
+    monkeypatch.setattr(repro.sweep, "run_points", lambda *a, **k: pytest.fail("ran"))
+    with pytest.raises(ConfigError, match="^out = .*a folder path the file system can name"):
+        repro.reproduce(out, only=["fig10"], seeds=1, progress=False)

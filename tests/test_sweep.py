@@ -706,3 +706,9 @@ def test_a_folder_whose_log_links_to_a_file_can_still_be_read(tmp_path):
     assert len(hostio.load(out)) == 1
     with pytest.raises(hostio.ConfigError, match="a symbolic link"):
         hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=out, jobs=1, progress=False)
+
+
+def test_a_lock_that_is_a_folder_is_named(tmp_path):
+    (tmp_path / ".lock").mkdir()
+    with pytest.raises(hostio.ConfigError, match="a folder whose .lock is hostio's own file, a regular file \\(a folder here\\)"):
+        hostio.sweep("quickstart", {"nics.nic0.rx_descriptors": [128]}, set=SHORT, out=tmp_path, jobs=1, progress=False)

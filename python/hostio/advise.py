@@ -322,7 +322,8 @@ def advise(
         raise config_error("--knobs", next(k for k in knobs if k == "run" or k.startswith("run.")), _run_knob())
     given = {k: v for k, v in knobs.items() if v is not None}
     if given:
-        sweeps.check_axes(given, "--knobs")  # non-empty lists of distinct values
+        # Non-empty lists of distinct values, NumPy numbers made Python ones (the advice is JSON).
+        knobs = {**knobs, **sweeps.check_axes(given, "--knobs")}
     cands = candidates(text, base, resolved, knobs)
     # The settings and the scenario as given, each on every seed.
     sweeps.check_product([("--knobs", math.prod(len(v) for v in cands.values()) + 1, "settings (the scenario as given too)"),

@@ -1772,9 +1772,11 @@ def _missing_table(claim_rows: list[dict]) -> list[str]:
 
 def _is_reproduction(outp: Path) -> bool:
     """``outp/points`` holds hostio reproduce's runs: some experiment's folder with its run log
-    (``points.jsonl``)."""
+    (``points.jsonl``), or an entry of such a name, even a broken one (whose fault the checks
+    before the runs then name)."""
     try:
-        return any((outp / "points" / e.id / "points.jsonl").is_file() for e in EXPERIMENTS)
+        return any(os.path.lexists(outp / "points" / e.id / "points.jsonl") or os.path.lexists(outp / "points" / e.id)
+                   for e in EXPERIMENTS)
     except OSError:
         return False
 
@@ -1834,7 +1836,10 @@ def reproduce(
     sweep.check_runs("--seeds", seeds, n_points * seeds)
     sweep.check_reachable(scheduler)
     outp = Path(out)
-    outfile.check_folder_names("--out", out, os.path.join("points", max((e.id for e in EXPERIMENTS), key=len), "points.jsonl"))
+    # The longest path it writes: a run log, or a table's temporary file beside it.
+    longest = [os.path.join("points", e.id, "points.jsonl") for e in EXPERIMENTS]
+    longest += [f".{e.id}{end}.XXXXXXXX.part" for e in EXPERIMENTS for end in (".csv", "_summary.csv", ".png", "_testbed.csv")]
+    outfile.check_folder_names("--out", out, max(longest + [".summary.json.XXXXXXXX.part"], key=len))
     if outp.exists() and not outp.is_dir():
         raise config_error("--out", str(out), "a folder (this path is a file)")
     if (outp / "sweep.json").exists():

@@ -374,6 +374,8 @@ def _lock_file(folder: str | os.PathLike):
     except OSError as exc:
         if exc.errno == errno.ELOOP and lock.is_symlink():
             raise config_error("--out", str(folder), "a folder whose .lock is hostio's own file, not a symbolic link") from None
+        if exc.errno == errno.EISDIR:
+            raise config_error("--out", str(folder), "a folder whose .lock is hostio's own file, a regular file (a folder here)") from None
         raise config_error("--out", str(folder), f"a folder this user may create and write ({outfile.folder_error(folder, exc)})") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
