@@ -421,9 +421,9 @@ def check_run_folder(folder: Path) -> None:
 
 
 def _open_log(path: Path, mode: str):
-    """``path`` opened with ``mode`` (``"ab"``, ``"a"`` or ``"r+b"``) but never through a symbolic
-    link (one made since :func:`_check_log` is refused as it was)."""
-    flags = {"a": os.O_WRONLY | os.O_APPEND | os.O_CREAT, "ab": os.O_WRONLY | os.O_APPEND | os.O_CREAT, "r+b": os.O_RDWR}[mode]
+    """``path`` opened with ``mode`` (``"a"`` to append, ``"r+b"`` to repair) but never through a
+    symbolic link (one made since :func:`_check_log` is refused as it was)."""
+    flags = {"a": os.O_WRONLY | os.O_APPEND | os.O_CREAT, "r+b": os.O_RDWR}[mode]
     try:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NOCTTY, 0o666)
     except OSError as exc:
