@@ -1130,3 +1130,22 @@ def test_an_out_with_no_room_for_a_tables_temporary_file_is_refused_before_any_r
     monkeypatch.setattr(repro.sweep, "run_points", lambda *a, **k: pytest.fail("ran"))
     with pytest.raises(ConfigError, match="^out = .*a folder path the file system can name"):
         repro.reproduce(out, only=["fig10"], seeds=1, progress=False)
+
+
+@pytest.mark.parametrize("entry", ["empty folder", "file", "dangling link"])
+def test_a_foreign_folder_with_an_experiments_name_under_points_is_not_taken_for_a_reproduction(tmp_path, entry):
+    (tmp_path / "summary.md").write_text("mine")
+    (tmp_path / "points").mkdir()
+    where = tmp_path / "points" / "pause"
+    {"empty folder": where.mkdir, "file": where.touch, "dangling link": lambda: where.symlink_to(tmp_path / "gone")}[entry]()
+    with pytest.raises(ConfigError, match="a new folder, or one hostio reproduce wrote"):
+        repro.reproduce(tmp_path, only=["remote"], seeds=1, progress=False)
+    assert (tmp_path / "summary.md").read_text() == "mine"
+
+
+def test_a_run_folder_that_is_a_file_is_named(tmp_path):
+    (tmp_path / "points" / "fig10").mkdir(parents=True)
+    (tmp_path / "points" / "fig10" / "points.jsonl").touch()
+    (tmp_path / "points" / "pause").touch()
+    with pytest.raises(ConfigError, match="points/pause': a folder of runs \\(it is a file or a link to nothing here\\)"):
+        repro.reproduce(tmp_path, only=["pause"], seeds=1, progress=False)

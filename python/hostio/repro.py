@@ -1771,12 +1771,11 @@ def _missing_table(claim_rows: list[dict]) -> list[str]:
 
 
 def _is_reproduction(outp: Path) -> bool:
-    """``outp/points`` holds hostio reproduce's runs: some experiment's folder with its run log
-    (``points.jsonl``), or an entry of such a name, even a broken one (whose fault the checks
-    before the runs then name)."""
+    """``outp/points`` holds hostio reproduce's runs: some experiment's run log
+    (``points/<id>/points.jsonl``), even one that is no regular file any more (a run of that
+    experiment then names it)."""
     try:
-        return any(os.path.lexists(outp / "points" / e.id / "points.jsonl") or os.path.lexists(outp / "points" / e.id)
-                   for e in EXPERIMENTS)
+        return any(os.path.lexists(outp / "points" / e.id / "points.jsonl") for e in EXPERIMENTS)
     except OSError:
         return False
 
@@ -1803,7 +1802,9 @@ def reproduce(
     Each point's runs are kept in ``<out>/points/<id>/points.jsonl``, and a rerun into the same
     folder reuses them. Once its checks pass, a run holds the folder (``<out>/.lock``: a second
     reproduction into it is refused, as is a sweep of its runs) and removes the earlier summary and the tables and figures
-    of the experiments it runs, so that an interrupted one leaves no mix of two runs."""
+    of the experiments it runs, so that an interrupted one leaves no summary of an earlier run and
+    no table of an earlier run of the experiments it runs (those of experiments it does not run
+    stay)."""
     if isinstance(seeds, bool) or not isinstance(seeds, numbers.Integral) or seeds < 1:
         raise config_error("seeds", seeds, "an integer >= 1")
     seeds = int(seeds)

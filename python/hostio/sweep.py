@@ -413,7 +413,9 @@ def _check_log(path: Path, *, write: bool = False) -> None:
 
 def check_run_folder(folder: Path) -> None:
     """Refuse a folder of runs whose ``points.jsonl`` or ``.lock`` hostio could not write as its
-    own (a symbolic link, or no regular file), before anything is changed."""
+    own (a symbolic link, or no regular file), or that is no folder, before anything is changed."""
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise config_error("--out", str(folder), "a folder of runs (it is a file or a link to nothing here)")
     _check_log(folder / "points.jsonl", write=True)
     lock = folder / ".lock"
     if lock.is_symlink() or lock.exists() and not lock.is_file():
