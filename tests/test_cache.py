@@ -156,6 +156,8 @@ def test_lru_matches_a_reference_model_on_one_set():
     # A keyword name cannot carry TOML of its own; a NumPy boolean is a boolean.
     (lambda h: Hierarchy(**{"llc_ways=1 #": 5}), "^override = 'llc_ways=1 #': a \\[platform\\] key name"),
     (lambda h: Hierarchy(llc_slices=np.bool_(True)), "^platform.llc_slices = true: an integer: 1..=64$"),
+    # An integer beyond TOML's is named as given (TOML would make it a float).
+    (lambda h: Hierarchy(ddio_mask=2**64), "^platform.ddio_mask = 18446744073709551616: an integer within TOML's 64 bits"),
     # Not a sequence (a scalar too): named by its type; timedeltas are not addresses.
     (lambda h: h.access(x * 64 for x in range(3)), "^addresses = 'generator object'"),
     (lambda h: h.access({0, 64}), "^addresses = 'set object'"),

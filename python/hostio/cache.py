@@ -39,7 +39,7 @@ import numpy as np
 
 from hostio import _core
 from hostio.errors import checked_text, config_error, show
-from hostio.sim import integer
+from hostio.sim import TOML_INT, integer
 
 KINDS = ("core_read", "core_write", "dev_write", "dev_read")
 #: The ``[platform]`` keys a Hierarchy takes as keyword overrides (the preset is its first
@@ -68,6 +68,9 @@ def _toml_value(key: str, v) -> str:
         return "true" if v else "false"
     if isinstance(v, (np.integer, np.floating)):
         v = v.item()
+    if isinstance(v, int) and not TOML_INT[0] <= v <= TOML_INT[1]:
+        # TOML would read it as a float, and the message would show that float.
+        raise config_error(f"platform.{key}", v, f"an integer within TOML's 64 bits ({TOML_INT[0]}..={TOML_INT[1]}), and then within the key's own range")
     if isinstance(v, (int, float)):
         return repr(v)
     if isinstance(v, str):
