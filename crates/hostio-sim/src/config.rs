@@ -563,7 +563,8 @@ impl Default for NicCfg {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum SizeMix {
-    /// Simple IMIX 7:4:1 of 64, 576, 1500 B (mean ≈ 354 B).
+    /// The simple IMIX's 7:4:1 shares over 64, 576 and 1500 B frames (its packet sizes taken as
+    /// frame sizes, FCS included; mean ≈ 354 B).
     Imix,
     /// A campus-trace-like mix, mean ≈ 981 B (bimodal: small ACKs and MTU-sized data).
     Campus,

@@ -5,7 +5,8 @@ use crate::hist::Histogram;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Latency distribution summary, ns (NIC arrival → last bit on the TX wire); every field is null
+/// Latency distribution summary, ns (NIC arrival → the end of the frame's slot on the TX wire, its
+/// last bit and the inter-frame gap after it); every field is null
 /// when no packet completed in the measured window.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct LatencyNs {

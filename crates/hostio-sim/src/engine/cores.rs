@@ -9,7 +9,8 @@
 //! prefetch is in the L2), the app's own work, a `copy` app's copy of the frame into its own
 //! buffer (or the NIC's clone of it), its cycles, the header write (MAC swap). At the end of the
 //! burst it transmits: it frees the TX buffers whose completion has come (the frame that closes
-//! their block has left the wire; `TxRing::close_burst` says which frames close one), at every
+//! their block has left the wire; `TxRing::close_burst` says which frames close one; the
+//! completion line itself is not read, its check is part of `TX_BURST_CYCLES`), at every
 //! burst as the mlx5 PMD does, or —
 //! `tx_release = "threshold"` — only while fewer than the burst's packets plus 32 TX slots are
 //! free; writes a TX descriptor per packet (on eMPW rings its WQE segments, copying a frame the
@@ -119,8 +120,8 @@ pub(super) struct Core {
     pub(super) copy_slot: u32,
 }
 
-/// Where a packet's time went (NIC arrival → last bit on the TX wire), one histogram per
-/// component, ps:
+/// Where a packet's time went (NIC arrival → the end of its slot on the TX wire, the inter-frame
+/// gap included), one histogram per component, ps:
 /// * `nic`: waiting in the NIC's buffer for a descriptor or the link, waiting for the TX wire,
 ///   and the TX serialisation;
 /// * `link`: the attachment moving the frame in (until its completion is visible) and the packet
@@ -151,8 +152,8 @@ pub(super) struct Parts {
 
 impl Parts {
     /// One transmitted packet: `fetch_at` is its NIC fetch less the TX notice (so that `link`
-    /// includes the doorbell's notice), its data was at the NIC at `data_at` and its last bit
-    /// left at `done`.
+    /// includes the doorbell's notice), its data was at the NIC at `data_at` and its slot on the
+    /// wire (last bit and inter-frame gap) ended at `done`.
     pub(super) fn record(&mut self, mb: &Mbuf, fetch_at: u64, data_at: u64, done: u64) {
         let total = done - mb.arrival_ps;
         let nic = (mb.t_dma - mb.arrival_ps) + (done - data_at);

@@ -48,8 +48,8 @@ const BURST: usize = 32;
 /// ([`mbuf_stride`]).
 const MBUF_META_OFF: u64 = 64;
 const MBUF_DATA_OFF: u64 = 320;
-/// The largest frame any source sends, bytes (FCS included): a capture's frames are not known
-/// before it is read.
+/// The largest frame any source sends, bytes (FCS included): a 9000 B jumbo MTU plus the 14 B
+/// Ethernet header and 4 B FCS. A capture's frames are not known before it is read.
 const MAX_FRAME: u32 = 9018;
 
 /// Bytes per mbuf object of a pool whose NIC receives frames of up to `largest` bytes (FCS
@@ -219,6 +219,10 @@ pub fn effective_app(a: &crate::config::AppCfg, llc_ways: u32, own_dram: bool) -
 /// Packet buffers in an app's mempool: every RX and TX slot of its cores, two bursts each and
 /// the per-core caches' flush thresholds, at least 8192 (DPDK's sample applications size their
 /// pools at 8191 mbufs, `NUM_MBUFS` in `examples/skeleton/basicfwd.c`; rounded up to 8192).
+/// FastClick, which the DDIO paper's testbed ran, defaults to 65536 (`DPDKDevice::NB_MBUF`);
+/// hostio keeps the sample applications' sizing, an assumption: buffers pass through the pool's
+/// shared ring only when a core's cache overflows or runs dry, and how much the larger pool would
+/// move the reproduction's hit rates is not measured.
 fn mempool_count(cores: u64, rx: u64, tx: u64) -> u64 {
     (cores * (rx + tx + 2 * BURST as u64) + cores * (MEMPOOL_CACHE as u64 * 3 / 2)).max(8192)
 }

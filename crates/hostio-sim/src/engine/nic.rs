@@ -1,6 +1,8 @@
 //! The NIC: RX queues with posted descriptors, the on-NIC packet buffer with drops or PAUSE
-//! frames (XOFF at 3/4 full, refreshed every half pause time, XON at or below 1/2), and the NIC-time
-//! TX path. How frames cross to the host is the attachment's business ([`crate::attach`]); the
+//! frames (XOFF at 3/4 full, refreshed every half pause time, XON at or below 1/2: estimates, as
+//! ConnectX-5's thresholds are not published; a PAUSE frame carries the largest quanta, 65535 ×
+//! 512 bit times, the DDIO paper's "maximum pause duration" of 335.5 µs at 100 Gb/s), and the
+//! NIC-time TX path. How frames cross to the host is the attachment's business ([`crate::attach`]); the
 //! NIC only asks it to receive a frame into a posted slot, to fetch a posted TX packet, and
 //! whether its link has room.
 //!
@@ -25,18 +27,21 @@
 //! # Transmit
 //! After the doorbell the NIC fetches the queue's descriptors in order (`TxFetch`) and has the
 //! attachment read each packet (lines looked up when the NIC reads them), then the wire. A queue
-//! keeps at most `tx_read_window_kib` of reads in flight, so one queue transmits at most that
-//! window over the read latency: when reads come from DRAM the queue slows, its TX ring holds
+//! keeps at most `tx_read_window_kib` of reads in flight (a frame larger than the window is read
+//! alone), so one queue transmits at most that window over the read latency: when reads come from DRAM the queue slows, its TX ring holds
 //! processed packets longer and they are evicted before the NIC reads them (the DDIO paper's
 //! "TX buffering"). On a PCIe NIC such a read pays the loaded latency of its buffer's home DRAM
 //! in place of an LLC access (see [`crate::attach::pcie`]), so the slowdown grows with the
 //! DRAM's load. The NIC's queues share one wire: a queue's frames leave in ring order, and the
 //! frames of different queues in the order their data reached the NIC (one queue's frame whose
 //! read comes from DRAM does not hold up another's that hit the LLC or was inlined). A packet's
-//! latency is NIC arrival → last bit on the TX wire. The driver asks for a completion on the
+//! latency is NIC arrival → the end of the frame's slot on the TX wire (its last bit and the
+//! 12 B inter-frame gap after it, ~1 ns at 100 Gb/s). The driver asks for a completion on the
 //! last frame of a burst once enough frames were posted since the last one
-//! ([`TxRing::close_burst`]); the NIC writes it when it fetches that frame, and the core frees
-//! the block's buffers once the frame has left the wire.
+//! ([`TxRing::close_burst`]); the NIC writes it when it fetches that frame (a device write, with
+//! DDIO's rules), and the core frees the block's buffers once the frame has left the wire. The
+//! core's read of the completion line is not simulated: its cost is part of the TX burst's fixed
+//! cycles.
 //!
 //! When the link cannot take every waiting frame at once, the RX queues' waiting frames are
 //! moved into their rings round-robin, starting after the queue served last.
@@ -551,7 +556,8 @@ impl Engine {
 
     /// The NIC takes posted TX descriptors in order: the attachment reads the descriptor and the
     /// packet (looked up now, when the NIC reads them), then the wire. A queue keeps at most `tx_read_window_kib` of packet reads in
-    /// flight, so one queue's transmit rate is bounded by that window over the read latency.
+    /// flight (a frame larger than the window alone), so one queue's transmit rate is bounded by
+    /// that window over the read latency.
     pub(super) fn on_tx_fetch(&mut self, ni: usize, q: usize) {
         let now = self.now;
         let dev = self.nics[ni].dev();

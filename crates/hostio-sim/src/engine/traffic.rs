@@ -94,7 +94,9 @@ impl Gen {
 
 pub(crate) fn mix_table(m: SizeMix) -> Vec<(f64, u32)> {
     let raw: &[(f64, u32)] = match m {
-        // The "simple IMIX" convention of traffic generators: 64, 576 and 1500 B frames, 7:4:1.
+        // The "simple IMIX" shares, 7:4:1, with its packet sizes taken as frame sizes (FCS
+        // included): 64, 576 and 1500 B. The convention's IP packets of 40, 576 and 1500 B would
+        // be 64, 594 and 1518 B frames.
         SizeMix::Imix => &[(7.0, 64), (4.0, 576), (1.0, 1500)],
         // Campus-like: ACK-heavy small frames and MTU-sized data. The mean, ≈ 981 B, is the
         // DDIO paper's campus trace (its Fig. 12 setup: "an average size of 981 B"); the
