@@ -7,13 +7,17 @@
 //! *thrash* (the cache filled with other data). A random access hits the LLC with probability
 //! `min(1, capacity / window)` where capacity is the LLC for warm and the DDIO share (I/O ways)
 //! for device-warm; the IO-TLB misses with probability `max(0, 1 − entries / pages(window))`.
-//! LAT_WRRD reads back the line it has just written, which the write left in the DDIO ways: its
-//! read hits with probability `min(1, ddio_bytes / window)` whatever the cache state
-//! (`llc_hit_probability` still reports the cache state's figure, which LAT_RD and the bandwidth
-//! tests use).
+//! LAT_WRRD reads back the line it has just written, which the write left in the LLC: the read
+//! always hits; the write finds its line in the DDIO ways with probability
+//! `min(1, ddio_bytes / window)` whatever the cache state, which decides a partial line's
+//! read-for-ownership and, on the remote socket, its cost (`llc_hit_probability` still reports
+//! the cache state's figure, which LAT_RD and the bandwidth tests use).
 //!
-//! * Latency tests (LAT_RD, LAT_WRRD) report the median and the mean: the median takes the more
-//!   likely outcome of each binary event (hit/miss), the mean their mixture.
+//! * Latency tests (LAT_RD, LAT_WRRD) report a "median" and the mean: the "median" is the
+//!   latency of the more likely outcome of each binary event (LLC hit or miss, IO-TLB hit or
+//!   miss), which is the mixture's median when at most one event is uncertain but can differ
+//!   from it when both are (e.g. a hit probability near one half with IO-TLB misses); the mean
+//!   is the mixture's.
 //! * Bandwidth tests (BW_RD, BW_WR, BW_RDWR) are bounded by stages that work concurrently: the
 //!   link (pcie-bench's bandwidth model), the device's DMA issue rate, for reads the outstanding
 //!   requests the device keeps in flight over the time a request holds its tag (the mean read
@@ -33,8 +37,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BenchDevice {
-    /// Read DMAs the device keeps in flight on the link (PCIe tags it uses), effective. Fitted:
-    /// 64 B warm/cold reads reach 32.7/28.6 Gb/s with 270/323 ns of host round trip.
+    /// Read DMAs the device keeps in flight on the link (PCIe tags it uses), effective. Fitted to
+    /// the data set's 64 B warm/cold reads, measured at 32.7/28.6 Gb/s with 270/323 ns of host
+    /// round trip (the fit with the defaults gives about 32.4/28.2 Gb/s).
     pub max_outstanding_reads: f64,
     /// Shortest time between two read DMAs the engine can issue, ns. Fitted, with
     /// `max_outstanding_reads` and `blend_exponent`, to the NFP-6000 bandwidth runs of the
@@ -148,7 +153,8 @@ pub struct Experiment {
     pub iommu: bool,
     #[serde(default = "yes")]
     pub superpages: bool,
-    /// DMA engine or direct command path (latency tests).
+    /// DMA engine or direct command path: the issue cost of every DMA, in the latency tests and in
+    /// the bandwidth tests' read latency and tag hold time.
     #[serde(default = "dma")]
     pub engine: Engine,
 }
@@ -284,8 +290,9 @@ impl BenchPlatform {
         let (read_mean, _) = mix(p_hit, p_miss, read);
         let walk = p_miss * lat.iommu.walk_ns / lat.iommu.concurrent_walks;
         // A read holds its tag from the MRd leaving the device until the last CplD is back: the
-        // device-side issue cost is pipelined across the engine's threads and holds no tag.
-        let held = (read_mean - lat.device_dma_issue_ns).max(0.0);
+        // device-side issue cost (of the engine the reads use) is pipelined across the engine's
+        // threads and holds no tag.
+        let held = (read_mean - lat.issue_ns(e.engine)).max(0.0);
         let p = d.blend_exponent;
         let pnorm = |ts: &[f64]| ts.iter().map(|t| t.powf(p)).sum::<f64>().powf(1.0 / p);
         let link_rd = 1e9 / link.bound_tps(link.dma_read_wire_bytes(e.size).0 as f64, link.dma_read_wire_bytes(e.size).1 as f64);

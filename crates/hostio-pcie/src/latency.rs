@@ -192,11 +192,14 @@ pub struct PcieLatencyParams {
     /// LAT_WRRD median (773 ns, module docs) beyond the modelled write and the read's link,
     /// root-complex and memory parts.
     pub device_dependent_gap_ns: f64,
-    /// Device: answering an MMIO register read, ns. With `core_to_rc_ns` it makes CC-NIC's
-    /// ≈ 980 ns 8 B MMIO read of an E810; the split between the two is an estimate (the
-    /// core-to-root-complex leg as a few uncore hops each way, the rest in the device).
+    /// Device: answering an MMIO register read, ns. With `core_to_rc_ns` (twice) and the link it
+    /// makes CC-NIC's ≈ 980 ns 8 B MMIO read of an E810; only that sum is measured, and its split
+    /// between the core's leg (200 ns each way) and the device (495 ns) is an estimate.
     pub device_mmio_ns: f64,
-    /// One-way link latency excluding serialisation (PHY, DLL, retimers), ns.
+    /// One-way link latency excluding serialisation (PHY, DLL, retimers), ns. An estimate (40 ns:
+    /// a round figure for PHY and DLL one way, no retimers): the data fit only
+    /// `2 × link_flight_ns + rc_read_ns` and `link_flight_ns + rc_write_ns`, so the root-complex
+    /// parts take what each fitted sum leaves.
     pub link_flight_ns: f64,
     /// Root complex: handling a read request before the memory access, ns.
     pub rc_read_ns: f64,
@@ -218,8 +221,9 @@ pub struct PcieLatencyParams {
     /// from a platform's core-to-core UPI latency (the simulator's presets' `upi_latency_ns`,
     /// which price a core's remote access).
     pub upi_ns: f64,
-    /// Core to root complex (one way) for MMIO, ns; an estimate (see `device_mmio_ns`). A
-    /// posted MMIO write (a doorbell) costs this leg plus the link.
+    /// Core to root complex (one way) for MMIO, ns; an estimate, the share of CC-NIC's measured
+    /// MMIO read given to the core's side (see `device_mmio_ns`). A posted MMIO write (a
+    /// doorbell) costs this leg plus the link.
     pub core_to_rc_ns: f64,
     /// IOMMU and IO-TLB.
     pub iommu: IommuParams,
@@ -321,7 +325,7 @@ impl PcieLatencyParams {
         base + if loc.is_remote() { self.upi_ns } else { 0.0 }
     }
 
-    fn issue_ns(&self, engine: Engine) -> f64 {
+    pub(crate) fn issue_ns(&self, engine: Engine) -> f64 {
         match engine {
             Engine::Dma => self.device_dma_issue_ns,
             Engine::Cmd => self.device_cmd_issue_ns,

@@ -3,7 +3,10 @@
 //! # Mechanism
 //! A PCIe link of generation `gen` and `lanes` lanes carries `GT/s × encoding × lanes` bits per
 //! second per direction (the *raw* rate): 2.5/5/8/16/32/64/128 GT/s for gen 1–7, encoded 8b/10b
-//! (gen 1–2), 128b/130b (gen 3–5) or 242b/256b (gen 6–7, FLIT mode as modelled by pcie-bench).
+//! (gen 1–2), 128b/130b (gen 3–5) or 242b/256b (gen 6–7: FLIT mode's ratio applied as a line
+//! encoding, as pcie-bench does; FLIT framing itself is not modelled, and gen 6–7 keep gen 3's
+//! per-TLP framing, DLLPs and SKIPs below, with pcie-bench's gen 6–7 ACK/FC values, which it
+//! marks as guesses copied from gen 5).
 //! Not all of it carries transaction-layer packets (TLPs): the data-link layer sends ACK and
 //! flow-control (FC) update DLLPs of 8 B (2 B framing + 4 B DLLP + 2 B CRC) at the rates the
 //! PCIe Base Specification 5.0 recommends (Tables 3-7..3-9 for the ACK limit, 2-46..2-48 for the

@@ -179,8 +179,8 @@ impl NicDesign {
         let (mwr, mrd, cpld) = (link.mwr_hdr_bytes(), link.mrd_hdr_bytes(), link.cpld_hdr_bytes());
         let mut v = Vec::with_capacity(9);
         v.push(txn("rx_tail_write", Dir::H2d, PTR_BYTES + mwr, b.rx_tail_every));
-        // One free-list descriptor is fetched per packet (pcie-bench's model does so; the datasheet
-        // sections above do not say whether the 82599 prefetches them).
+        // One free-list descriptor is fetched per packet, as pcie-bench's model does ("Niantic
+        // does not pre-fetch freelist descriptors", its niantic.py).
         let (req, cpl) = link.dma_read_wire_bytes(DESC_BYTES);
         if !compat {
             v.push(txn("rx_desc_read_req", Dir::D2h, req, 1));

@@ -501,3 +501,16 @@ fn bw_rdwr_counts_both_transfers_and_pays_both_engine_times() {
     q.device.shared_engine = false;
     assert!(q.run(&exp(BenchTest::BwRdwr, 512, 8192, CacheState::Warm)).unwrap().transfers_per_s.unwrap() > rdwr);
 }
+
+#[test]
+fn a_read_holds_its_tag_for_the_round_trip_after_its_issue_whatever_the_engine() {
+    // Where the outstanding reads bound a bandwidth test, the issue path (descriptor engine or
+    // direct command) changes when a read leaves the device, not how long its tag is held.
+    let p = BenchPlatform::default();
+    let mut e = exp(BenchTest::BwRd, 64, 64 << 20, CacheState::Cold);
+    let dma = p.run(&e).unwrap();
+    e.engine = Engine::Cmd;
+    let cmd = p.run(&e).unwrap();
+    assert_eq!(dma.bottleneck.as_deref(), Some("outstanding"));
+    assert_eq!(dma.bw_gbps, cmd.bw_gbps);
+}

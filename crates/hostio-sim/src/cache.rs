@@ -28,7 +28,10 @@
 //!   searches compare all stamps of a set at once (SSE2).
 //! * **Device write (ItoM, DDIO on).** Line anywhere in the hierarchy → *write update* (hit): a
 //!   copy in an L2 is invalidated and the line is written in the LLC (one only in an L2 takes an
-//!   I/O way as an allocation would, evicting that way's LRU line, but counts as a hit). Not present → *write
+//!   I/O way as an allocation would, evicting that way's LRU line, but counts as a hit: an
+//!   assumption, that the I/O hub finds the line cached on the socket through the snoop filter
+//!   and counts the ItoM as one that hit; the DDIO papers speak of a hit in the LLC, and which way
+//!   Intel's counter takes an L2-only line is not published). Not present → *write
 //!   allocate* (miss) into the I/O ways (the platform's, or the port's own: `dev_write_in`),
 //!   filled from the highest way, without reading DRAM; a full set evicts its least recently
 //!   used I/O way. A port that stashes (`dev_stash`, a proposal, no shipping Xeon does it)
@@ -46,16 +49,18 @@
 //!   always insert bimodally (at the LRU position, except every `BIP_EVERY`th insertion; an
 //!   allocation that fills an empty way evicts nothing and takes the MRU position), and a
 //!   saturating counter of the two groups' misses (`PSEL_MAX`: device writes that allocate,
-//!   device reads and core accesses that miss this socket's caches, whether DRAM, the other
-//!   socket or a NIC then serves them) gives every other set the policy that misses
+//!   device reads that no socket's caches had (DRAM serves them), and core accesses that miss
+//!   this socket's caches, whether DRAM, the other socket or a NIC then serves them) gives
+//!   every other set the policy that misses
 //!   less. A ring of buffers larger than the I/O ways then keeps part of itself cached instead of
 //!   evicting every line before its reuse (the DDIO paper's ~40 % hits at 4096 descriptors, where
-//!   strict LRU gives ~20 %); when bimodal insertion evicts fresh data before the core or the NIC
+//!   strict LRU gives ~20 % in hostio's Fig. 6 setup, `platform.ddio_insertion = "mru"`); when bimodal insertion evicts fresh data before the core or the NIC
 //!   reads it, those read misses pull the choice back. A ring that fits behaves as under LRU.
 //!   Geometries with fewer than `LEADER_EVERY` sets per slice have no leader sets and insert at
 //!   the MRU position.
 //! * **Recycled I/O lines.** A line written by the device, then by a core, then by the device again
-//!   lands in the `recycled_io_mask` ways (0x003 on Skylake-SP/Cascade Lake, the "inclusive ways"
+//!   (while it stays cached on this socket: the mark goes when the line leaves its caches, is
+//!   invalidated or is written to DRAM past them) lands in the `recycled_io_mask` ways (0x003 on Skylake-SP/Cascade Lake, the "inclusive ways"
 //!   measured by the A4 (ISCA'25) and Double-Trouble (USENIX Security'22) studies). hostio
 //!   triggers it on a core *store* to a device-written line (the forwarder's MAC swap): those
 //!   studies observed the migration for lines a core had written; whether a core read alone
@@ -63,8 +68,12 @@
 //!   the ATC'20 paper saw I/O interference at CAT mask 0x003.
 //! * **Device read (PCIeRdCur).** Hit if in the LLC or in an L2 (snoop); else DRAM, without
 //!   allocation and without changing any set's LRU order (a miss does count in the set dueling).
-//! * **Non-allocating device write** (DDIO off on the port, or a NIC on another socket): cached
-//!   copies are invalidated and the line goes to DRAM.
+//! * **Non-allocating device write** (DDIO off on the port, or a buffer homed on another socket
+//!   than the NIC's, which is how a NIC on the remote socket writes): cached copies are
+//!   invalidated and the line goes to DRAM. So a remote NIC's writes allocate in neither LLC:
+//!   the pollution of the NIC socket's LLC the DDIO paper describes for it is not modelled, and
+//!   DDIO off and a remote NIC take the same path (the paper's "disabling DDIO slightly pollutes
+//!   the cache, as opposed to bypassing via a remote socket" cannot appear).
 //! * **Core access, non-inclusive LLC (Skylake-SP).** L2 hit; else an LLC hit moves the line into
 //!   the L2 (it leaves the LLC); else DRAM fills the L2 directly, bypassing the LLC. L2 victims,
 //!   clean or dirty, are inserted into the LLC within the core's CAT ways.

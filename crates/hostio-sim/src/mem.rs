@@ -1,8 +1,10 @@
 //! DRAM of one socket: a loaded-idle latency that rises with the socket's bandwidth use, and MBA
 //! as a per-core rate limiter.
 //!
-//! The load is the number of 64 B transfers (reads, write-backs, non-allocating DMA writes) in a
-//! sliding 1 µs window, as a share ρ of the socket's sustained bandwidth. A read then costs the
+//! The load is the number of 64 B transfers (reads, write-backs, non-allocating DMA writes) in
+//! the last 1 µs, as a share ρ of the socket's sustained bandwidth: a sliding window approximated
+//! by fixed 1 µs buckets, the current one plus the previous one weighted by the part of it still
+//! within 1 µs. A read then costs the
 //! idle latency times the platform's loaded-latency curve at ρ (`Platform::dram_load_curve`,
 //! Intel MLC's `--loaded_latency` on the presets' parts: on Skylake-SP +24 % at half load, +40 %
 //! at 80 %, 1.94× at saturation), interpolated linearly, its last factor beyond its last
@@ -10,8 +12,9 @@
 //! core loading memory. A windowed load, rather than one server's busy-until time, keeps the model
 //! correct when agents report transfers slightly out of time order (a NIC's DMA reads are looked up when
 //! its fetch starts but spread over the link time): a report dated in an earlier window than the
-//! latest one counts in the previous window if it belongs there, and sees the load at the current
-//! window's start. MBA (Memory Bandwidth Allocation) is a request
+//! latest one counts in the previous window if it belongs there, and sees the previous window at
+//! full weight plus everything the current one has counted so far (the highest the two buckets
+//! give). MBA (Memory Bandwidth Allocation) is a request
 //! rate controller between a core's L2 and the mesh (Intel SDM Vol. 3B, "Memory Bandwidth
 //! Allocation"): below 100 % it spaces every request that leaves the L2 — LLC hits as well as
 //! DRAM reads — so that the core alone cannot exceed `mba% × core bandwidth`; at 100 % it spaces
@@ -57,7 +60,7 @@ impl Memory {
         if b < self.bucket {
             // Reported late, dated in an earlier window: its lines join the previous window when
             // they belong there (an older one's have left the load already), and it sees the
-            // load at the current window's start.
+            // previous window at full weight plus the current one so far.
             if b + 1 == self.bucket {
                 self.prev += lines;
             }
@@ -82,7 +85,7 @@ impl Memory {
         } else if b == self.bucket + 1 {
             (self.cur, 0.0)
         } else if b < self.bucket {
-            // Asked late: the load at the current window's start.
+            // Asked late: the previous window at full weight plus the current one so far.
             return (self.prev + self.cur) / self.lines_per_window;
         } else {
             (0.0, 0.0)

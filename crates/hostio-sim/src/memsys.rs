@@ -116,7 +116,8 @@ pub(crate) enum Region {
 }
 
 /// Lays simulated memory out in 2 MiB pages homed on a socket or a device zone, and places them
-/// in 64 GiB of physical memory ([`AddressSpace::pa_lines`]):
+/// in 64 GiB of physical memory ([`crate::config::PHYS_PAGES`], a modelling choice: the testbed
+/// had 128 GiB; [`AddressSpace::pa_lines`]):
 /// * **DPDK memory** comes from 1 GiB hugepages: each home's DPDK pages are physically
 ///   contiguous, in allocation order, from the start of a 1 GiB frame, and fill it before the
 ///   next (a random free one) is taken. The DDIO paper's testbed boots with
@@ -282,7 +283,10 @@ impl MemSys {
 
     /// A core access by core `local` of socket `s`; returns (latency ps, where it was served).
     /// `mba` is the core's throttle: its delay is part of the latency of every request that
-    /// leaves the L2.
+    /// leaves the L2. A store that misses this socket's caches takes the line from the other
+    /// socket's (invalidating its copy); one that hits here leaves a clean copy the other socket
+    /// may hold in place: a gap in the model's coherence between sockets, reached only when both
+    /// sockets touch one line (a core or a NIC on each).
     pub fn core_access(&mut self, s: usize, local: usize, mba: &mut Mba, line: u32, write: bool, now: u64) -> (u64, Served) {
         let src = self.sockets[s].hier.core_access(local, line, write);
         let wb = self.sockets[s].hier.take_writebacks();
