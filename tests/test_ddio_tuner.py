@@ -597,3 +597,18 @@ def test_llc_ways_are_the_highest_cache_levels(tmp_path, monkeypatch, order):
     host = t.Host(str(root), euid=0)
     assert host.llc_ways() == 11
     assert t.status(host)["default_mask"] == "0x600"
+
+
+def test_another_user_is_told_it_needs_root_not_that_there_is_no_root_port(tmp_path):
+    # The kernel shows other users a device's first 64 bytes, without the capability list that
+    # marks a root port.
+    root = make_host(tmp_path)
+    for bdf in (ROOT_PORT, SWITCH_PORT, "0000:00:1c.0"):
+        cfg = root / "sys/bus/pci/devices" / bdf / "config"
+        cfg.write_bytes(cfg.read_bytes()[:64])
+    host = t.Host(str(root), euid=1000)
+    with pytest.raises(t.HostioError, match="needs root to find the PCIe root port above"):
+        host.find_root_port(NIC)
+    # Disabling DDIO on the port says it needs root before it looks for the port.
+    with pytest.raises(t.HostioError, match="^needs root"):
+        t.plan_port(host, NIC, enable=False)

@@ -24,7 +24,8 @@ reports it.
 
 **Access.** MSRs through ``/dev/cpu/N/msr`` (the ``msr`` module; pread/pwrite of 8 bytes, little
 endian, at the MSR number as file offset); config space through
-``/sys/bus/pci/devices/BDF/config`` (offsets ≥ 0x100 need root). Every path is prefixed by
+``/sys/bus/pci/devices/BDF/config`` (past its first 64 bytes only root reads it: the PCI Express
+capability that marks a root port lies there). Every path is prefixed by
 ``root`` so the tests run on fake trees. Before any change the old values are saved to a JSON
 state file (the first saved value of a register is kept), which ``restore`` writes back.
 """
@@ -300,6 +301,10 @@ class Host:
             if sec <= bus <= sub:
                 bridges.append((sub - sec, d, pcie_port_type(cfg)))
         roots = sorted(b for b in bridges if b[2] == 4)
+        if not roots and bridges and self.euid != 0 and all(len(self.config(d)) <= 0x40 for _, d, _ in bridges):
+            # The kernel shows other users a device's first 64 bytes only: no capability list.
+            raise HostioError(f"needs root to find the PCIe root port above {nic}: only root reads the bridges' "
+                              "capabilities in their PCI config space (run with sudo)")
         if not roots:
             found = ", ".join(f"{d} (port type {t})" for _, d, t in bridges) or "none"
             raise HostioError(f"no PCIe root port above {nic} (bridges whose bus range holds bus {bus:#04x}: {found}); "
@@ -542,12 +547,12 @@ def plan_set(host: Host, ways: int | None = None, mask: int | None = None) -> tu
 def plan_port(host: Host, nic: str, enable: bool) -> tuple[list[dict], str]:
     """Changes that enable or disable allocating writes at the NIC's root port."""
     require_tunable(host)
+    require_root(host)  # before the root port is looked for: other users cannot see its capabilities
     nic = normalise_bdf(nic)
     rp = host.find_root_port(nic)
     vendor = struct.unpack_from("<H", host.config(rp), 0)[0]
     if vendor != 0x8086:
         raise HostioError(f"root port {rp} of {nic} has vendor {vendor:#06x}, not Intel (0x8086): no perfctrlsts_0 there")
-    require_root(host)
     old = host.config_read32(rp, PERFCTRLSTS_0)
     new = (old | USE_ALLOCATING_FLOW_WR) & ~NOSNOOP_OP_WR_EN if enable else (old | NOSNOOP_OP_WR_EN) & ~USE_ALLOCATING_FLOW_WR
     change = {"kind": "pci", "target": rp, "path": host.config_path(rp), "offset": PERFCTRLSTS_0, "width": 4,

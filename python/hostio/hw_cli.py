@@ -74,7 +74,7 @@ def register(subparsers) -> None:
     r.add_argument("--payload", type=integer_arg, default=0, help="payload bytes copied each way: 0 or 64..=1500")
     r.add_argument("--window", type=integer_arg, default=256, help="descriptors in flight at most (default 256)")
     r.add_argument("--duration-ms", type=integer_arg, default=200,
-                   help="time per configuration, 2..=60000 (half latency, half rate; at least 32 latency samples)")
+                   help="time per configuration, 2..=60000 (half latency, half rate; at least 32 and at most 200,000 latency samples; the one-core cost run comes on top)")
     r.add_argument("--cpus", help="host cpu,NIC cpu (default: the first two allowed)")
     r.add_argument("--sweep", default="none", help="none, ablation (the CC-NIC ablation table) or grid")
     r.add_argument("--line-ns", type=number_arg, help="line-transfer latency for the model (default: measured now)")

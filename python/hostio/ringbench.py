@@ -11,7 +11,8 @@ free ``queues``; optional payload copy of 64..1500 B. The ring itself is documen
 ``crates/hostio-hw/src/ring.rs``.
 
 Each configuration runs for ``duration_ms``: the first half measures latency with one batch in
-flight (p50, p99, min), the second max rate with the window kept full (million descriptors per
+flight (p50, p99, min; at most 200,000 round trips, so a fast link ends this half early), the
+second max rate with the window kept full (million descriptors per
 second; Gbps = rate × payload × 8). Next to every measurement the coherent-link model
 (``crates/hostio-hw/src/coherent.rs``) predicts both from the measured line-transfer latency of
 the same two cores, and the error is reported.

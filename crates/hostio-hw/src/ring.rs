@@ -38,8 +38,11 @@
 //! the RX buffer, H reads it back; payload accesses are volatile 8-byte loads and stores so the
 //! compiler cannot drop them.
 //!
-//! **Phases.** Half of `duration_ms` measures latency at low load (one batch in flight), the
-//! other half max rate (window kept full).
+//! **Phases.** Half of `duration_ms` measures latency at low load (one batch in flight), but no
+//! more than 200,000 round trips (after 20 that warm caches and TLBs, and at least 32 however
+//! long they take: chosen settings, enough for a median's tail and bounded memory), the other half
+//! max rate (window kept full). The one-core run that measures each configuration's software
+//! cost comes on top of `duration_ms`.
 use crate::coherent::{Layout, Pool, Signaling};
 use crate::util::{self, rdtsc, AlignedBuf, Summary};
 use crate::{HwError, Result};

@@ -144,8 +144,9 @@ impl Default for RunCfg {
 }
 
 /// LLC replacement policy of core fills (within the core's CAT ways, which may include the I/O
-/// ways); device allocations evict in LRU order, as measured, with adaptive insertion (`cache`
-/// module docs).
+/// ways); device allocations evict in LRU order, as measured, inserted by set dueling
+/// (`ddio_insertion = "adaptive"`, the default) or at the MRU position (`"mru"`; `cache` module
+/// docs).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Replacement {
@@ -267,9 +268,11 @@ pub struct NicCfg {
     pub socket: u32,
     /// Ethernet line rate, Gb/s.
     pub line_rate_gbps: f64,
-    /// RX descriptors per queue (one queue per core of the app using the NIC). Power of two.
+    /// RX descriptors per queue (one queue per core of the app using the NIC). A power of two in
+    /// 32..=65536.
     pub rx_descriptors: u32,
-    /// TX descriptors per queue. Power of two.
+    /// TX descriptors per queue. A power of two in 32..=65536; a TX ring of 32 on a PCIe or on-die
+    /// NIC is raised to 64, as the mlx5 PMD does (with a warning).
     pub tx_descriptors: u32,
     /// Ethernet flow control: the port is lossless and sends IEEE 802.3x PAUSE frames when its
     /// buffer fills (frames wait there for a descriptor). Off: a frame whose queue has no posted
@@ -2276,6 +2279,12 @@ impl Scenario {
                 AppKind::CacheHungry => {
                     if a.nic.is_some() {
                         return Err(ConfigError::new(k("nic"), format!("{:?}", a.nic.clone().unwrap()), "cache-hungry apps use no NIC; remove the key"));
+                    }
+                    // Keys of the packet path, which a co-runner does not run: refused rather than ignored.
+                    for (f, v) in [("cycles_per_packet", a.cycles_per_packet), ("accesses_per_packet", a.accesses_per_packet), ("mempool_socket", a.mempool_socket)] {
+                        if let Some(v) = v {
+                            return Err(ConfigError::new(k(f), v, "only for apps on a NIC (kind = \"cache-hungry\" handles no packets); remove the key"));
+                        }
                     }
                     if a.working_set_mib.is_none() {
                         return Err(ConfigError::new(k("working_set_mib"), "", "required for kind = \"cache-hungry\""));

@@ -237,3 +237,15 @@ fn unicode_spaces_around_an_override_are_not_trimmed_away() {
     // TOML's own spaces and tabs are.
     parse_scenario(&BASE, &[" run.seed \t= \t7 ".to_string()]).expect("spaces and tabs around key and value");
 }
+
+#[test]
+fn a_co_runner_refuses_the_packet_paths_keys() {
+    // A cache-hungry app handles no packets: these keys would be accepted and ignored.
+    let base = "[run]\nduration_us = 100\n[nics.nic0]\n[traffic.t0]\nnic = \"nic0\"\npacket_size = 64\n[apps.fwd]\nnic = \"nic0\"\n[apps.hog]\nkind = \"cache-hungry\"\nworking_set_mib = 4\naccesses_per_us = 10\n";
+    for key in ["cycles_per_packet", "accesses_per_packet", "mempool_socket"] {
+        let e = parse_scenario(base, &[format!("apps.hog.{key}=0")]).expect_err(key);
+        assert_eq!(e.key, format!("apps.hog.{key}"), "{e}");
+        assert!(e.to_string().contains("only for apps on a NIC"), "{e}");
+    }
+    assert!(parse_scenario(base, &[]).is_ok());
+}
