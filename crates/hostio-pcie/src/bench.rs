@@ -10,7 +10,8 @@
 //! LAT_WRRD reads back the line it has just written, which the write left in the LLC: the read
 //! always hits; the write finds its line in the DDIO ways with probability
 //! `min(1, ddio_bytes / window)` whatever the cache state, which decides a partial line's
-//! read-for-ownership and, on the remote socket, its cost (`llc_hit_probability` still reports
+//! read-for-ownership and what it costs (a full line's write costs the same either way; on the
+//! remote socket it pays the UPI crossing whatever it finds) (`llc_hit_probability` still reports
 //! the cache state's figure, which LAT_RD and the bandwidth tests use).
 //!
 //! * Latency tests (LAT_RD, LAT_WRRD) report a "median" and the mean: the "median" is the

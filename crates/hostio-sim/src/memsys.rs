@@ -284,7 +284,7 @@ impl MemSys {
     /// A core access by core `local` of socket `s`; returns (latency ps, where it was served).
     /// `mba` is the core's throttle: its delay is part of the latency of every request that
     /// leaves the L2. A store that misses this socket's caches takes the line from the other
-    /// socket's (invalidating its copy); one that hits here leaves a clean copy the other socket
+    /// socket's (invalidating its copy); one that hits here leaves a stale copy the other socket
     /// may hold in place: a gap in the model's coherence between sockets, reached only when both
     /// sockets touch one line (a core or a NIC on each).
     pub fn core_access(&mut self, s: usize, local: usize, mba: &mut Mba, line: u32, write: bool, now: u64) -> (u64, Served) {
