@@ -241,18 +241,22 @@ def _spread(results: Sequence[dict]) -> dict:
     return out
 
 
+def _cores_and_ways(setting: dict) -> tuple:
+    """A setting's total cores and DDIO ways, the first two terms of its cost."""
+    return (sum(v for k, v in setting.items() if _leaf(k) == "cores"), sum(v for k, v in setting.items() if _leaf(k) == "ddio_ways"))
+
+
 def _given_cost(setting: dict) -> tuple | None:
     """:func:`_cost` of the scenario as given (no change to any knob), or None when its cores or
     DDIO ways are not known."""
     counted = [v for k, v in setting.items() if _leaf(k) in ("cores", "ddio_ways")]
     if any(not isinstance(v, numbers.Real) or isinstance(v, bool) for v in counted):
         return None
-    return (sum(v for k, v in setting.items() if _leaf(k) == "cores"), sum(v for k, v in setting.items() if _leaf(k) == "ddio_ways"), 0)
+    return (*_cores_and_ways(setting), 0)
 
 
 def _cost(setting: dict, current: dict, cands: dict) -> tuple:
-    cores = sum(v for k, v in setting.items() if _leaf(k) == "cores")
-    ways = sum(v for k, v in setting.items() if _leaf(k) == "ddio_ways")
+    cores, ways = _cores_and_ways(setting)
     steps = 0
     for k, v in setting.items():
         if _leaf(k) in ("cores", "ddio_ways"):
@@ -315,7 +319,7 @@ def advise(
     text = sim.scenario_text(scenario)
     base = sim._overrides(set)
     resolved = sim.resolved(text, set=base)
-    if knobs is not None and isinstance(knobs, Mapping) and not knobs:
+    if isinstance(knobs, Mapping) and not knobs:
         raise config_error("--knobs", knobs, "a non-empty mapping of KEY.PATH → list of values (None for the default knobs)")
     knobs = _normal_knobs(knobs) if knobs is not None else default_knobs(resolved)
     if any(k == "run" or k.startswith("run.") for k in knobs):

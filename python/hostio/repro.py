@@ -1770,6 +1770,17 @@ def _missing_table(claim_rows: list[dict]) -> list[str]:
     return out + [""]
 
 
+#: What a reproduction writes at its folder's top: the summary, and each experiment's tables and
+#: figure (``<id>`` + each of ``EXPERIMENT_FILES``).
+SUMMARY_FILES = ("summary.md", "summary.json", "claims.csv")
+EXPERIMENT_FILES = (".csv", "_summary.csv", ".png", "_testbed.csv")
+
+
+def _files_of(exps) -> list[str]:
+    """The summary's files and those of experiments ``exps``."""
+    return list(SUMMARY_FILES) + [f"{e.id}{end}" for e in exps for end in EXPERIMENT_FILES]
+
+
 def _is_reproduction(outp: Path) -> bool:
     """``outp/points`` holds hostio reproduce's runs: some experiment's run log
     (``points/<id>/points.jsonl``), even one that is no regular file any more (a run of that
@@ -1839,13 +1850,13 @@ def reproduce(
     outp = Path(out)
     # The longest path it writes: a run log, or a table's temporary file beside it.
     longest = [os.path.join("points", e.id, "points.jsonl") for e in EXPERIMENTS]
-    longest += [f".{e.id}{end}.XXXXXXXX.part" for e in EXPERIMENTS for end in (".csv", "_summary.csv", ".png", "_testbed.csv")]
-    outfile.check_folder_names("--out", out, max(longest + [".summary.json.XXXXXXXX.part"], key=len))
+    longest += [f".{name}.XXXXXXXX.part" for name in _files_of(EXPERIMENTS)]
+    outfile.check_folder_names("--out", out, max(longest, key=len))
     if outp.exists() and not outp.is_dir():
         raise config_error("--out", str(out), "a folder (this path is a file)")
     if (outp / "sweep.json").exists():
         raise config_error("--out", str(out), "a folder of hostio reproduce, or a new one (this one holds a sweep: its sweep.json)")
-    names = ["summary.md", "summary.json", "claims.csv"] + [f"{e.id}{end}" for e in EXPERIMENTS for end in (".csv", "_summary.csv", ".png", "_testbed.csv")]
+    names = _files_of(EXPERIMENTS)
     sweep.check_own_folder(outp, "points/ of runs", "hostio reproduce", names, _is_reproduction)
     quick_ov = QUICK if quick else []
     texts: dict = {}
@@ -1867,7 +1878,7 @@ def reproduce(
     # while it is under way (or once interrupted) none of them is left from an earlier run (whose
     # runs stay in points/, for this one to reuse). They go once the folder is this run's alone
     # (its lock held) and every experiment's run log may be written.
-    replaced = ["summary.md", "summary.json", "claims.csv"] + [f"{e.id}{end}" for e in exps for end in (".csv", "_summary.csv", ".png", "_testbed.csv")]
+    replaced = _files_of(exps)
     for name in replaced:
         if (outp / name).is_dir() and not (outp / name).is_symlink():
             raise config_error("--out", str(out), f"a folder whose {name} is a file hostio reproduce writes ({name} is a folder here)")
